@@ -1,0 +1,213 @@
+//! Environments: what expressions may use (libraries, functions, variables,
+//! macros, options), and the compile pipeline parse → check → plan.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::checker::{CheckedAst, TypeProvider};
+use crate::diagnostics::Issues;
+use crate::functions::{Function, Overload};
+use crate::program::Program;
+use crate::syntax::{self, Ast, Macro, ParserOptions};
+use crate::types::Type;
+
+/// A set of declarations and behaviour added to an environment as a unit
+/// (the standard library, the strings extension, Kubernetes' quantity library...).
+pub trait Library {
+    /// Adds the library's functions, macros, variables and options.
+    fn install(&self, env: &mut EnvBuilder);
+}
+
+/// Options that change what compiles and how.
+#[derive(Clone, Debug)]
+pub struct EnvOptions {
+    pub parser: ParserOptions,
+    /// Type-check before planning (cel-go's `Compile`). Off: parse only.
+    pub check: bool,
+    /// Require list and map literals to have one element type.
+    pub homogeneous_aggregate_literals: bool,
+    /// Allow `<`, `<=`, `>`, `>=` across int, uint and double (checker side;
+    /// the runtime always supports them).
+    pub cross_type_numeric_comparisons: bool,
+    /// cel-go's `OptOptimize`: constant list and map literals built once,
+    /// conversions of constants folded at plan time.
+    pub optimize: bool,
+    /// The container (namespace) names are resolved in.
+    pub container: String,
+}
+
+impl Default for EnvOptions {
+    fn default() -> Self {
+        EnvOptions {
+            parser: ParserOptions::default(),
+            check: true,
+            homogeneous_aggregate_literals: false,
+            cross_type_numeric_comparisons: false,
+            optimize: false,
+            container: String::new(),
+        }
+    }
+}
+
+/// Builds an [`Env`].
+#[derive(Default)]
+pub struct EnvBuilder {
+    pub(crate) options: EnvOptions,
+    pub(crate) functions: HashMap<String, Function>,
+    pub(crate) variables: HashMap<String, Type>,
+    pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+}
+
+impl EnvBuilder {
+    /// An empty environment: no functions, no macros.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a library.
+    pub fn library(mut self, lib: impl Library) -> Self {
+        lib.install(&mut self);
+        self
+    }
+
+    /// Adds a function, merging its overloads into any function of that name.
+    /// An overload whose id exists already replaces the earlier one.
+    pub fn add_function(&mut self, f: Function) {
+        let entry = self
+            .functions
+            .entry(f.name.clone())
+            .or_insert_with(|| Function::new(&f.name));
+        for o in f.overloads {
+            add_overload(entry, o);
+        }
+    }
+
+    /// Adds a macro (replacing one of the same name, style and arity).
+    pub fn add_macro(&mut self, m: Macro) {
+        let macros = &mut self.options.parser.macros;
+        macros.retain(|x| {
+            !(x.name == m.name && x.receiver_style == m.receiver_style && x.arg_count == m.arg_count)
+        });
+        macros.push(m);
+    }
+
+    /// Declares a variable.
+    pub fn variable(mut self, name: &str, t: Type) -> Self {
+        self.add_variable(name, t);
+        self
+    }
+
+    pub fn add_variable(&mut self, name: &str, t: Type) {
+        self.variables.insert(name.to_string(), t);
+    }
+
+    /// Supplies object types (fields and their types) from the host.
+    pub fn type_provider(mut self, p: Arc<dyn TypeProvider>) -> Self {
+        self.type_provider = Some(p);
+        self
+    }
+
+    /// Mutable access to the options.
+    pub fn options_mut(&mut self) -> &mut EnvOptions {
+        &mut self.options
+    }
+
+    /// Changes the options.
+    pub fn options(mut self, f: impl FnOnce(&mut EnvOptions)) -> Self {
+        f(&mut self.options);
+        self
+    }
+
+    pub fn build(self) -> Env {
+        Env {
+            inner: Arc::new(EnvInner {
+                options: self.options,
+                functions: self.functions,
+                variables: self.variables,
+                type_provider: self.type_provider,
+            }),
+        }
+    }
+}
+
+fn add_overload(f: &mut Function, o: Overload) {
+    if let Some(existing) = f.overloads.iter_mut().find(|x| x.id == o.id) {
+        *existing = o;
+    } else {
+        f.overloads.push(o);
+    }
+}
+
+/// A compile environment. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Env {
+    inner: Arc<EnvInner>,
+}
+
+pub(crate) struct EnvInner {
+    pub(crate) options: EnvOptions,
+    pub(crate) functions: HashMap<String, Function>,
+    pub(crate) variables: HashMap<String, Type>,
+    pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+}
+
+impl Env {
+    pub fn builder() -> EnvBuilder {
+        EnvBuilder::new()
+    }
+
+    pub fn options(&self) -> &EnvOptions {
+        &self.inner.options
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.inner.functions.get(name)
+    }
+
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.inner.functions.values()
+    }
+
+    pub fn variable(&self, name: &str) -> Option<&Type> {
+        self.inner.variables.get(name)
+    }
+
+    pub fn variables(&self) -> impl Iterator<Item = (&str, &Type)> {
+        self.inner.variables.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn type_provider(&self) -> Option<&dyn TypeProvider> {
+        self.inner.type_provider.as_deref()
+    }
+
+    /// Parses (and expands macros).
+    pub fn parse(&self, text: &str) -> Result<Ast, Issues> {
+        syntax::parse(text, &self.inner.options.parser)
+    }
+
+    /// Type-checks a parsed expression.
+    pub fn check(&self, ast: &Ast) -> Result<CheckedAst, Issues> {
+        crate::checker::check(self, ast)
+    }
+
+    /// Parses, checks (when the `check` option is on) and plans.
+    pub fn compile(&self, text: &str) -> Result<Program, Issues> {
+        let ast = self.parse(text)?;
+        if self.inner.options.check {
+            let checked = self.check(&ast)?;
+            self.program_checked(&checked)
+        } else {
+            self.program(&ast)
+        }
+    }
+
+    /// Plans an unchecked expression: functions are dispatched on runtime types.
+    pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
+        Program::plan(self, ast, None)
+    }
+
+    /// Plans a checked expression, using its types and resolved references.
+    pub fn program_checked(&self, checked: &CheckedAst) -> Result<Program, Issues> {
+        Program::plan(self, &checked.ast, Some(checked))
+    }
+}

@@ -1,0 +1,133 @@
+//! Function declarations and their implementations.
+//!
+//! A [`Function`] is a name with overloads. Each [`Overload`] has cel-go's
+//! overload id (`add_int64`, `string_to_timestamp`, ...), a signature used by the
+//! checker and by runtime dispatch, and an implementation. Libraries add
+//! functions to an [`crate::EnvBuilder`]; the same function name may receive
+//! overloads from several libraries.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::EvalResult;
+use crate::types::Type;
+use crate::value::Value;
+
+/// An implementation of one overload.
+#[derive(Clone)]
+pub enum FnImpl {
+    Unary(fn(&Value) -> EvalResult),
+    Binary(fn(&Value, &Value) -> EvalResult),
+    /// Any arity; the receiver of a member call comes first.
+    Nary(fn(&[Value]) -> EvalResult),
+    /// A closure, for implementations that carry state (configuration, caches).
+    Closure(Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>),
+}
+
+impl FnImpl {
+    /// Calls the implementation. Arity is checked by dispatch beforehand.
+    #[inline]
+    pub fn call(&self, args: &[Value]) -> EvalResult {
+        match self {
+            FnImpl::Unary(f) => f(&args[0]),
+            FnImpl::Binary(f) => f(&args[0], &args[1]),
+            FnImpl::Nary(f) => f(args),
+            FnImpl::Closure(f) => f(args),
+        }
+    }
+}
+
+impl fmt::Debug for FnImpl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FnImpl::Unary(_) => "Unary",
+            FnImpl::Binary(_) => "Binary",
+            FnImpl::Nary(_) => "Nary",
+            FnImpl::Closure(_) => "Closure",
+        })
+    }
+}
+
+/// One overload: signature and implementation.
+#[derive(Clone, Debug)]
+pub struct Overload {
+    /// cel-go's overload id, e.g. `add_int64`.
+    pub id: String,
+    /// Member (receiver) style: `target.f(args)`; the receiver is `params[0]`.
+    pub member: bool,
+    /// Parameter types, receiver first for member overloads.
+    pub params: Vec<Type>,
+    pub result: Type,
+    /// Names of the type parameters used in `params` and `result`.
+    pub type_params: Vec<String>,
+    /// `None` for declarations without implementation (checker only), and for
+    /// the special forms (`_&&_`, `_||_`, `_?_:_`, `@not_strictly_false`) that the
+    /// planner evaluates itself.
+    pub imp: Option<FnImpl>,
+}
+
+impl Overload {
+    /// A global overload.
+    pub fn global(id: &str, params: Vec<Type>, result: Type, imp: Option<FnImpl>) -> Self {
+        Overload {
+            id: id.to_string(),
+            member: false,
+            params,
+            result,
+            type_params: Vec::new(),
+            imp,
+        }
+        .with_inferred_type_params()
+    }
+
+    /// A member overload; `params[0]` is the receiver.
+    pub fn member(id: &str, params: Vec<Type>, result: Type, imp: Option<FnImpl>) -> Self {
+        Overload { member: true, ..Self::global(id, params, result, imp) }
+    }
+
+    fn with_inferred_type_params(mut self) -> Self {
+        let mut names = Vec::new();
+        for t in self.params.iter().chain(std::iter::once(&self.result)) {
+            collect_type_params(t, &mut names);
+        }
+        self.type_params = names;
+        self
+    }
+}
+
+
+fn collect_type_params(t: &Type, out: &mut Vec<String>) {
+    match t {
+        Type::TypeParam(n) => {
+            if !out.iter().any(|x| x == &**n) {
+                out.push(n.to_string());
+            }
+        }
+        Type::List(e) => collect_type_params(e, out),
+        Type::Map(k, v) => {
+            collect_type_params(k, out);
+            collect_type_params(v, out);
+        }
+        Type::Type(Some(t)) | Type::Wrapper(t) => collect_type_params(t, out),
+        Type::Opaque(_, ps) => ps.iter().for_each(|p| collect_type_params(p, out)),
+        _ => {}
+    }
+}
+
+/// A function: a name and its overloads.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub overloads: Vec<Overload>,
+}
+
+impl Function {
+    pub fn new(name: &str) -> Self {
+        Function { name: name.to_string(), overloads: Vec::new() }
+    }
+
+    pub fn overload(mut self, o: Overload) -> Self {
+        self.overloads.push(o);
+        self
+    }
+}

@@ -1,0 +1,2 @@
+//! Function libraries: the standard library and the extensions, each a
+//! [`crate::Library`] that an environment opts into.

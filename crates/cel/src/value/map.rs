@@ -1,0 +1,110 @@
+//! Map values.
+
+use std::fmt;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::{Key, KeyRef, Value};
+
+/// A map supplied by a host, read on demand.
+pub trait MapProvider: fmt::Debug + Send + Sync {
+    fn len(&self) -> usize;
+
+    /// The value under `key`, `None` when absent.
+    fn get(&self, key: KeyRef<'_>) -> Option<Value>;
+
+    /// The keys, in the host's order.
+    fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_>;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Field selection `m.name`. Hosts whose objects treat some entries as
+    /// absent for selection and `has()` (Kubernetes: null values) override this.
+    fn field(&self, name: &str) -> Option<Value> {
+        self.get(KeyRef::String(name))
+    }
+
+    /// Host-specific equality, or `None` for CEL's map equality.
+    fn equals(&self, _other: &Map) -> Option<bool> {
+        None
+    }
+}
+
+/// A map value: plain (insertion-ordered), or provided by the host.
+#[derive(Clone)]
+pub enum Map {
+    Values(Arc<IndexMap<Key, Value>>),
+    Provided(Arc<dyn MapProvider>),
+}
+
+impl Map {
+    pub fn new(entries: IndexMap<Key, Value>) -> Self {
+        Map::Values(Arc::new(entries))
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Map::Values(m) => m.len(),
+            Map::Provided(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, key: KeyRef<'_>) -> Option<Value> {
+        match self {
+            Map::Values(m) => m.get(&key).cloned(),
+            Map::Provided(p) => p.get(key),
+        }
+    }
+
+    /// Field selection `m.name`.
+    pub fn field(&self, name: &str) -> Option<Value> {
+        match self {
+            Map::Values(m) => m.get(&KeyRef::String(name)).cloned(),
+            Map::Provided(p) => p.field(name),
+        }
+    }
+
+    pub fn contains_key(&self, key: KeyRef<'_>) -> bool {
+        match self {
+            Map::Values(m) => m.contains_key(&key),
+            Map::Provided(p) => p.get(key).is_some(),
+        }
+    }
+
+    /// The keys in order.
+    pub fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_> {
+        match self {
+            Map::Values(m) => Box::new(m.keys().cloned()),
+            Map::Provided(p) => p.keys(),
+        }
+    }
+
+    /// The entries in order.
+    pub fn entries(&self) -> Box<dyn Iterator<Item = (Key, Value)> + '_> {
+        match self {
+            Map::Values(m) => Box::new(m.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            Map::Provided(p) => {
+                Box::new(p.keys().filter_map(move |k| p.get(k.as_ref()).map(|v| (k, v))))
+            }
+        }
+    }
+}
+
+impl From<IndexMap<Key, Value>> for Map {
+    fn from(m: IndexMap<Key, Value>) -> Self {
+        Map::new(m)
+    }
+}
+
+impl fmt::Debug for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.entries()).finish()
+    }
+}

@@ -1,0 +1,5 @@
+//! The `kcel` command line.
+
+fn main() {
+    println!("kcel");
+}
