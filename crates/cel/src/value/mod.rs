@@ -6,6 +6,7 @@
 //! a host expose its own documents (JSON, Kubernetes objects) without converting
 //! them first.
 
+mod compare;
 mod key;
 mod list;
 mod map;
@@ -14,6 +15,7 @@ mod time;
 
 use std::sync::Arc;
 
+pub use compare::numeric_cmp;
 pub use key::{Key, KeyRef};
 pub use list::{List, ListProvider};
 pub use map::{Map, MapProvider};

@@ -1,0 +1,3 @@
+//! Kubernetes custom-resource validation with CEL, as kube-apiserver does it.
+
+pub mod library;

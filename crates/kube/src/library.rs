@@ -1,0 +1,1 @@
+//! Kubernetes' CEL libraries (lists, regex, urls, quantity, ip, cidr, format, semver).

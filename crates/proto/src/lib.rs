@@ -1,0 +1,1 @@
+//! CRD schemas from `.proto` files with `+kubebuilder` markers.
