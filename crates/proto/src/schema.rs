@@ -88,6 +88,7 @@ pub struct Generator<'a> {
     options: &'a Options,
     diagnostics: Vec<Diagnostic>,
     reported: HashSet<(String, Option<u32>, String)>,
+    reported_cycles: HashSet<Vec<String>>,
     comments: HashMap<String, FileComments>,
     cache: HashMap<String, (Schema, usize)>,
     stack: Vec<Frame>,
@@ -103,6 +104,7 @@ impl<'a> Generator<'a> {
             options,
             diagnostics: Vec::new(),
             reported: HashSet::new(),
+            reported_cycles: HashSet::new(),
             comments: HashMap::new(),
             cache: HashMap::new(),
             stack: Vec::new(),
@@ -285,6 +287,12 @@ impl<'a> Generator<'a> {
     /// Reports the cycle that starts at stack frame `start` and comes back to `name`.
     fn report_cycle(&mut self, start: usize, name: &str) {
         let frames = self.stack.get(start..).unwrap_or_default();
+        // One report per cycle, whichever message generation entered it from.
+        let mut members: Vec<String> = frames.iter().map(|f| f.message.clone()).collect();
+        members.sort();
+        if !self.reported_cycles.insert(members) {
+            return;
+        }
         let mut path = Vec::new();
         let mut fields = Vec::new();
         for f in frames {

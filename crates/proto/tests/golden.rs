@@ -27,6 +27,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
             .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
             .collect::<HashMap<_, _>>()
     });
+    let lines = |ds: &[Diagnostic]| ds.iter().map(|d| format!("{d}\n")).collect::<String>();
     let result = match &crd_args {
         None => generate(&req).map(|g| (g.document(), g.warnings)),
         Some(args) => {
@@ -47,8 +48,22 @@ fn run_case(dir: &Path) -> Result<(), String> {
                 .map(|g| (g.crd, g.warnings))
         }
     };
-    let lines = |ds: &[Diagnostic]| ds.iter().map(|d| format!("{d}\n")).collect::<String>();
     let expected_err = fs::read_to_string(dir.join("expected.err")).ok();
+    if std::env::var_os("KCEL_BLESS").is_some() {
+        // Writes the current output as the expectation, for review before committing.
+        let write =
+            |name: &str, text: String| fs::write(dir.join(name), text).map_err(|e| e.to_string());
+        match &result {
+            Ok((doc, warnings)) => {
+                write("expected.yaml", yaml::to_yaml(doc)?)?;
+                if !warnings.is_empty() {
+                    write("expected.warn", lines(warnings))?;
+                }
+            }
+            Err(e) => write("expected.err", lines(&e.diagnostics))?,
+        }
+        return Ok(());
+    }
     match (result, expected_err) {
         (Ok((doc, warnings)), None) => {
             let got = yaml::to_yaml(&doc)?;
