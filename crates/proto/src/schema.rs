@@ -94,6 +94,7 @@ pub struct Generator<'a> {
     stack: Vec<Frame>,
     nodes: usize,
     over_budget: bool,
+    too_deep: bool,
 }
 
 impl<'a> Generator<'a> {
@@ -110,6 +111,7 @@ impl<'a> Generator<'a> {
             stack: Vec::new(),
             nodes: 0,
             over_budget: false,
+            too_deep: false,
         }
     }
 
@@ -244,13 +246,19 @@ impl<'a> Generator<'a> {
         msg: &MessageDescriptor,
         via: Option<FieldRef>,
     ) -> Option<Schema> {
+        if self.over_budget {
+            return None;
+        }
         if let Some(s) = self.special_schema(msg) {
             return Some(s);
         }
         let name = msg.full_name();
-        if let Some((schema, n)) = self.cache.get(name) {
-            let (schema, n) = (schema.clone(), *n);
-            return self.spend(n).then_some(schema);
+        if let Some(n) = self.cache.get(name).map(|(_, n)| *n) {
+            // Spend before copying, so that an over-budget copy is never made.
+            if !self.spend(n) {
+                return None;
+            }
+            return self.cache.get(name).map(|(schema, _)| schema.clone());
         }
         if let Some(start) = self.stack.iter().position(|f| f.message == name) {
             if let Some(last) = self.stack.last_mut() {
@@ -260,6 +268,10 @@ impl<'a> Generator<'a> {
             return None;
         }
         if self.stack.len() >= MAX_DEPTH {
+            if self.too_deep {
+                return None;
+            }
+            self.too_deep = true;
             let (file, line) = via.map(|v| (Some(v.file), v.line)).unwrap_or((None, None));
             self.report(Diagnostic::error(
                 file.as_deref(),
