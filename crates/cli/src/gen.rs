@@ -162,7 +162,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let text = match yaml::to_yaml(&doc) {
+    let text = match yaml::into_yaml(doc) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("kcel gen: {e}");

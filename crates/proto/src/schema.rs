@@ -91,6 +91,9 @@ pub struct Generator<'a> {
     reported_cycles: HashSet<Vec<String>>,
     comments: HashMap<String, FileComments>,
     cache: HashMap<String, (Schema, usize)>,
+    /// How many fields in the pool have each message as their type (map values included):
+    /// messages used once are not cached, which saves a copy of each subtree.
+    uses: HashMap<String, usize>,
     stack: Vec<Frame>,
     nodes: usize,
     over_budget: bool,
@@ -108,6 +111,7 @@ impl<'a> Generator<'a> {
             reported_cycles: HashSet::new(),
             comments: HashMap::new(),
             cache: HashMap::new(),
+            uses: count_uses(pool),
             stack: Vec::new(),
             nodes: 0,
             over_budget: false,
@@ -292,7 +296,9 @@ impl<'a> Generator<'a> {
         self.stack.pop();
         let built = built?;
         let n = self.nodes.saturating_sub(before).max(1);
-        self.cache.insert(name.to_owned(), (built.clone(), n));
+        if self.uses.get(name).copied().unwrap_or(0) > 1 {
+            self.cache.insert(name.to_owned(), (built.clone(), n));
+        }
         Some(built)
     }
 
@@ -634,6 +640,25 @@ impl<'a> Generator<'a> {
             schema.retain(|k, _| k == "description");
         }
     }
+}
+
+/// Counts, for each message, the fields of the pool whose type (or map value type) it is.
+fn count_uses(pool: &DescriptorPool) -> HashMap<String, usize> {
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    for msg in pool.all_messages() {
+        for field in msg.fields() {
+            let kind = match field.kind() {
+                Kind::Message(m) if m.is_map_entry() => m.map_entry_value_field().kind(),
+                k => k,
+            };
+            if let Kind::Message(m) = kind
+                && !m.is_map_entry()
+            {
+                *uses.entry(m.full_name().to_owned()).or_default() += 1;
+            }
+        }
+    }
+    uses
 }
 
 /// The schema a marker of `scope` applies to.

@@ -7,26 +7,27 @@
 //! match the Go tools' output byte for byte on the shapes schemas use. `serde_yml` was rejected
 //! (unmaintained, with a soundness advisory); `yaml-rust2`'s emitter picks different scalar styles.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// `value` with the keys of every object sorted, as Go's map encoding writes them.
-pub fn sorted(value: &Value) -> Value {
+/// Sorts the keys of every object in `value`, as Go's map encoding writes them.
+pub fn sort_keys(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            let mut out = Map::with_capacity(entries.len());
-            for (k, v) in entries {
-                out.insert(k.clone(), sorted(v));
-            }
-            Value::Object(out)
+            map.sort_keys();
+            map.values_mut().for_each(sort_keys);
         }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
     }
 }
 
 /// `value` as a YAML document with sorted keys.
 pub fn to_yaml(value: &Value) -> Result<String, String> {
-    serde_norway::to_string(&sorted(value)).map_err(|e| format!("cannot write YAML: {e}"))
+    into_yaml(value.clone())
+}
+
+/// [`to_yaml`], consuming the value (no copy).
+pub fn into_yaml(mut value: Value) -> Result<String, String> {
+    sort_keys(&mut value);
+    serde_norway::to_string(&value).map_err(|e| format!("cannot write YAML: {e}"))
 }
