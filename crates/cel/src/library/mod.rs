@@ -1,2 +1,4 @@
 //! Function libraries: the standard library and the extensions, each a
 //! [`crate::Library`] that an environment opts into.
+
+pub mod ext;
