@@ -79,6 +79,159 @@ pub fn format(fmt: &str, args: &List, opts: FormatOptions) -> EvalResult {
     })))
 }
 
+/// Compile-time validation of a constant format string (cel-go's
+/// `stringFormatValidator`, run by Kubernetes when the argument is a list
+/// literal): the verb each clause applies to its argument, in order, or the
+/// error text cel-go reports at the call. `arg_count` is the literal list's
+/// size. The caller then checks each argument's static type with
+/// [`clause_type_error`] (reported at the argument) and reports
+/// `too many arguments supplied to string.format (expected N, got M)` when the
+/// list has more elements than clauses.
+pub fn validate_format(
+    fmt: &str,
+    arg_count: usize,
+    opts: FormatOptions,
+) -> Result<Vec<u8>, String> {
+    let bytes = fmt.as_bytes();
+    let mut verbs = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) == Some(&b'%') {
+            i += 2;
+            continue;
+        }
+        if i + 1 >= bytes.len() {
+            return Err("unexpected end of string".into());
+        }
+        if verbs.len() >= arg_count {
+            return Err(format!("index {} out of range", verbs.len()));
+        }
+        let (read, _) = parse_clause(&bytes[i + 1..], opts)
+            .map_err(|e| format!("could not parse formatting clause: {e}"))?;
+        verbs.push(bytes[i + read]);
+        i += 1 + read;
+    }
+    Ok(verbs)
+}
+
+/// The error cel-go's format validator reports when an argument of static
+/// type `t` meets clause `verb` (`None` when accepted; `dyn` is always
+/// accepted). For `%s`, elements of list and map literals are checked by the
+/// caller recursively with the same function.
+pub fn clause_type_error(formatter: Formatter, verb: u8, t: &crate::types::Type) -> Option<String> {
+    use crate::types::Type as T;
+    if matches!(t, T::Dyn) {
+        return None;
+    }
+    let kind = |ok: &[fn(&T) -> bool]| ok.iter().any(|f| f(t));
+    let int = |t: &T| matches!(t, T::Int);
+    let uint = |t: &T| matches!(t, T::Uint);
+    let double = |t: &T| matches!(t, T::Double);
+    let string = |t: &T| matches!(t, T::String);
+    let bytes = |t: &T| matches!(t, T::Bytes);
+    let boolean = |t: &T| matches!(t, T::Bool);
+    let name = t.runtime_name();
+    let (accepted, message) = match (formatter, verb) {
+        (_, b's') => (
+            kind(&[
+                |t| {
+                    matches!(
+                        t,
+                        T::List(_)
+                            | T::Map(_, _)
+                            | T::Int
+                            | T::Uint
+                            | T::Double
+                            | T::Bool
+                            | T::String
+                    )
+                },
+                |t| {
+                    matches!(
+                        t,
+                        T::Timestamp | T::Bytes | T::Duration | T::Type(_) | T::Null
+                    )
+                },
+            ]),
+            string_error_name(name),
+        ),
+        (Formatter::V1, b'd') => (
+            kind(&[int, uint]),
+            format!("decimal clause can only be used on integers, was given {name}"),
+        ),
+        (Formatter::V2, b'd') => (
+            kind(&[int, uint, double]),
+            format!(
+                "decimal clause can only be used on ints, uints, and doubles, was given {name}"
+            ),
+        ),
+        (Formatter::V1, b'f') => (
+            kind(&[double, string]),
+            format!("fixed-point clause can only be used on doubles, was given {name}"),
+        ),
+        (Formatter::V2, b'f') => (
+            kind(&[int, uint, double]),
+            format!(
+                "fixed-point clause can only be used on ints, uints, and doubles, was given {name}"
+            ),
+        ),
+        (Formatter::V1, b'e') => (
+            kind(&[double, string]),
+            format!("scientific clause can only be used on doubles, was given {name}"),
+        ),
+        (Formatter::V2, b'e') => (
+            kind(&[int, uint, double]),
+            format!(
+                "scientific clause can only be used on ints, uints, and doubles, was given {name}"
+            ),
+        ),
+        (Formatter::V1, b'b') => (
+            kind(&[int, uint, boolean]),
+            format!("only integers and bools can be formatted as binary, was given {name}"),
+        ),
+        (Formatter::V2, b'b') => (
+            kind(&[int, uint, boolean]),
+            format!("only ints, uints, and bools can be formatted as binary, was given {name}"),
+        ),
+        (Formatter::V1, b'x' | b'X') => (
+            kind(&[int, uint, string, bytes]),
+            format!(
+                "only integers, byte buffers, and strings can be formatted as hex, was given {name}"
+            ),
+        ),
+        (Formatter::V2, b'x' | b'X') => (
+            kind(&[int, uint, string, bytes]),
+            format!(
+                "only ints, uints, bytes, and strings can be formatted as hex, was given {name}"
+            ),
+        ),
+        (Formatter::V1, b'o') => (
+            kind(&[int, uint]),
+            format!("octal clause can only be used on integers, was given {name}"),
+        ),
+        (Formatter::V2, b'o') => (
+            kind(&[int, uint]),
+            format!("octal clause can only be used on ints and uints, was given {name}"),
+        ),
+        _ => (true, String::new()),
+    };
+    if accepted {
+        None
+    } else {
+        Some(format!("error during formatting: {message}"))
+    }
+}
+
+fn string_error_name(name: &str) -> String {
+    format!(
+        "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given {name}"
+    )
+}
+
 /// A parsed formatting clause.
 #[derive(Clone, Copy, Debug)]
 enum Clause {
@@ -332,10 +485,7 @@ mod v2 {
 }
 
 fn string_error(v: &Value) -> String {
-    format!(
-        "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given {}",
-        type_name(v)
-    )
+    string_error_name(type_name(v))
 }
 
 /// cel-go's formatter for ext.Strings versions 1 to 3 (locale en_US).
@@ -362,9 +512,12 @@ mod v1 {
                         type_name(arg)
                     )
                 })?;
-                // cel-go builds "%<p>e": the precision becomes a *width*; the
-                // precision stays x/text's default of 6.
-                Ok(pad_left(locale_scientific(d), p))
+                // cel-go builds "%<p>e" (p defaulting to 6): the precision
+                // becomes a *width*; the precision stays x/text's default of 6.
+                Ok(pad_left(
+                    locale_scientific(d),
+                    p.unwrap_or(DEFAULT_PRECISION),
+                ))
             }
             Clause::Binary => match arg {
                 Value::Int(i) => Ok(gofmt::radix_i64(*i, 2)),
@@ -501,11 +654,11 @@ mod v1 {
     }
 
     /// Left-pads with spaces to `width` characters (Go's width in runes).
-    fn pad_left(s: String, width: Option<usize>) -> String {
+    fn pad_left(s: String, width: usize) -> String {
         let n = s.chars().count();
         match width {
             // Go's fmt ignores widths above 1e6 like precisions.
-            Some(w) if w > n && w <= 1_000_000 => {
+            w if w > n && w <= 1_000_000 => {
                 let mut out = " ".repeat(w - n);
                 out.push_str(&s);
                 out
@@ -767,6 +920,11 @@ mod tests {
             "2.718280\u{202f}\u{d7}\u{202f}10\u{2070}\u{2070}"
         );
         assert_eq!(run("%s", vec![56.8.into()], V1).unwrap(), "56.8");
+        assert_eq!(run("%e", vec![f64::NAN.into()], V1).unwrap(), "   NaN");
+        assert_eq!(
+            run("%.2e", vec![f64::INFINITY.into()], V1).unwrap(),
+            " \u{221e}"
+        );
         let list = Value::list(vec![
             "abc".into(),
             3.14.into(),
@@ -795,6 +953,28 @@ mod tests {
             run("%s", vec![m], V1).unwrap(),
             "{\"key1\":b\"xyz\", \"key2\":duration(\"7200s\"), 1:2.718280}"
         );
+    }
+
+    #[test]
+    fn compile_time_validation() {
+        use crate::types::Type;
+        assert_eq!(validate_format("%d and %s%%", 2, V1).unwrap(), b"ds");
+        assert_eq!(
+            validate_format("%d %d", 1, V1).unwrap_err(),
+            "index 1 out of range"
+        );
+        assert_eq!(
+            validate_format("%a", 1, V1).unwrap_err(),
+            "could not parse formatting clause: unrecognized formatting clause \"a\""
+        );
+        assert_eq!(
+            clause_type_error(Formatter::V1, b'd', &Type::String).unwrap(),
+            "error during formatting: decimal clause can only be used on integers, was given string"
+        );
+        assert!(clause_type_error(Formatter::V2, b'd', &Type::Double).is_none());
+        assert!(clause_type_error(Formatter::V1, b'f', &Type::String).is_none());
+        assert!(clause_type_error(Formatter::V1, b's', &Type::list(Type::Int)).is_none());
+        assert!(clause_type_error(Formatter::V1, b'x', &Type::Dyn).is_none());
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 pub mod cost;
 pub mod encoders;
-mod format;
+pub mod format;
 mod gofmt;
 pub mod lists;
 pub mod math;
