@@ -13,6 +13,9 @@ use crate::error::EvalResult;
 use crate::types::Type;
 use crate::value::Value;
 
+/// A stateful implementation.
+pub type ClosureFn = Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>;
+
 /// An implementation of one overload.
 #[derive(Clone)]
 pub enum FnImpl {
@@ -21,7 +24,7 @@ pub enum FnImpl {
     /// Any arity; the receiver of a member call comes first.
     Nary(fn(&[Value]) -> EvalResult),
     /// A closure, for implementations that carry state (configuration, caches).
-    Closure(Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>),
+    Closure(ClosureFn),
 }
 
 impl FnImpl {
@@ -100,11 +103,7 @@ impl Overload {
 
 fn collect_type_params(t: &Type, out: &mut Vec<String>) {
     match t {
-        Type::TypeParam(n) => {
-            if !out.iter().any(|x| x == &**n) {
-                out.push(n.to_string());
-            }
-        }
+        Type::TypeParam(n) if !out.iter().any(|x| x == &**n) => out.push(n.to_string()),
         Type::List(e) => collect_type_params(e, out),
         Type::Map(k, v) => {
             collect_type_params(k, out);

@@ -78,10 +78,10 @@ fn int_double_cmp(i: i64, d: f64) -> Option<Ordering> {
         return None;
     }
     // Every i64 lies in [-2^63, 2^63); compare exactly at the edges.
-    if d < -9.223_372_036_854_775_808e18 {
+    if d < -9.223_372_036_854_776e18 {
         return Some(Ordering::Greater);
     }
-    if d >= 9.223_372_036_854_775_808e18 {
+    if d >= 9.223_372_036_854_776e18 {
         return Some(Ordering::Less);
     }
     let t = d.trunc();
