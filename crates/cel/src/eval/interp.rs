@@ -75,7 +75,8 @@ impl Ctx<'_> {
     #[inline]
     fn tick(&mut self) -> EvalResult<()> {
         self.iterations += 1;
-        if self.iterations % 100 == 0 && (self.cancel.is_some() || self.deadline.is_some()) {
+        if self.iterations.is_multiple_of(100) && (self.cancel.is_some() || self.deadline.is_some())
+        {
             let cancelled = self.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
             let late = self.deadline.is_some_and(|d| Instant::now() >= d);
             if cancelled || late {

@@ -556,7 +556,7 @@ impl<'a> Planner<'a> {
             .overloads
             .iter()
             .filter(|o| o.params.len() == args.len() && o.member == member)
-            .filter(|o| ids.is_none_or(|ids| ids.iter().any(|i| *i == o.id)))
+            .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
             .filter_map(|o: &Overload| {
                 let imp: FnImpl = o.imp.clone()?;
                 Some(Candidate {

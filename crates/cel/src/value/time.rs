@@ -62,7 +62,7 @@ impl Timestamp {
     }
 
     /// `self + d`, with cel-go's overflow checks.
-    pub fn add(self, d: Duration) -> EvalResult<Timestamp> {
+    pub fn add_duration(self, d: Duration) -> EvalResult<Timestamp> {
         let mut sec = self
             .seconds
             .checked_add(d.nanos / NANOS_PER_SEC)
@@ -81,11 +81,11 @@ impl Timestamp {
     /// `self - d`.
     pub fn sub_duration(self, d: Duration) -> EvalResult<Timestamp> {
         let neg = d.nanos.checked_neg().ok_or_else(int_overflow)?;
-        self.add(Duration { nanos: neg })
+        self.add_duration(Duration { nanos: neg })
     }
 
     /// `self - other` as a duration (`integer overflow` past Go's duration range).
-    pub fn sub(self, other: Timestamp) -> EvalResult<Duration> {
+    pub fn difference(self, other: Timestamp) -> EvalResult<Duration> {
         let sec = self.seconds - other.seconds; // both in range: cannot overflow
         let nsec = self.nanos as i64 - other.nanos as i64;
         let total = sec
@@ -520,15 +520,17 @@ mod tests {
     #[test]
     fn timestamp_arithmetic_checks_range() {
         let t = Timestamp::parse("0001-01-01T00:00:01.000000001Z").unwrap();
-        let u = t.add(Duration::from_nanos(-999_999_999)).unwrap();
+        let u = t.add_duration(Duration::from_nanos(-999_999_999)).unwrap();
         assert_eq!(u.to_string(), "0001-01-01T00:00:00.000000002Z");
         let max = Timestamp::parse("9999-12-31T23:59:59.999999999Z").unwrap();
         assert_eq!(
-            max.add(Duration::from_nanos(1)).unwrap_err().message(),
+            max.add_duration(Duration::from_nanos(1))
+                .unwrap_err()
+                .message(),
             "timestamp overflow"
         );
         let min = Timestamp::parse("0001-01-01T00:00:00Z").unwrap();
-        assert!(max.sub(min).is_err());
+        assert!(max.difference(min).is_err());
     }
 
     #[test]

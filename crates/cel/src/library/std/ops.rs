@@ -47,7 +47,7 @@ pub(crate) fn add(a: &Value, b: &Value) -> EvalResult {
         (Duration(x), Duration(y)) => Duration(crate::value::Duration::from_nanos(
             x.nanos.checked_add(y.nanos).ok_or_else(int_overflow)?,
         )),
-        (Timestamp(t), Duration(d)) | (Duration(d), Timestamp(t)) => Timestamp(t.add(*d)?),
+        (Timestamp(t), Duration(d)) | (Duration(d), Timestamp(t)) => Timestamp(t.add_duration(*d)?),
         _ => return Err(nso()),
     })
 }
@@ -82,7 +82,7 @@ pub(crate) fn sub(a: &Value, b: &Value) -> EvalResult {
             x.nanos.checked_sub(y.nanos).ok_or_else(int_overflow)?,
         )),
         (Timestamp(t), Duration(d)) => Timestamp(t.sub_duration(*d)?),
-        (Timestamp(t), Timestamp(u)) => Duration(t.sub(*u)?),
+        (Timestamp(t), Timestamp(u)) => Duration(t.difference(*u)?),
         _ => return Err(nso()),
     })
 }
