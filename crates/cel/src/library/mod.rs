@@ -2,3 +2,6 @@
 //! [`crate::Library`] that an environment opts into.
 
 pub mod ext;
+pub mod std;
+
+pub use self::std::Std;
