@@ -13,6 +13,9 @@ use crate::error::EvalResult;
 use crate::types::Type;
 use crate::value::Value;
 
+/// A stateful implementation.
+pub type ClosureFn = Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>;
+
 /// An implementation of one overload.
 #[derive(Clone)]
 pub enum FnImpl {
@@ -21,7 +24,7 @@ pub enum FnImpl {
     /// Any arity; the receiver of a member call comes first.
     Nary(fn(&[Value]) -> EvalResult),
     /// A closure, for implementations that carry state (configuration, caches).
-    Closure(Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>),
+    Closure(ClosureFn),
 }
 
 impl FnImpl {
@@ -82,7 +85,10 @@ impl Overload {
 
     /// A member overload; `params[0]` is the receiver.
     pub fn member(id: &str, params: Vec<Type>, result: Type, imp: Option<FnImpl>) -> Self {
-        Overload { member: true, ..Self::global(id, params, result, imp) }
+        Overload {
+            member: true,
+            ..Self::global(id, params, result, imp)
+        }
     }
 
     fn with_inferred_type_params(mut self) -> Self {
@@ -95,14 +101,9 @@ impl Overload {
     }
 }
 
-
 fn collect_type_params(t: &Type, out: &mut Vec<String>) {
     match t {
-        Type::TypeParam(n) => {
-            if !out.iter().any(|x| x == &**n) {
-                out.push(n.to_string());
-            }
-        }
+        Type::TypeParam(n) if !out.iter().any(|x| x == &**n) => out.push(n.to_string()),
         Type::List(e) => collect_type_params(e, out),
         Type::Map(k, v) => {
             collect_type_params(k, out);
@@ -123,7 +124,10 @@ pub struct Function {
 
 impl Function {
     pub fn new(name: &str) -> Self {
-        Function { name: name.to_string(), overloads: Vec::new() }
+        Function {
+            name: name.to_string(),
+            overloads: Vec::new(),
+        }
     }
 
     pub fn overload(mut self, o: Overload) -> Self {
