@@ -52,14 +52,14 @@ impl Range {
         max: u64::MAX,
     };
 
-    pub fn add(self, o: Range) -> Range {
+    pub fn plus(self, o: Range) -> Range {
         Range {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
         }
     }
 
-    pub fn multiply(self, o: Range) -> Range {
+    pub fn times(self, o: Range) -> Range {
         Range {
             min: self.min.saturating_mul(o.min),
             max: self.max.saturating_mul(o.max),
@@ -153,8 +153,8 @@ fn selector_cost(len: Range) -> Range {
     let per = (LIST_CREATE_BASE_COST + STRUCT_CREATE_BASE_COST) as f64;
     let requirement_cost = requirements.multiply_by_cost_factor(per);
     Range::new(LIST_CREATE_BASE_COST, LIST_CREATE_BASE_COST)
-        .add(parse)
-        .add(requirement_cost)
+        .plus(parse)
+        .plus(requirement_cost)
 }
 
 fn is_string_or_bytes(t: &Type) -> bool {
@@ -184,9 +184,9 @@ pub fn estimate_call(
                 Type::List(elem) => {
                     let mut el_cost = Range::new(1, 1);
                     if is_string_or_bytes(elem) {
-                        el_cost = el_cost.add(t.elem_size.multiply_by_cost_factor(traversal));
+                        el_cost = el_cost.plus(t.elem_size.multiply_by_cost_factor(traversal));
                     }
-                    cost_only(t.size.multiply(el_cost))
+                    cost_only(t.size.times(el_cost))
                 }
                 // `includes` on a non-list receiver compares once per unit of size.
                 _ if function == "includes" => cost_only(t.size),
@@ -234,7 +234,7 @@ pub fn estimate_call(
             } else {
                 count.min = go_ceil_div(sz.min, old.max);
             }
-            let size = count.multiply(new).add(retained);
+            let size = count.times(new).plus(retained);
             Some(CallEstimate {
                 cost: sz.multiply_by_cost_factor(2.0 * traversal),
                 result_size: Some(size),
@@ -255,12 +255,12 @@ pub fn estimate_call(
             let t = target?;
             let list = t.size;
             let mut sz = match t.ty {
-                Type::List(_) => list.multiply(t.elem_size),
+                Type::List(_) => list.times(t.elem_size),
                 _ => Range::new(0, 0),
             };
             if let Some(sep) = arg0 {
                 let seps = Range::new(list.min.saturating_sub(1), list.max.saturating_sub(1));
-                sz = sz.add(sep.size.multiply(seps));
+                sz = sz.plus(sep.size.times(seps));
             }
             Some(CallEstimate {
                 cost: sz.multiply_by_cost_factor(traversal),
@@ -269,12 +269,12 @@ pub fn estimate_call(
         }
         "find" | "findAll" if !args.is_empty() => {
             let sz = target?.size;
-            let str_cost = sz.add(Range::new(1, 1)).multiply_by_cost_factor(traversal);
+            let str_cost = sz.plus(Range::new(1, 1)).multiply_by_cost_factor(traversal);
             let regex_cost = args[0]
                 .size
                 .multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
             Some(CallEstimate {
-                cost: str_cost.multiply(regex_cost),
+                cost: str_cost.times(regex_cost),
                 result_size: Some(Range::new(0, sz.max)),
             })
         }
@@ -298,20 +298,20 @@ pub fn estimate_call(
         | "isGlobalUnicast" => fixed(1),
         "containsIP" if !args.is_empty() => {
             let sz = Range::new(4, 16);
-            let mut c = sz.add(sz).multiply_by_cost_factor(traversal);
+            let mut c = sz.plus(sz).multiply_by_cost_factor(traversal);
             if overload_id == "cidr_contains_ip_string" {
-                c = c.add(args[0].size.multiply_by_cost_factor(traversal));
+                c = c.plus(args[0].size.multiply_by_cost_factor(traversal));
             }
             cost_only(c)
         }
         "containsCIDR" if !args.is_empty() => {
             let sz = Range::new(4, 16);
-            let mut c = sz.add(sz).multiply_by_cost_factor(traversal);
+            let mut c = sz.plus(sz).multiply_by_cost_factor(traversal);
             c = c
-                .add(sz.multiply_by_cost_factor(traversal))
-                .add(Range::new(1, 1));
+                .plus(sz.multiply_by_cost_factor(traversal))
+                .plus(Range::new(1, 1));
             if overload_id == "cidr_contains_cidr_string" {
-                c = c.add(args[0].size.multiply_by_cost_factor(traversal));
+                c = c.plus(args[0].size.multiply_by_cost_factor(traversal));
             }
             cost_only(c)
         }

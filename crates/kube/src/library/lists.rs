@@ -21,7 +21,13 @@ impl Default for Lists {
 }
 
 /// The element types `isSorted`, `min` and `max` accept, with their overload-id names.
-const COMPARABLE: [(&str, fn() -> Type); 8] = [
+/// A type name in overload ids and a constructor of that type.
+type NamedType = (&'static str, fn() -> Type);
+
+/// A summable type: name, type and its `sum` implementation.
+type Summable = (&'static str, Type, fn(&Value) -> EvalResult);
+
+const COMPARABLE: [NamedType; 8] = [
     ("int", || Type::Int),
     ("uint", || Type::Uint),
     ("double", || Type::Double),
@@ -57,7 +63,7 @@ impl Library for Lists {
                 Some(FnImpl::Unary(list_min)),
             ));
         }
-        let sums: [(&str, Type, fn(&Value) -> EvalResult); 4] = [
+        let sums: [Summable; 4] = [
             ("int", Type::Int, sum_int),
             ("uint", Type::Uint, sum_uint),
             ("double", Type::Double, sum_double),

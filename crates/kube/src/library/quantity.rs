@@ -66,7 +66,7 @@ impl QuantityValue {
         if o.pointer {
             return None;
         }
-        Some(self.quantity().cmp(&o.quantity()).ok() == Some(Ordering::Equal))
+        Some(self.quantity().compare(&o.quantity()).ok() == Some(Ordering::Equal))
     }
 }
 
@@ -241,7 +241,7 @@ pub fn sign(v: &Value) -> EvalResult {
 fn compare(a: &Value, b: &Value) -> EvalResult<Ordering> {
     let a = opaque_arg::<QuantityValue>(a)?;
     let b = opaque_arg::<QuantityValue>(b)?;
-    let ord = a.quantity().cmp(&b.quantity()).map_err(err)?;
+    let ord = a.quantity().compare(&b.quantity()).map_err(err)?;
     if a.is_dec() || b.is_dec() {
         a.promoted.store(true, AtomicOrdering::Relaxed);
     }

@@ -237,7 +237,7 @@ impl Int64Amount {
         })
     }
 
-    fn cmp(&self, b: &Int64Amount) -> Result<Ordering, QuantityError> {
+    fn compare(&self, b: &Int64Amount) -> Result<Ordering, QuantityError> {
         if self.scale == b.scale {
             return Ok(self.value.cmp(&b.value));
         }
@@ -251,7 +251,7 @@ impl Int64Amount {
             };
             return Ok(x.cmp(&y));
         }
-        self.as_dec().cmp(&b.as_dec())
+        self.as_dec().compare(&b.as_dec())
     }
 }
 
@@ -300,7 +300,7 @@ impl Dec {
     }
 
     /// Exact comparison; never builds huge numbers just to compare.
-    pub fn cmp(&self, other: &Dec) -> Result<Ordering, QuantityError> {
+    pub fn compare(&self, other: &Dec) -> Result<Ordering, QuantityError> {
         let (sa, sb) = (self.sign(), other.sign());
         if sa != sb || sa == 0 {
             return Ok(sa.cmp(&sb));
@@ -679,14 +679,17 @@ impl Quantity {
             unscaled: BigInt::from(i64::MAX),
             scale: 0,
         };
-        if format == Format::BinarySI && amount.cmp(&max_allowed)? == Ordering::Greater {
+        if format == Format::BinarySI && amount.compare(&max_allowed)? == Ordering::Greater {
             amount = max_allowed;
         }
         let one = Dec {
             unscaled: BigInt::one(),
             scale: 0,
         };
-        if format == Format::BinarySI && amount.cmp(&one)? == Ordering::Less && amount.sign() > 0 {
+        if format == Format::BinarySI
+            && amount.compare(&one)? == Ordering::Less
+            && amount.sign() > 0
+        {
             format = Format::DecimalSI;
         }
         if sign < 0 {
@@ -757,10 +760,10 @@ impl Quantity {
     }
 
     /// `Cmp`: exact ordering by value.
-    pub fn cmp(&self, other: &Quantity) -> Result<Ordering, QuantityError> {
+    pub fn compare(&self, other: &Quantity) -> Result<Ordering, QuantityError> {
         match (&self.amount, &other.amount) {
-            (Amount::Int(a), Amount::Int(b)) => a.cmp(b),
-            _ => self.as_dec().cmp(&other.as_dec()),
+            (Amount::Int(a), Amount::Int(b)) => a.compare(b),
+            _ => self.as_dec().compare(&other.as_dec()),
         }
     }
 
@@ -836,9 +839,9 @@ impl Quantity {
         let mut format = self.format;
         let mut rounded: Option<Quantity> = None;
         if format == Format::BinarySI {
-            let small = self.cmp(&Quantity::from_int(-1024, format)).ok()
+            let small = self.compare(&Quantity::from_int(-1024, format)).ok()
                 == Some(Ordering::Greater)
-                && self.cmp(&Quantity::from_int(1024, format)).ok() == Some(Ordering::Less);
+                && self.compare(&Quantity::from_int(1024, format)).ok() == Some(Ordering::Less);
             if small {
                 format = Format::DecimalSI;
             } else {
@@ -904,7 +907,7 @@ impl Quantity {
             }
             Amount::Dec(d) => {
                 let r = d.round_up(0).ok()?;
-                let exact = r.cmp(d).ok()? == Ordering::Equal;
+                let exact = r.compare(d).ok()? == Ordering::Equal;
                 Some((
                     Quantity {
                         amount: Amount::Dec(r),
@@ -1038,14 +1041,17 @@ mod tests {
         assert_eq!(sum.as_int64(), Some(50_020));
         let d = sum.sub(&q("100k")).unwrap();
         assert_eq!(d.as_int64(), Some(-49_980));
-        assert_eq!(q("200M").cmp(&q("0.2G")).unwrap(), Ordering::Equal);
-        assert_eq!(q("50M").cmp(&q("50Mi")).unwrap(), Ordering::Less);
-        assert_eq!(q("1e2000000000").cmp(&q("1")).unwrap(), Ordering::Greater);
-        assert_eq!(q("-1e2000000000").cmp(&q("1")).unwrap(), Ordering::Less);
+        assert_eq!(q("200M").compare(&q("0.2G")).unwrap(), Ordering::Equal);
+        assert_eq!(q("50M").compare(&q("50Mi")).unwrap(), Ordering::Less);
+        assert_eq!(
+            q("1e2000000000").compare(&q("1")).unwrap(),
+            Ordering::Greater
+        );
+        assert_eq!(q("-1e2000000000").compare(&q("1")).unwrap(), Ordering::Less);
         let big = q("9999999999999999999999999999999999999");
         let a = big.add(&q("1")).unwrap();
         let b = big.add(&q("2")).unwrap();
-        assert_eq!(a.cmp(&b).unwrap(), Ordering::Less);
+        assert_eq!(a.compare(&b).unwrap(), Ordering::Less);
         // Overflow of the int form moves to decimal form.
         let m = Quantity::from_int(i64::MAX, Format::DecimalSI);
         assert!(
