@@ -8,6 +8,7 @@
 //!
 //! Both return `None` for calls Kubernetes leaves to cel-go's defaults.
 
+use cel::library::ext::cost::{CallEstimate, Range, multiply_by_cost_factor};
 use cel::{Type, Value};
 
 use super::cidr::CidrValue;
@@ -33,66 +34,25 @@ pub const MAX_FORMAT_SIZE: u64 = 64;
 /// Authorization checks cost this much, statically and at runtime.
 pub const AUTHZ_CHECK_COST: u64 = 350_000;
 
-/// A {min, max} range with cel-go's saturating arithmetic (used for both
-/// `SizeEstimate` and `CostEstimate`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Range {
-    pub min: u64,
-    pub max: u64,
+/// `{0, u64::MAX}`: nothing known about a size.
+pub const UNKNOWN: Range = Range {
+    min: 0,
+    max: u64::MAX,
+};
+
+/// `{min, max}`.
+pub const fn range(min: u64, max: u64) -> Range {
+    Range { min, max }
 }
 
-impl Range {
-    pub const fn new(min: u64, max: u64) -> Range {
-        Range { min, max }
-    }
-
-    /// `{0, u64::MAX}`: nothing known.
-    pub const UNKNOWN: Range = Range {
-        min: 0,
-        max: u64::MAX,
-    };
-
-    pub fn plus(self, o: Range) -> Range {
-        Range {
-            min: self.min.saturating_add(o.min),
-            max: self.max.saturating_add(o.max),
-        }
-    }
-
-    pub fn times(self, o: Range) -> Range {
-        Range {
-            min: self.min.saturating_mul(o.min),
-            max: self.max.saturating_mul(o.max),
-        }
-    }
-
-    /// cel-go's `MultiplyByCostFactor`: each bound × `f`, rounded up, saturating.
-    pub fn multiply_by_cost_factor(self, f: f64) -> Range {
-        Range {
-            min: mul_factor(self.min, f),
-            max: mul_factor(self.max, f),
-        }
-    }
-
-    pub fn union(self, o: Range) -> Range {
-        Range {
-            min: self.min.min(o.min),
-            max: self.max.max(o.max),
-        }
-    }
+/// cel-go's `SizeEstimate.Union`.
+fn union(a: Range, b: Range) -> Range {
+    range(a.min.min(b.min), a.max.max(b.max))
 }
 
 /// `ceil(x × f)` in IEEE f64 as cel-go computes it, saturating at `u64::MAX`.
 pub fn mul_factor(x: u64, f: f64) -> u64 {
-    if f > 0.0 && x as f64 > u64::MAX as f64 / f {
-        return u64::MAX;
-    }
-    let v = (x as f64 * f).ceil();
-    if v >= 18_446_744_073_709_551_616.0 {
-        u64::MAX
-    } else {
-        v as u64
-    }
+    multiply_by_cost_factor(x, f)
 }
 
 /// What the estimator knows about the receiver or one argument of a call.
@@ -101,12 +61,12 @@ pub struct Operand<'a> {
     /// The checked type.
     pub ty: &'a Type,
     /// The size as Kubernetes' `sizeEstimate` resolves it: cel-go's computed
-    /// size, else the host size estimator's answer, else [`Range::UNKNOWN`].
+    /// size, else the host size estimator's answer, else [`UNKNOWN`].
     pub size: Range,
     /// cel-go's computed size alone (`ComputedSize()`), when there is one.
     pub computed_size: Option<Range>,
     /// For list-typed operands: the size of an element as the host estimator
-    /// answers for the `@items` node (else [`Range::UNKNOWN`]).
+    /// answers for the `@items` node (else [`UNKNOWN`]).
     pub elem_size: Range,
     /// The value when the operand is an int literal.
     pub int_literal: Option<i64>,
@@ -119,22 +79,15 @@ impl Operand<'_> {
             ty,
             size,
             computed_size: None,
-            elem_size: Range::UNKNOWN,
+            elem_size: UNKNOWN,
             int_literal: None,
         }
     }
 }
 
-/// The estimate of one call: its own cost and, when Kubernetes says, the size of its result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallEstimate {
-    pub cost: Range,
-    pub result_size: Option<Range>,
-}
-
 fn fixed(n: u64) -> Option<CallEstimate> {
     Some(CallEstimate {
-        cost: Range::new(n, n),
+        cost: range(n, n),
         result_size: None,
     })
 }
@@ -152,9 +105,9 @@ fn selector_cost(len: Range) -> Range {
     let requirements = len.multiply_by_cost_factor(0.5);
     let per = (LIST_CREATE_BASE_COST + STRUCT_CREATE_BASE_COST) as f64;
     let requirement_cost = requirements.multiply_by_cost_factor(per);
-    Range::new(LIST_CREATE_BASE_COST, LIST_CREATE_BASE_COST)
-        .plus(parse)
-        .plus(requirement_cost)
+    range(LIST_CREATE_BASE_COST, LIST_CREATE_BASE_COST)
+        .saturating_add(parse)
+        .saturating_add(requirement_cost)
 }
 
 fn is_string_or_bytes(t: &Type) -> bool {
@@ -182,11 +135,12 @@ pub fn estimate_call(
             let t = target?;
             match t.ty {
                 Type::List(elem) => {
-                    let mut el_cost = Range::new(1, 1);
+                    let mut el_cost = range(1, 1);
                     if is_string_or_bytes(elem) {
-                        el_cost = el_cost.plus(t.elem_size.multiply_by_cost_factor(traversal));
+                        el_cost =
+                            el_cost.saturating_add(t.elem_size.multiply_by_cost_factor(traversal));
                     }
-                    cost_only(t.size.times(el_cost))
+                    cost_only(t.size.saturating_mul(el_cost))
                 }
                 // `includes` on a non-list receiver compares once per unit of size.
                 _ if function == "includes" => cost_only(t.size),
@@ -211,7 +165,7 @@ pub fn estimate_call(
             let sz = target?.size;
             let old = args[0].size;
             let new = args[1].size;
-            let (mut count, mut retained) = (Range::new(0, 0), Range::new(0, 0));
+            let (mut count, mut retained) = (range(0, 0), range(0, 0));
             if old.min == 0 {
                 count.max = sz.max.saturating_add(1);
                 retained.max = sz.max;
@@ -234,7 +188,7 @@ pub fn estimate_call(
             } else {
                 count.min = go_ceil_div(sz.min, old.max);
             }
-            let size = count.times(new).plus(retained);
+            let size = count.saturating_mul(new).saturating_add(retained);
             Some(CallEstimate {
                 cost: sz.multiply_by_cost_factor(2.0 * traversal),
                 result_size: Some(size),
@@ -248,19 +202,19 @@ pub fn estimate_call(
             }
             Some(CallEstimate {
                 cost: sz.multiply_by_cost_factor(2.0 * traversal),
-                result_size: Some(Range::new(0, max)),
+                result_size: Some(range(0, max)),
             })
         }
         "join" => {
             let t = target?;
             let list = t.size;
             let mut sz = match t.ty {
-                Type::List(_) => list.times(t.elem_size),
-                _ => Range::new(0, 0),
+                Type::List(_) => list.saturating_mul(t.elem_size),
+                _ => range(0, 0),
             };
             if let Some(sep) = arg0 {
-                let seps = Range::new(list.min.saturating_sub(1), list.max.saturating_sub(1));
-                sz = sz.plus(sep.size.times(seps));
+                let seps = range(list.min.saturating_sub(1), list.max.saturating_sub(1));
+                sz = sz.saturating_add(sep.size.saturating_mul(seps));
             }
             Some(CallEstimate {
                 cost: sz.multiply_by_cost_factor(traversal),
@@ -269,13 +223,15 @@ pub fn estimate_call(
         }
         "find" | "findAll" if !args.is_empty() => {
             let sz = target?.size;
-            let str_cost = sz.plus(Range::new(1, 1)).multiply_by_cost_factor(traversal);
+            let str_cost = sz
+                .saturating_add(range(1, 1))
+                .multiply_by_cost_factor(traversal);
             let regex_cost = args[0]
                 .size
                 .multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
             Some(CallEstimate {
-                cost: str_cost.times(regex_cost),
-                result_size: Some(Range::new(0, sz.max)),
+                cost: str_cost.saturating_mul(regex_cost),
+                result_size: Some(range(0, sz.max)),
             })
         }
         "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" | "semver" | "isSemver" => {
@@ -297,21 +253,21 @@ pub fn estimate_call(
         | "isLinkLocalUnicast"
         | "isGlobalUnicast" => fixed(1),
         "containsIP" if !args.is_empty() => {
-            let sz = Range::new(4, 16);
-            let mut c = sz.plus(sz).multiply_by_cost_factor(traversal);
+            let sz = range(4, 16);
+            let mut c = sz.saturating_add(sz).multiply_by_cost_factor(traversal);
             if overload_id == "cidr_contains_ip_string" {
-                c = c.plus(args[0].size.multiply_by_cost_factor(traversal));
+                c = c.saturating_add(args[0].size.multiply_by_cost_factor(traversal));
             }
             cost_only(c)
         }
         "containsCIDR" if !args.is_empty() => {
-            let sz = Range::new(4, 16);
-            let mut c = sz.plus(sz).multiply_by_cost_factor(traversal);
+            let sz = range(4, 16);
+            let mut c = sz.saturating_add(sz).multiply_by_cost_factor(traversal);
             c = c
-                .plus(sz.multiply_by_cost_factor(traversal))
-                .plus(Range::new(1, 1));
+                .saturating_add(sz.multiply_by_cost_factor(traversal))
+                .saturating_add(range(1, 1));
             if overload_id == "cidr_contains_cidr_string" {
-                c = c.plus(args[0].size.multiply_by_cost_factor(traversal));
+                c = c.saturating_add(args[0].size.multiply_by_cost_factor(traversal));
             }
             cost_only(c)
         }
@@ -355,15 +311,15 @@ fn estimate_equals(lhs: &Operand<'_>, rhs: &Operand<'_>) -> Option<CallEstimate>
         IP_TYPE_NAME | CIDR_TYPE_NAME | QUANTITY_TYPE_NAME | SEMVER_TYPE_NAME => fixed(1),
         n if n.starts_with("kubernetes.authorization.") => fixed(1),
         FORMAT_TYPE_NAME => cost_only(
-            Range::new(1, MAX_FORMAT_SIZE).multiply_by_cost_factor(STRING_TRAVERSAL_COST_FACTOR),
+            range(1, MAX_FORMAT_SIZE).multiply_by_cost_factor(STRING_TRAVERSAL_COST_FACTOR),
         ),
         URL_TYPE_NAME => {
             // Kubernetes takes both sizes from the right operand.
             let size = match rhs.computed_size {
-                Some(r) => r.union(r),
-                None => Range::new(1, 1),
+                Some(r) => union(r, r),
+                None => range(1, 1),
             };
-            cost_only(Range::new(1, size.max).multiply_by_cost_factor(STRING_TRAVERSAL_COST_FACTOR))
+            cost_only(range(1, size.max).multiply_by_cost_factor(STRING_TRAVERSAL_COST_FACTOR))
         }
         _ => None,
     }
@@ -421,7 +377,7 @@ pub fn call_cost(function: &str, overload_id: &str, args: &[Value], result: &Val
         | "allowed" | "reason" | "error" | "errored" => Some(1),
         "fieldSelector" | "labelSelector" if args.len() >= 2 => {
             let n = actual_size(&args[1]);
-            Some(selector_cost(Range::new(n, n)).max)
+            Some(selector_cost(range(n, n)).max)
         }
         "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
             Some(args.first().map_or(0, traversal_cost))
@@ -509,12 +465,12 @@ mod tests {
     use crate::library::{cidr, format, ip, quantity};
 
     fn lit(ty: &Type, n: u64) -> Operand<'_> {
-        let r = Range::new(n, n);
+        let r = range(n, n);
         Operand {
             ty,
             size: r,
             computed_size: Some(r),
-            elem_size: Range::UNKNOWN,
+            elem_size: UNKNOWN,
             int_literal: None,
         }
     }
@@ -536,21 +492,21 @@ mod tests {
             estimate_call("ip", "string_to_ip", None, &[lit(&s, 11)])
                 .unwrap()
                 .cost,
-            Range::new(2, 2)
+            range(2, 2)
         );
         assert_eq!(
             estimate_call("ip.isCanonical", "ip_is_canonical", None, &[lit(&s, 39)])
                 .unwrap()
                 .cost,
-            Range::new(8, 8)
+            range(8, 8)
         );
         let c = Type::opaque(CIDR_TYPE_NAME, vec![]);
-        let recv = Operand::new(&c, Range::UNKNOWN);
+        let recv = Operand::new(&c, UNKNOWN);
         assert_eq!(
             estimate_call("ip", "cidr_ip", Some(&recv), &[])
                 .unwrap()
                 .cost,
-            Range::new(1, 1)
+            range(1, 1)
         );
         // containsIP: {1,4}; the string overload adds ⌈0.1·len⌉.
         let ipt = Type::opaque(IP_TYPE_NAME, vec![]);
@@ -559,11 +515,11 @@ mod tests {
                 "containsIP",
                 "cidr_contains_ip_ip",
                 Some(&recv),
-                &[Operand::new(&ipt, Range::UNKNOWN)]
+                &[Operand::new(&ipt, UNKNOWN)]
             )
             .unwrap()
             .cost,
-            Range::new(1, 4)
+            range(1, 4)
         );
         assert_eq!(
             estimate_call(
@@ -574,22 +530,22 @@ mod tests {
             )
             .unwrap()
             .cost,
-            Range::new(5, 9)
+            range(5, 9)
         );
         // List of five 12-char strings: 5 × (1 + {0,2}) = {5, 15}.
         let ls = Type::list(Type::String);
         let list = Operand {
             ty: &ls,
-            size: Range::new(5, 5),
-            computed_size: Some(Range::new(5, 5)),
-            elem_size: Range::new(0, 12),
+            size: range(5, 5),
+            computed_size: Some(range(5, 5)),
+            elem_size: range(0, 12),
             int_literal: None,
         };
         assert_eq!(
             estimate_call("isSorted", "list_string_is_sorted_bool", Some(&list), &[])
                 .unwrap()
                 .cost,
-            Range::new(5, 15)
+            range(5, 15)
         );
         // String receiver of indexOf: ⌈0.1·50⌉; includes: 50 × 1.
         assert_eq!(
@@ -601,7 +557,7 @@ mod tests {
             )
             .unwrap()
             .cost,
-            Range::new(5, 5)
+            range(5, 5)
         );
         let d = Type::Dyn;
         assert_eq!(
@@ -613,7 +569,7 @@ mod tests {
             )
             .unwrap()
             .cost,
-            Range::new(50, 50)
+            range(50, 50)
         );
         // validate: 32 × ⌈0.1·7⌉.
         let f = Type::opaque(FORMAT_TYPE_NAME, vec![]);
@@ -621,31 +577,28 @@ mod tests {
             estimate_call(
                 "validate",
                 "format-validate",
-                Some(&Operand::new(&f, Range::UNKNOWN)),
+                Some(&Operand::new(&f, UNKNOWN)),
                 &[lit(&s, 7)]
             )
             .unwrap()
             .cost,
-            Range::new(32, 32)
+            range(32, 32)
         );
         assert_eq!(
-            estimate_equals(
-                &Operand::new(&f, Range::UNKNOWN),
-                &Operand::new(&f, Range::UNKNOWN)
-            )
-            .unwrap()
-            .cost,
-            Range::new(1, 7)
+            estimate_equals(&Operand::new(&f, UNKNOWN), &Operand::new(&f, UNKNOWN))
+                .unwrap()
+                .cost,
+            range(1, 7)
         );
         // URL equality: sizes taken from the right operand only.
         let u = Type::opaque(URL_TYPE_NAME, vec![]);
         let with = |n| Operand {
-            computed_size: Some(Range::new(n, n)),
-            ..Operand::new(&u, Range::new(n, n))
+            computed_size: Some(range(n, n)),
+            ..Operand::new(&u, range(n, n))
         };
         assert_eq!(
             estimate_equals(&with(100), &with(30)).unwrap().cost,
-            Range::new(1, 3)
+            range(1, 3)
         );
         assert_eq!(estimate_call("sum", "x", None, &[]), None);
         assert_eq!(
@@ -735,6 +688,6 @@ mod tests {
     #[test]
     fn selector_formula() {
         // 10 + ⌈0.1·L⌉ + ⌈⌈0.5·L⌉·50⌉ with L = 7: 10 + 1 + 200.
-        assert_eq!(selector_cost(Range::new(7, 7)), Range::new(211, 211));
+        assert_eq!(selector_cost(range(7, 7)), range(211, 211));
     }
 }
