@@ -1,5 +1,8 @@
 //! Kubernetes custom-resource validation with CEL, as kube-apiserver does it.
 
+pub mod crd;
 pub mod gofmt;
 pub mod library;
+pub mod load;
+pub mod schema_props;
 pub mod yaml;

@@ -85,7 +85,7 @@ impl Positions {
 #[derive(Clone, Debug)]
 pub struct YamlDocument {
     pub value: Value,
-    /// Where the document starts.
+    /// Where the document's content starts (its `---` line when it is empty).
     pub start: Position,
     pub positions: Positions,
 }
@@ -194,7 +194,12 @@ impl Builder {
         let value = self.root.take().unwrap_or(Value::Null);
         Some(YamlDocument {
             value,
-            start: self.start,
+            start: self
+                .positions
+                .by_pointer
+                .get("")
+                .copied()
+                .unwrap_or(self.start),
             positions: std::mem::take(&mut self.positions),
         })
     }
@@ -471,10 +476,10 @@ fn scalar_to_json(s: Scalar, pos: Position) -> Result<Value, YamlError> {
             }
             // encoding/json writes integral floats below 1e21 without fraction or exponent.
             if f.fract() == 0.0 && f.abs() < 1e21 {
-                if f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 {
+                if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
                     return Ok(Value::Number((f as i64).into()));
                 }
-                if f >= 0.0 && f < 1.844_674_407_370_955_2e19 {
+                if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
                     return Ok(Value::Number((f as u64).into()));
                 }
             }
