@@ -212,12 +212,40 @@ fn collect(
     Ok(())
 }
 
+/// The deepest JSON nesting a CRD document may have: decoding recurses once per level (see
+/// [`crate::structural::MAX_SCHEMA_DEPTH`]).
+pub const MAX_CRD_DEPTH: usize = crate::structural::MAX_SCHEMA_DEPTH;
+
+/// The nesting depth of a JSON value, computed without recursion, stopping past `limit`.
+fn depth_exceeds(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        if d > limit {
+            return true;
+        }
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|c| (c, d + 1))),
+            Value::Object(m) => stack.extend(m.values().map(|c| (c, d + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
 fn decode_crd(
     source: &str,
     value: &Value,
     pointer: &str,
     loc: &Locator<'_>,
 ) -> Result<CustomResourceDefinition, LoadError> {
+    if depth_exceeds(value, MAX_CRD_DEPTH) {
+        return Err(LoadError {
+            source: source.to_string(),
+            position: None,
+            field: None,
+            message: format!("CRD document nests deeper than {MAX_CRD_DEPTH} levels"),
+        });
+    }
     let err = match serde_path_to_error::deserialize::<_, CustomResourceDefinition>(value) {
         Ok(crd) => return Ok(crd),
         Err(e) => e,
@@ -356,6 +384,19 @@ spec:
         assert_eq!(line, expected, "{err}");
         let err = load_json("c.json", "{\"a\": }").expect_err("syntax");
         assert_eq!(err.position.map(|p| p.line), Some(1));
+    }
+
+    #[test]
+    fn deep_documents_are_rejected_without_overflow() {
+        let mut text = CRD.to_string();
+        let mut indent = String::from("        ");
+        for _ in 0..150 {
+            text.push_str(&format!("{indent}items:\n"));
+            indent.push_str("  ");
+            text.push_str(&format!("{indent}type: array\n"));
+        }
+        let err = load_yaml("d.yaml", &text).expect_err("too deep");
+        assert!(err.message.contains("deeper"), "{err}");
     }
 
     #[test]
