@@ -8,4 +8,5 @@ pub mod library;
 pub mod load;
 pub mod schema_props;
 pub mod structural;
+pub mod values;
 pub mod yaml;

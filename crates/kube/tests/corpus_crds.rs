@@ -20,13 +20,18 @@ fn shared_dir() -> Option<PathBuf> {
 }
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
             files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+        } else if p
+            .extension()
+            .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+        {
             out.push(p);
         }
     }
@@ -40,7 +45,10 @@ fn mentions_crd(p: &Path) -> bool {
 #[test]
 fn corpus_crds_load_and_build() {
     let Some(shared) = shared_dir() else {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "shared/ is missing under CI");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "shared/ is missing under CI"
+        );
         eprintln!("NOTICE: ../shared not found; corpus CRD test skipped");
         return;
     };
@@ -49,14 +57,21 @@ fn corpus_crds_load_and_build() {
     let skips: Vec<(&str, &str)> = skip_text
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| l.split_once(char::is_whitespace).map_or((l, ""), |(a, b)| (a, b.trim())))
+        .map(|l| {
+            l.split_once(char::is_whitespace)
+                .map_or((l, ""), |(a, b)| (a, b.trim()))
+        })
         .collect();
     let mut all = Vec::new();
     files(&corpora, &mut all);
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for path in all {
-        let rel = path.strip_prefix(&corpora).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(&corpora)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
         if let Some((_, reason)) = skips.iter().find(|(p, _)| *p == rel) {
             eprintln!("skip {rel}: {reason}");
             skipped += 1;
@@ -78,14 +93,19 @@ fn corpus_crds_load_and_build() {
             let mut problem = None;
             let mut versions = 0;
             for v in &loaded.crd.spec.versions {
-                let Some(schema) = v.open_api_v3_schema() else { continue };
+                let Some(schema) = v.open_api_v3_schema() else {
+                    continue;
+                };
                 versions += 1;
                 match Structural::from_props(schema) {
                     Err(e) => problem = Some(format!("{name} {}: structural: {e}", v.name)),
                     Ok(s) => {
                         let s = Arc::new(s);
                         match DeclType::from_schema(&s, true, "selfType0") {
-                            None => problem = Some(format!("{name} {}: root not visible to CEL", v.name)),
+                            None => {
+                                problem =
+                                    Some(format!("{name} {}: root not visible to CEL", v.name))
+                            }
                             Some(d) => {
                                 let provider = DeclTypeProvider::new(&d);
                                 if provider.object("selfType0.metadata").is_none() {
