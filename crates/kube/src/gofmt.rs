@@ -14,6 +14,9 @@ pub enum FloatStyle {
     G,
     /// `fmt.Sprintf("%v", f)`: exponent form when exp < -4 or exp >= 21.
     V,
+    /// `encoding/json`: exponent form when |f| < 1e-6 or |f| >= 1e21, exponent without
+    /// zero padding (`1e-7`, `1e+21`).
+    Json,
 }
 
 /// Formats `f` as Go does. `as_f32` rounds to the shortest digits of the `float32` nearest
@@ -46,24 +49,25 @@ pub fn format_float(f: f64, as_f32: bool, style: FloatStyle) -> String {
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
     let limit = match style {
         FloatStyle::G => 6,
-        FloatStyle::V => 21,
+        FloatStyle::V | FloatStyle::Json => 21,
     };
+    let low = if style == FloatStyle::Json { -6 } else { -4 };
     let mut out = String::new();
     if negative {
         out.push('-');
     }
-    if exp < -4 || exp >= limit {
+    if (exp < low || exp >= limit) && f != 0.0 {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        let _ = write!(
-            out,
-            "e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.unsigned_abs()
-        );
+        let sign = if exp < 0 { '-' } else { '+' };
+        if style == FloatStyle::Json {
+            let _ = write!(out, "e{sign}{}", exp.unsigned_abs());
+        } else {
+            let _ = write!(out, "e{sign}{:02}", exp.unsigned_abs());
+        }
     } else if exp < 0 {
         out.push_str("0.");
         for _ in 0..(-exp - 1) {
@@ -153,6 +157,16 @@ mod tests {
         assert_eq!(v(0.00001), "1e-05");
         assert_eq!(v(-3.5), "-3.5");
         assert_eq!(v(123456.789), "123456.789");
+    }
+
+    #[test]
+    fn floats_like_go_json() {
+        let j = |f| format_float(f, false, FloatStyle::Json);
+        assert_eq!(j(0.0000001), "1e-7");
+        assert_eq!(j(0.000001), "0.000001");
+        assert_eq!(j(1e21), "1e+21");
+        assert_eq!(j(2.5), "2.5");
+        assert_eq!(j(0.0), "0");
     }
 
     #[test]
