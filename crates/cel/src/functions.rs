@@ -13,6 +13,9 @@ use crate::error::EvalResult;
 use crate::types::Type;
 use crate::value::Value;
 
+/// A stateful implementation.
+pub type ClosureFn = Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>;
+
 /// An implementation of one overload.
 #[derive(Clone)]
 pub enum FnImpl {
@@ -21,7 +24,7 @@ pub enum FnImpl {
     /// Any arity; the receiver of a member call comes first.
     Nary(fn(&[Value]) -> EvalResult),
     /// A closure, for implementations that carry state (configuration, caches).
-    Closure(Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>),
+    Closure(ClosureFn),
 }
 
 impl FnImpl {
@@ -82,7 +85,10 @@ impl Overload {
 
     /// A member overload; `params[0]` is the receiver.
     pub fn member(id: &str, params: Vec<Type>, result: Type, imp: Option<FnImpl>) -> Self {
-        Overload { member: true, ..Self::global(id, params, result, imp) }
+        Overload {
+            member: true,
+            ..Self::global(id, params, result, imp)
+        }
     }
 
     fn with_inferred_type_params(mut self) -> Self {
@@ -95,14 +101,9 @@ impl Overload {
     }
 }
 
-
 fn collect_type_params(t: &Type, out: &mut Vec<String>) {
     match t {
-        Type::TypeParam(n) => {
-            if !out.iter().any(|x| x == &**n) {
-                out.push(n.to_string());
-            }
-        }
+        Type::TypeParam(n) if !out.iter().any(|x| x == &**n) => out.push(n.to_string()),
         Type::List(e) => collect_type_params(e, out),
         Type::Map(k, v) => {
             collect_type_params(k, out);
@@ -114,6 +115,25 @@ fn collect_type_params(t: &Type, out: &mut Vec<String>) {
     }
 }
 
+/// The runtime cost of one overload call, attached by the library that
+/// defines the overload (cel-go's per-overload cost trackers, e.g. ext.Lists'
+/// `sort`): given the arguments (receiver first) and the result (`None` when
+/// the call failed), the whole cost of the call node. Arguments are charged
+/// separately as they are evaluated; an argument that evaluated to an error
+/// is passed as `null` (both have size 1 in every cel-go cost function).
+/// Register with [`crate::EnvBuilder::add_overload_cost`].
+pub type OverloadCostFn = Arc<dyn Fn(&[Value], Option<&Value>) -> u64 + Send + Sync>;
+
+/// A host's runtime call-cost estimator (cel-go's `ActualCostEstimator`, as
+/// Kubernetes installs one): given the function name, the overload id the
+/// call was bound to (the checked reference's single id, or `""` when the call
+/// is dispatched dynamically, exactly as cel-go reports it), the arguments and
+/// the result, the whole cost of the call, or `None` to fall back to the
+/// built-in rules. Consulted after the per-overload cost functions.
+/// Install with [`crate::EnvBuilder::runtime_cost_hook`].
+pub type RuntimeCostHook =
+    Arc<dyn Fn(&str, &str, &[Value], Option<&Value>) -> Option<u64> + Send + Sync>;
+
 /// A function: a name and its overloads.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -123,7 +143,10 @@ pub struct Function {
 
 impl Function {
     pub fn new(name: &str) -> Self {
-        Function { name: name.to_string(), overloads: Vec::new() }
+        Function {
+            name: name.to_string(),
+            overloads: Vec::new(),
+        }
     }
 
     pub fn overload(mut self, o: Overload) -> Self {
