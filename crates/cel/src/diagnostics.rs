@@ -32,7 +32,10 @@ pub struct Issues {
 
 impl Issues {
     pub fn new(source: Arc<Source>) -> Self {
-        Issues { source, issues: Vec::new() }
+        Issues {
+            source,
+            issues: Vec::new(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -40,13 +43,21 @@ impl Issues {
     }
 
     pub fn push(&mut self, offset: Option<usize>, expr_id: i64, message: impl Into<String>) {
-        self.issues.push(Issue { offset, message: message.into(), expr_id });
+        self.issues.push(Issue {
+            offset,
+            message: message.into(),
+            expr_id,
+        });
     }
 
     /// The issues in the order cel-go reports them: by position, stable.
     pub fn sorted(&self) -> Vec<&Issue> {
         let mut v: Vec<&Issue> = self.issues.iter().collect();
-        v.sort_by_key(|i| i.offset.map(|o| self.source.location(o)).map(|l| (l.line, l.column)));
+        v.sort_by_key(|i| {
+            i.offset
+                .map(|o| self.source.location(o))
+                .map(|l| (l.line, l.column))
+        });
         v
     }
 }

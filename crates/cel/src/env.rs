@@ -86,7 +86,9 @@ impl EnvBuilder {
     pub fn add_macro(&mut self, m: Macro) {
         let macros = &mut self.options.parser.macros;
         macros.retain(|x| {
-            !(x.name == m.name && x.receiver_style == m.receiver_style && x.arg_count == m.arg_count)
+            !(x.name == m.name
+                && x.receiver_style == m.receiver_style
+                && x.arg_count == m.arg_count)
         });
         macros.push(m);
     }

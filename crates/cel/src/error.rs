@@ -41,7 +41,11 @@ pub type EvalResult<T = crate::Value> = Result<T, EvalError>;
 
 impl EvalError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        EvalError(Box::new(Inner { kind, message: message.into(), expr_id: 0 }))
+        EvalError(Box::new(Inner {
+            kind,
+            message: message.into(),
+            expr_id: 0,
+        }))
     }
 
     /// A plain language error with cel-go's message text.

@@ -82,7 +82,10 @@ impl Overload {
 
     /// A member overload; `params[0]` is the receiver.
     pub fn member(id: &str, params: Vec<Type>, result: Type, imp: Option<FnImpl>) -> Self {
-        Overload { member: true, ..Self::global(id, params, result, imp) }
+        Overload {
+            member: true,
+            ..Self::global(id, params, result, imp)
+        }
     }
 
     fn with_inferred_type_params(mut self) -> Self {
@@ -94,7 +97,6 @@ impl Overload {
         self
     }
 }
-
 
 fn collect_type_params(t: &Type, out: &mut Vec<String>) {
     match t {
@@ -123,7 +125,10 @@ pub struct Function {
 
 impl Function {
     pub fn new(name: &str) -> Self {
-        Function { name: name.to_string(), overloads: Vec::new() }
+        Function {
+            name: name.to_string(),
+            overloads: Vec::new(),
+        }
     }
 
     pub fn overload(mut self, o: Overload) -> Self {

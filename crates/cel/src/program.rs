@@ -43,7 +43,9 @@ pub struct Evaluation {
 
 impl Program {
     pub(crate) fn plan(env: &Env, ast: &Ast, checked: Option<&CheckedAst>) -> Result<Self, Issues> {
-        Ok(Program { plan: Arc::new(Plan::new(env, ast, checked)?) })
+        Ok(Program {
+            plan: Arc::new(Plan::new(env, ast, checked)?),
+        })
     }
 
     /// Evaluates with no limits.

@@ -52,5 +52,9 @@ impl CheckedAst {
 /// Checks `ast` in `env`.
 pub fn check(env: &Env, ast: &Ast) -> Result<CheckedAst, Issues> {
     let _ = env;
-    Ok(CheckedAst { ast: ast.clone(), types: HashMap::new(), references: HashMap::new() })
+    Ok(CheckedAst {
+        ast: ast.clone(),
+        types: HashMap::new(),
+        references: HashMap::new(),
+    })
 }

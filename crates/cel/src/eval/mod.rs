@@ -23,6 +23,9 @@ impl Plan {
 
     pub fn eval(&self, activation: &dyn Activation, options: &EvalOptions<'_>) -> Evaluation {
         let _ = (activation, options);
-        Evaluation { value: Err(EvalError::msg("interpreter not implemented yet")), cost: None }
+        Evaluation {
+            value: Err(EvalError::msg("interpreter not implemented yet")),
+            cost: None,
+        }
     }
 }

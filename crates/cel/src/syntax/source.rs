@@ -36,7 +36,12 @@ impl Source {
             .filter(|(_, c)| **c == '\n')
             .map(|(i, _)| i + 1)
             .collect();
-        Source { text, description: description.into(), line_offsets, chars }
+        Source {
+            text,
+            description: description.into(),
+            line_offsets,
+            chars,
+        }
     }
 
     pub fn text(&self) -> &str {
@@ -55,8 +60,15 @@ impl Source {
     /// Line and column of a code-point offset.
     pub fn location(&self, offset: usize) -> Location {
         let line_index = self.line_offsets.partition_point(|&start| start <= offset);
-        let line_start = if line_index == 0 { 0 } else { self.line_offsets[line_index - 1] };
-        Location { line: line_index + 1, column: offset.saturating_sub(line_start) }
+        let line_start = if line_index == 0 {
+            0
+        } else {
+            self.line_offsets[line_index - 1]
+        };
+        Location {
+            line: line_index + 1,
+            column: offset.saturating_sub(line_start),
+        }
     }
 
     /// The text of 1-based line `line`, without its newline.
@@ -64,7 +76,11 @@ impl Source {
         if line == 0 || line > self.line_offsets.len() + 1 {
             return None;
         }
-        let start = if line == 1 { 0 } else { self.line_offsets[line - 2] };
+        let start = if line == 1 {
+            0
+        } else {
+            self.line_offsets[line - 2]
+        };
         let end = if line <= self.line_offsets.len() {
             self.line_offsets[line - 1] - 1
         } else {

@@ -66,7 +66,11 @@ pub fn numeric_cmp(a: &Value, b: &Value) -> Option<Ordering> {
 }
 
 fn int_uint_cmp(i: i64, u: u64) -> Ordering {
-    if i < 0 { Ordering::Less } else { (i as u64).cmp(&u) }
+    if i < 0 {
+        Ordering::Less
+    } else {
+        (i as u64).cmp(&u)
+    }
 }
 
 fn int_double_cmp(i: i64, d: f64) -> Option<Ordering> {
@@ -145,9 +149,18 @@ mod tests {
         assert!(!Value::Double(1.5).equals(&Value::Int(1)));
         assert!(!Value::Double(f64::NAN).equals(&Value::Double(f64::NAN)));
         assert!(!Value::Int(-1).equals(&Value::Uint(u64::MAX)));
-        assert_eq!(Value::Int(-1).compare(&Value::Uint(0)), Some(Ordering::Less));
-        assert_eq!(Value::Int(i64::MAX).compare(&Value::Double(9.3e18)), Some(Ordering::Less));
-        assert_eq!(Value::Uint(2).compare(&Value::Double(1.5)), Some(Ordering::Greater));
+        assert_eq!(
+            Value::Int(-1).compare(&Value::Uint(0)),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            Value::Int(i64::MAX).compare(&Value::Double(9.3e18)),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            Value::Uint(2).compare(&Value::Double(1.5)),
+            Some(Ordering::Greater)
+        );
     }
 
     #[test]

@@ -65,7 +65,11 @@ impl List {
 
     /// The elements in order.
     pub fn iter(&self) -> ListIter<'_> {
-        ListIter { list: self, next: 0, len: self.len() }
+        ListIter {
+            list: self,
+            next: 0,
+            len: self.len(),
+        }
     }
 
     /// The elements as a slice when the list is plain.

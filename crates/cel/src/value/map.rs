@@ -90,9 +90,10 @@ impl Map {
     pub fn entries(&self) -> Box<dyn Iterator<Item = (Key, Value)> + '_> {
         match self {
             Map::Values(m) => Box::new(m.iter().map(|(k, v)| (k.clone(), v.clone()))),
-            Map::Provided(p) => {
-                Box::new(p.keys().filter_map(move |k| p.get(k.as_ref()).map(|v| (k, v))))
-            }
+            Map::Provided(p) => Box::new(
+                p.keys()
+                    .filter_map(move |k| p.get(k.as_ref()).map(|v| (k, v))),
+            ),
         }
     }
 }
