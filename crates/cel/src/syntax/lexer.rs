@@ -203,8 +203,9 @@ pub struct LexError {
     pub message: String,
 }
 
-/// Lexes `src` completely. The last token is always [`Tok::Eof`].
-pub fn lex(src: &str) -> (Vec<Token>, Vec<LexError>) {
+/// Lexes `src`. The last token is always [`Tok::Eof`]. Lexing stops early
+/// (as if at the end of the input) after `max_errors` recognition errors.
+pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
     let mut lx = Lexer {
         src: src.as_bytes(),
         pos: 0,
@@ -235,6 +236,16 @@ pub fn lex(src: &str) -> (Vec<Token>, Vec<LexError>) {
                     end: lx.pos as u32,
                     offset,
                 });
+            }
+            Err(_) if errors.len() >= max_errors => {
+                let offset = lx.offset_of(start);
+                tokens.push(Token {
+                    kind: Tok::Eof,
+                    start: start as u32,
+                    end: start as u32,
+                    offset,
+                });
+                break;
             }
             Err(fail) => {
                 // ANTLR reports the text from the token start through the
@@ -617,7 +628,7 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<Tok> {
-        lex(s).0.into_iter().map(|t| t.kind).collect()
+        lex(s, 100).0.into_iter().map(|t| t.kind).collect()
     }
 
     #[test]
@@ -657,7 +668,7 @@ mod tests {
             kinds("'''a'b''' \"\""),
             vec![Tok::String, Tok::String, Tok::Eof]
         );
-        let (_, errs) = lex("\"\\xFh\"");
+        let (_, errs) = lex("\"\\xFh\"", 100);
         assert_eq!(errs.len(), 2);
         assert!(
             errs[0].message.ends_with("'\"\\xFh'"),
@@ -668,7 +679,7 @@ mod tests {
 
     #[test]
     fn recognition_errors() {
-        let (toks, errs) = lex("a | b");
+        let (toks, errs) = lex("a | b", 100);
         assert_eq!(
             toks.iter().map(|t| t.kind).collect::<Vec<_>>(),
             vec![Tok::Ident, Tok::Ident, Tok::Eof]

@@ -202,6 +202,8 @@ struct Parser<'a> {
     /// does not visit the parts of the parse tree these come from.
     quiet: u32,
     depth: [usize; 3],
+    /// cel-go's visitor depth limit was exceeded (reported once, at the end).
+    vdepth_exceeded: bool,
 }
 
 /// Parses `source` into a macro-expanded AST.
@@ -220,7 +222,7 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
         );
         return Err(issues);
     }
-    let (toks, lex_errors) = lex(text);
+    let (toks, lex_errors) = lex(text, opts.error_reporting_limit + 1);
     let mut p = Parser {
         src: text,
         toks,
@@ -245,13 +247,14 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
         abort: Abort::None,
         quiet: 0,
         depth: [0; 3],
+        vdepth_exceeded: false,
     };
     for e in lex_errors.into_iter().take(opts.error_reporting_limit + 1) {
         p.errors.push((Some(e.offset as usize), 0, e.message));
         p.syntax_error_count += 1;
     }
     let expr = p.start();
-    if p.abort == Abort::None && p.vdepth_of(&expr) as usize > p.max_depth {
+    if p.abort == Abort::None && (p.vdepth_exceeded || p.vdepth_of(&expr) as usize > p.max_depth) {
         p.errors
             .push((None, 0, "max recursion depth exceeded".to_string()));
     }
@@ -379,6 +382,21 @@ impl Parser<'_> {
             }
             self.vdepth[i] = d;
         }
+    }
+
+    /// Checks cel-go's visitor depth limit. Past it, the tree stops growing
+    /// (so nothing recursive ever walks a deeper tree), semantic errors are no
+    /// longer reported (cel-go's visitor stops there) and parsing goes on only
+    /// to report syntax errors.
+    fn too_deep(&mut self, d: u32) -> bool {
+        if d as usize <= self.max_depth {
+            return false;
+        }
+        if !self.vdepth_exceeded {
+            self.vdepth_exceeded = true;
+            self.quiet += 1;
+        }
+        true
     }
 
     fn max_vdepth<'e>(&self, es: impl IntoIterator<Item = &'e Expr>) -> u32 {
@@ -923,8 +941,11 @@ impl Parser<'_> {
             );
             return self.call_node(id, "_?._", vec![operand, lit], true);
         }
-        let id = self.new_id(dot.offset);
         let d = self.vdepth_of(&operand) + 1;
+        if self.too_deep(d) {
+            return self.error_node(dot.offset);
+        }
+        let id = self.new_id(dot.offset);
         self.set_vdepth(id, d);
         let sel = Select {
             operand,
@@ -1403,6 +1424,9 @@ impl Parser<'_> {
         });
         let below = self.max_vdepth(target.iter().chain(args.iter()));
         let depth = below + u32::from(counted);
+        if self.too_deep(depth) {
+            return self.error_node(0);
+        }
         if let Some(m) = found {
             let expander = m.expander;
             let recorded = self
