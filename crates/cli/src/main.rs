@@ -1,5 +1,13 @@
 //! The `kcel` command line: a thin dispatcher, one module per subcommand.
+//!
+//! Exit codes (all subcommands): 0 success, 1 the expression failed to compile
+//! or to evaluate, 2 usage error (bad arguments, unreadable input).
 
+mod decl;
+mod env;
+mod eval;
+mod json;
+mod literal;
 mod r#gen;
 
 use std::process::ExitCode;
@@ -16,13 +24,21 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Compile and evaluate a CEL expression.
+    Eval(eval::Args),
     /// Generate OpenAPI schemas or a CRD from .proto files with +kubebuilder markers.
     Gen(r#gen::Args),
 }
 
+/// Exit code of a usage error (as clap's own).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a compile or evaluation error.
+pub const EXIT_FAILED: u8 = 1;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Eval(args) => eval::run(args),
         Command::Gen(args) => r#gen::run(args),
     }
 }
