@@ -346,4 +346,12 @@ mod tests {
             problems[0].message
         );
     }
+
+    #[test]
+    fn valid_rules_and_message_expressions_pass() {
+        let doc = json!({"schemas": {"p.M": {"properties": {"a": {"x-kubernetes-validations": [
+            {"rule": "self.all(x, x.size() > 0) && has(self.b)", "messageExpression": "'got ' + string(self)"}
+        ]}}}}});
+        assert_eq!(check_rules(&doc), []);
+    }
 }

@@ -6,9 +6,9 @@
 mod decl;
 mod env;
 mod eval;
+mod r#gen;
 mod json;
 mod literal;
-mod r#gen;
 
 use std::process::ExitCode;
 

@@ -164,3 +164,49 @@ fn missing_files_are_reported() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!out.stderr.is_empty());
 }
+
+#[test]
+fn generated_rules_are_checked_before_writing() {
+    let dir = std::env::temp_dir().join(format!("kcel-gen-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("bad.proto");
+    std::fs::write(
+        &file,
+        "syntax = \"proto3\";\npackage bad;\nmessage M {\n  // +kubebuilder:validation:XValidation:rule=\"self.x >\"\n  string x = 1;\n}\n",
+    )
+    .expect("write input");
+    let out = kcel(&["gen", "schema", path(&file)]);
+    let unchecked = kcel(&["gen", "schema", "--no-check", path(&file)]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "schemas[bad.M].properties[x].x-kubernetes-validations[0].rule: ERROR: <input>:1:"
+        ),
+        "{stderr}"
+    );
+    assert!(unchecked.status.success());
+}
+
+#[test]
+fn checked_crd_generation_succeeds_on_valid_rules() {
+    let dir = golden("crd_widget");
+    let out = kcel(&[
+        "gen",
+        "crd",
+        path(&dir.join("input.proto")),
+        "--group",
+        "example.com",
+        "--kind",
+        "Widget",
+        "--version",
+        "v1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
