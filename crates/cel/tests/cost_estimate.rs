@@ -22,7 +22,8 @@ use cel::cost::{
 };
 use cel::library::ext::{Optionals, Sets, Strings};
 use cel::library::std::Std;
-use cel::{Env, Type};
+use cel::syntax::macros;
+use cel::{Env, Function, Overload, Type};
 use serde_json::Value as Json;
 
 /// The tables of `cost_test.go` (TestStringLibrary is one of them).
@@ -51,13 +52,41 @@ impl SizeEstimator for TwelveBytes {
     }
 }
 
-/// The plain-CEL part of Kubernetes' test environment.
+/// The plain-CEL part of Kubernetes' test environment: the standard macros
+/// and library, ext.Strings v2, ext.Sets (with its estimators), optionals and
+/// the two-variable comprehension macros with the declarations of the
+/// `cel.@mapInsert` helper they expand to (checking is all the estimate needs).
 fn library_env() -> Env {
-    let mut builder = Env::builder()
+    let mut builder = Env::builder();
+    for m in macros::standard()
+        .into_iter()
+        .chain(macros::optional())
+        .chain(macros::two_var_comprehensions())
+    {
+        builder.add_macro(m);
+    }
+    builder = builder
         .library(Std)
         .library(Strings::version(2))
         .library(Sets)
         .library(Optionals::default());
+    let (k, v) = (Type::param("K"), Type::param("V"));
+    let map = Type::map(k.clone(), v.clone());
+    builder.add_function(
+        Function::new("cel.@mapInsert")
+            .overload(Overload::global(
+                "@mapInsert_map_key_value",
+                vec![map.clone(), k, v],
+                map.clone(),
+                None,
+            ))
+            .overload(Overload::global(
+                "@mapInsert_map_map",
+                vec![map.clone(), map.clone()],
+                map,
+                None,
+            )),
+    );
     cost::install_sets_estimators(&mut builder);
     builder.build()
 }
