@@ -105,3 +105,6 @@ pub fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues> {
         references,
     })
 }
+
+#[cfg(test)]
+mod tests;
