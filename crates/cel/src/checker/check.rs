@@ -15,7 +15,7 @@ use crate::types::Type;
 use crate::value::Value;
 
 use super::Reference;
-use super::format::{CheckedType, format_call_signature};
+use super::format::{CheckedType, declared_type_name, format_call_signature};
 use super::names::{
     IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
     well_known_message_name,
@@ -679,13 +679,13 @@ impl<'a> Checker<'a> {
                 } else if let Type::Object(n) = &**t {
                     type_name = Cow::Owned(n.to_string());
                 } else {
-                    let msg = format!("'{}' is not a message type", CheckedType(t));
+                    let msg = format!("'{}' is not a message type", declared_type_name(t));
                     self.error(id, msg);
                     result = Type::Error;
                 }
             }
             other => {
-                let msg = format!("'{}' is not a type", CheckedType(other));
+                let msg = format!("'{}' is not a type", declared_type_name(other));
                 self.error(id, msg);
             }
         }

@@ -80,6 +80,15 @@ fn write_type(out: &mut impl Write, t: &Type) -> fmt::Result {
     }
 }
 
+/// cel-go's `DeclaredTypeName`: the type's name without parameters, wrappers
+/// as `wrapper(int)` (used by "is not a type" messages).
+pub fn declared_type_name(t: &Type) -> String {
+    match t {
+        Type::Wrapper(_) => format_type(t),
+        other => other.runtime_name().to_string(),
+    }
+}
+
 /// Formats argument types as cel-go's "no matching overload" message does:
 /// `(int, string)`, or `int.(string)` for a member call.
 pub fn format_call_signature(args: &[Type], member: bool) -> String {

@@ -176,7 +176,7 @@ impl Mapping {
                 Some(sub) => self.not_referenced_in(t, sub, depth + 1),
                 None => true,
             },
-            Type::List(e) => self.not_referenced_in(t, e, depth + 1),
+            Type::List(e) | Type::Type(Some(e)) => self.not_referenced_in(t, e, depth + 1),
             Type::Map(k, v) => {
                 self.not_referenced_in(t, k, depth + 1) && self.not_referenced_in(t, v, depth + 1)
             }
@@ -447,6 +447,8 @@ mod tests {
     fn occurs_check() {
         let mut m = Mapping::default();
         assert!(!m.is_assignable(&Type::list(p("A")), &p("A")));
+        // Also through type(T): `[c, type(c)]` must not bind c's type to type(c's type).
+        assert!(!m.is_assignable(&p("A"), &Type::type_of(p("A"))));
     }
 
     #[test]
