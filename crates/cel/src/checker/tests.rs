@@ -656,3 +656,63 @@ fn type_parameter_variables_become_dyn() {
     assert_eq!(c.result_type(), &Type::Dyn);
     assert_eq!(c.types[&1], Type::Dyn);
 }
+
+/// Times checking E1 of the benchmark protocol (`self` declared `dyn`) with the
+/// standard comparison overloads. Run with `--ignored --nocapture` in release.
+#[test]
+#[ignore]
+fn bench_e1() {
+    let cmp = |name: &str, prefix: &str| {
+        let pairs = [
+            ("bool", Type::Bool, Type::Bool),
+            ("int64", Type::Int, Type::Int),
+            ("int64_double", Type::Int, Type::Double),
+            ("int64_uint64", Type::Int, Type::Uint),
+            ("uint64", Type::Uint, Type::Uint),
+            ("uint64_double", Type::Uint, Type::Double),
+            ("uint64_int64", Type::Uint, Type::Int),
+            ("double", Type::Double, Type::Double),
+            ("double_int64", Type::Double, Type::Int),
+            ("double_uint64", Type::Double, Type::Uint),
+            ("string", Type::String, Type::String),
+            ("bytes", Type::Bytes, Type::Bytes),
+            ("timestamp", Type::Timestamp, Type::Timestamp),
+            ("duration", Type::Duration, Type::Duration),
+        ];
+        pairs.into_iter().fold(Function::new(name), |f, (s, x, y)| {
+            f.overload(Overload::global(
+                &format!("{prefix}_{s}"),
+                vec![x, y],
+                Type::Bool,
+                None,
+            ))
+        })
+    };
+    let env = env_with(|b| {
+        b.add_function(cmp("_<=_", "less_equals"));
+        b.add_variable("self", Type::Dyn);
+    });
+    let mut b = B::new();
+    let s1 = b.ident(0, "self");
+    let min = b.select(4, s1, "minReplicas");
+    let s2 = b.ident(20, "self");
+    let rep = b.select(24, s2, "replicas");
+    let le1 = b.call(17, "_<=_", vec![min, rep]);
+    let s3 = b.ident(37, "self");
+    let rep2 = b.select(41, s3, "replicas");
+    let s4 = b.ident(54, "self");
+    let max = b.select(58, s4, "maxReplicas");
+    let le2 = b.call(51, "_<=_", vec![rep2, max]);
+    let e = b.call(34, "_&&_", vec![le1, le2]);
+    let ast = b.finish(
+        "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas",
+        e,
+    );
+    let n = 100_000;
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        let c = super::check_owned(&env, ast.clone()).expect("checks");
+        std::hint::black_box(c);
+    }
+    println!("E1 check: {:?} per expression", start.elapsed() / n);
+}
