@@ -22,8 +22,9 @@ use super::names::{
 };
 use super::unify::{Mapping, has_type_param, instantiate, is_dyn, is_dyn_or_error, most_general};
 
-/// Deepest expression nesting the walk accepts (the parser's limit is far lower).
-const MAX_DEPTH: usize = 2_000;
+/// Deepest expression nesting the walk accepts: three times the parser's limit,
+/// and within a 2 MiB stack in debug builds.
+const MAX_DEPTH: usize = 750;
 
 /// Overload ids of the cross-type numeric comparisons, left out unless
 /// `EnvOptions::cross_type_numeric_comparisons` is on (as cel-go filters them).

@@ -716,3 +716,25 @@ fn bench_e1() {
     }
     println!("E1 check: {:?} per expression", start.elapsed() / n);
 }
+
+#[test]
+fn deep_nesting_checks_within_a_small_stack() {
+    // Test threads have 2 MiB stacks; the checker must fit at its depth limit.
+    // (Dropping or cloning such a tree recurses too, so the tree is leaked.)
+    let env = env_with(|_| {});
+    for (depth, ok_expected) in [(740usize, true), (760, false)] {
+        let mut b = B::new();
+        let mut e = b.int(0, 1);
+        for _ in 0..depth {
+            let one = b.int(0, 1);
+            e = b.call(0, "_+_", vec![e, one]);
+        }
+        let ast = b.finish("1", e);
+        let result = super::check_owned(&env, ast);
+        assert_eq!(result.is_ok(), ok_expected);
+        if let Err(e) = &result {
+            assert!(e.to_string().contains("nesting exceeds"));
+        }
+        std::mem::forget(result);
+    }
+}
