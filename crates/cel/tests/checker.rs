@@ -15,7 +15,9 @@ use cel::checker::format::format_type;
 use cel::checker::names::well_known_type;
 use cel::checker::{CheckedAst, TypeProvider};
 use cel::syntax::{Expr, ExprKind, Literal};
-use cel::{Env, EnvBuilder, Function, Overload, Type};
+use cel::library::Std;
+use cel::library::ext::Optionals;
+use cel::{Env, EnvBuilder, Function, Library, Overload, Type};
 use serde_json::Value as Json;
 
 // ----- locating the data -------------------------------------------------------
@@ -146,7 +148,8 @@ fn add_default_decls(b: &mut EnvBuilder) {
 
 /// The standard library and the optional library (cel-go's generator had both).
 fn add_libraries(b: &mut EnvBuilder) {
-    let _ = b;
+    Std.install(b);
+    Optionals { version: u32::MAX }.install(b);
 }
 
 // ----- test messages -----------------------------------------------------------
