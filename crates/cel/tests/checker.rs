@@ -14,9 +14,9 @@ use std::sync::Arc;
 use cel::checker::format::format_type;
 use cel::checker::names::well_known_type;
 use cel::checker::{CheckedAst, TypeProvider};
-use cel::syntax::{Expr, ExprKind, Literal};
 use cel::library::Std;
-use cel::library::ext::Optionals;
+use cel::library::ext::{Encoders, Math, Optionals, Sets, Strings};
+use cel::syntax::{Expr, ExprKind, Literal};
 use cel::{Env, EnvBuilder, Function, Library, Overload, Type};
 use serde_json::Value as Json;
 
@@ -146,10 +146,74 @@ fn add_default_decls(b: &mut EnvBuilder) {
     )));
 }
 
-/// The standard library and the optional library (cel-go's generator had both).
-fn add_libraries(b: &mut EnvBuilder) {
+/// The standard library and the optional library (cel-go's generator had
+/// both), plus, for comprehension.json, the strings, math, sets and encoders
+/// extensions and `cel.bind` (not the lists extension: `sort` is undeclared there).
+fn add_libraries(b: &mut EnvBuilder, file: &str) {
+    for m in cel::syntax::macros::standard() {
+        b.add_macro(m);
+    }
     Std.install(b);
-    Optionals { version: u32::MAX }.install(b);
+    Optionals::default().install(b);
+    add_optional_operators(b);
+    if file == "comprehension" {
+        Strings::default().install(b);
+        Math::default().install(b);
+        Sets.install(b);
+        Encoders.install(b);
+        for m in cel::syntax::macros::bindings() {
+            b.add_macro(m);
+        }
+    }
+}
+
+/// The optional library's operator overloads (`_[_]` on optionals, `_[?_]`),
+/// as cel-go's `OptionalTypes` declares them.
+fn add_optional_operators(b: &mut EnvBuilder) {
+    let (k, v) = (Type::param("K"), Type::param("V"));
+    let opt = Type::optional;
+    b.add_function(
+        Function::new("_[_]")
+            .overload(Overload::global(
+                "optional_list_index_int",
+                vec![opt(Type::list(v.clone())), Type::Int],
+                opt(v.clone()),
+                None,
+            ))
+            .overload(Overload::global(
+                "optional_map_index_value",
+                vec![opt(Type::map(k.clone(), v.clone())), k.clone()],
+                opt(v.clone()),
+                None,
+            )),
+    );
+    b.add_function(
+        Function::new("_[?_]")
+            .overload(Overload::global(
+                "list_optindex_optional_int",
+                vec![Type::list(v.clone()), Type::Int],
+                opt(v.clone()),
+                None,
+            ))
+            .overload(Overload::global(
+                "optional_list_optindex_optional_int",
+                vec![opt(Type::list(v.clone())), Type::Int],
+                opt(v.clone()),
+                None,
+            ))
+            .overload(Overload::global(
+                "map_optindex_optional_value",
+                vec![Type::map(k.clone(), v.clone()), k.clone()],
+                opt(v.clone()),
+                None,
+            ))
+            .overload(Overload::global(
+                "optional_map_optindex_optional_value",
+                vec![opt(Type::map(k.clone(), v.clone())), k],
+                opt(v),
+                None,
+            )),
+    );
 }
 
 // ----- test messages -----------------------------------------------------------
@@ -266,7 +330,7 @@ impl TypeProvider for TestMessages {
 fn record_env(file: &str, rec: &Json) -> Env {
     let original = &rec["original"];
     let mut b = Env::builder().type_provider(Arc::new(TestMessages));
-    add_libraries(&mut b);
+    add_libraries(&mut b, file);
     match original.get("typeEnv").and_then(Json::as_array) {
         Some(decls) => add_decls(&mut b, decls),
         None if file == "checking" => add_default_decls(&mut b),
@@ -486,7 +550,6 @@ fn debug_checked(c: &CheckedAst) -> String {
 // ----- the runner ----------------------------------------------------------------
 
 #[test]
-#[ignore = "needs the parser and the standard library declarations (not in main yet)"]
 fn cel_go_checker_records() {
     let Some(shared) = shared_dir() else {
         assert!(
