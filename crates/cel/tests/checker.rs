@@ -790,3 +790,42 @@ fn hand_built_map_type_record() {
         rec["type"].as_str().unwrap_or("")
     );
 }
+
+/// Times parse + check of the benchmark protocol's E1–E6 with `self: dyn`.
+/// Run with `cargo test --release -p cel --test checker -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_protocol_parse_and_check() {
+    let exprs = [
+        "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas",
+        "self.items.all(i, i.name.startsWith('a') && i.value < 100)",
+        "self.items.map(i, i.value).filter(v, v % 2 == 0).size() > 10",
+        "self.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
+        "self.l.exists(x, x == 99999)",
+        "self.items.map(i, i.name + '-' + string(i.value)).join(',').size() > 0",
+    ];
+    let mut b = Env::builder();
+    add_libraries(&mut b, "comprehension");
+    b.add_variable("self", Type::Dyn);
+    b.options_mut().cross_type_numeric_comparisons = true;
+    let env = b.build();
+    for (i, e) in exprs.iter().enumerate() {
+        let n = 20_000u32;
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            let ast = env.parse(e).expect("parses");
+            let c = cel::checker::check_owned(&env, ast).expect("checks");
+            std::hint::black_box(c);
+        }
+        let total = start.elapsed() / n;
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(env.parse(e).expect("parses"));
+        }
+        println!(
+            "E{}: parse+check {total:?} (parse {:?})",
+            i + 1,
+            start.elapsed() / n
+        );
+    }
+}

@@ -47,6 +47,16 @@ fn is_cross_type_comparison(id: &str) -> bool {
     )
 }
 
+/// The free type variable `_var<n>`; the first names are built once per process.
+fn type_var(n: usize) -> Type {
+    static NAMES: std::sync::OnceLock<Vec<Type>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| (0..256).map(|i| Type::param(&format!("_var{i}"))).collect());
+    match names.get(n) {
+        Some(t) => t.clone(),
+        None => Type::param(&format!("_var{n}")),
+    }
+}
+
 /// State of one check.
 pub(crate) struct Checker<'a> {
     env: &'a Env,
@@ -153,7 +163,7 @@ impl<'a> Checker<'a> {
     fn new_type_var(&mut self) -> Type {
         let n = self.fresh_vars;
         self.fresh_vars += 1;
-        Type::param(&format!("_var{n}"))
+        type_var(n)
     }
 
     // ----- declarations ------------------------------------------------------
@@ -490,6 +500,12 @@ impl<'a> Checker<'a> {
             if f.name == "_&&_" || f.name == "_||_" {
                 self.resolve_logical(call_id, o, args);
                 return;
+            }
+            if o.params.len() != arg_types.len() {
+                // Cannot match; cel-go still draws fresh variables for it, which
+                // the numbering of later ones (seen in messages) reflects.
+                self.fresh_vars += o.type_params.len();
+                continue;
             }
             let matched_result = if o.type_params.is_empty() {
                 if self.mapping.is_assignable_list(&arg_types, &o.params) {
