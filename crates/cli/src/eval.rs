@@ -38,7 +38,7 @@ enum Format {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let (bindings, decls) = match inputs(&args) {
+    let Inputs { bindings, decls } = match inputs(&args) {
         Ok(x) => x,
         Err(message) => {
             eprintln!("kcel eval: {message}");
@@ -81,9 +81,14 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// The bindings and the declarations (every bound variable is declared,
-/// `dyn` unless `--decl` says otherwise).
-fn inputs(args: &Args) -> Result<(HashMap<String, Value>, Vec<(String, Type)>), String> {
+/// What the command line binds and declares.
+struct Inputs {
+    bindings: HashMap<String, Value>,
+    /// Every bound variable is declared, `dyn` unless `--decl` says otherwise.
+    decls: Vec<(String, Type)>,
+}
+
+fn inputs(args: &Args) -> Result<Inputs, String> {
     let mut decls: Vec<(String, Type)> = Vec::new();
     for d in &args.decls {
         let (name, t) = decl::parse_decl(d)?;
@@ -117,7 +122,7 @@ fn inputs(args: &Args) -> Result<(HashMap<String, Value>, Vec<(String, Type)>), 
             decls.push((name.to_string(), Type::Dyn));
         }
     }
-    Ok((bindings, decls))
+    Ok(Inputs { bindings, decls })
 }
 
 fn read_file(path: &str) -> Result<String, String> {
