@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::diagnostics::Issues;
-use crate::functions::{Function, Overload};
+use crate::functions::{Function, Overload, OverloadCostFn, RuntimeCostHook};
 use crate::program::Program;
 use crate::syntax::{self, Ast, Macro, ParserOptions};
 use crate::types::Type;
@@ -34,6 +34,13 @@ pub struct EnvOptions {
     pub optimize: bool,
     /// The container (namespace) names are resolved in.
     pub container: String,
+    /// Runtime cost of a presence test `has(a.f)` beyond its operand: 1 in
+    /// cel-go by default, 0 with Kubernetes' `PresenceTestHasCost(false)`.
+    pub presence_test_cost: u64,
+    /// Largest list, map (entries) or string/bytes (bytes) evaluation may
+    /// build; `None`: unbounded. Exceeding it stops evaluation with an error of
+    /// kind `LimitExceeded`.
+    pub max_value_size: Option<usize>,
 }
 
 impl Default for EnvOptions {
@@ -45,6 +52,8 @@ impl Default for EnvOptions {
             cross_type_numeric_comparisons: false,
             optimize: false,
             container: String::new(),
+            presence_test_cost: 1,
+            max_value_size: None,
         }
     }
 }
@@ -56,6 +65,8 @@ pub struct EnvBuilder {
     pub(crate) functions: HashMap<String, Function>,
     pub(crate) variables: HashMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+    pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
+    pub(crate) cost_hook: Option<RuntimeCostHook>,
 }
 
 impl EnvBuilder {
@@ -109,6 +120,19 @@ impl EnvBuilder {
         self
     }
 
+    /// Attaches a runtime cost function to the overload `id` (see
+    /// [`OverloadCostFn`]); it takes precedence over the host hook and the
+    /// built-in rules when that overload is called with cost tracking on.
+    pub fn add_overload_cost(&mut self, id: &str, f: OverloadCostFn) {
+        self.overload_costs.insert(id.to_string(), f);
+    }
+
+    /// Installs the host's runtime call-cost estimator (see [`RuntimeCostHook`]).
+    pub fn runtime_cost_hook(mut self, hook: RuntimeCostHook) -> Self {
+        self.cost_hook = Some(hook);
+        self
+    }
+
     /// Mutable access to the options.
     pub fn options_mut(&mut self) -> &mut EnvOptions {
         &mut self.options
@@ -127,6 +151,8 @@ impl EnvBuilder {
                 functions: self.functions,
                 variables: self.variables,
                 type_provider: self.type_provider,
+                overload_costs: self.overload_costs,
+                cost_hook: self.cost_hook,
             }),
         }
     }
@@ -151,6 +177,8 @@ pub(crate) struct EnvInner {
     pub(crate) functions: HashMap<String, Function>,
     pub(crate) variables: HashMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+    pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
+    pub(crate) cost_hook: Option<RuntimeCostHook>,
 }
 
 impl Env {
@@ -180,6 +208,16 @@ impl Env {
 
     pub fn type_provider(&self) -> Option<&dyn TypeProvider> {
         self.inner.type_provider.as_deref()
+    }
+
+    /// The runtime cost function attached to overload `id`, if any.
+    pub fn overload_cost(&self, id: &str) -> Option<&OverloadCostFn> {
+        self.inner.overload_costs.get(id)
+    }
+
+    /// The host's runtime call-cost estimator, if any.
+    pub fn cost_hook(&self) -> Option<&RuntimeCostHook> {
+        self.inner.cost_hook.as_ref()
     }
 
     /// Parses (and expands macros).

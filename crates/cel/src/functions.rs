@@ -115,6 +115,25 @@ fn collect_type_params(t: &Type, out: &mut Vec<String>) {
     }
 }
 
+/// The runtime cost of one overload call, attached by the library that
+/// defines the overload (cel-go's per-overload cost trackers, e.g. ext.Lists'
+/// `sort`): given the arguments (receiver first) and the result (`None` when
+/// the call failed), the whole cost of the call node. Arguments are charged
+/// separately as they are evaluated; an argument that evaluated to an error
+/// is passed as `null` (both have size 1 in every cel-go cost function).
+/// Register with [`crate::EnvBuilder::add_overload_cost`].
+pub type OverloadCostFn = Arc<dyn Fn(&[Value], Option<&Value>) -> u64 + Send + Sync>;
+
+/// A host's runtime call-cost estimator (cel-go's `ActualCostEstimator`, as
+/// Kubernetes installs one): given the function name, the overload id the
+/// call was bound to (the checked reference's single id, or `""` when the call
+/// is dispatched dynamically, exactly as cel-go reports it), the arguments and
+/// the result, the whole cost of the call, or `None` to fall back to the
+/// built-in rules. Consulted after the per-overload cost functions.
+/// Install with [`crate::EnvBuilder::runtime_cost_hook`].
+pub type RuntimeCostHook =
+    Arc<dyn Fn(&str, &str, &[Value], Option<&Value>) -> Option<u64> + Send + Sync>;
+
 /// A function: a name and its overloads.
 #[derive(Clone, Debug)]
 pub struct Function {

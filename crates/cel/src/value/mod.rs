@@ -7,6 +7,8 @@
 //! them first.
 
 mod compare;
+mod display;
+mod json;
 mod key;
 mod list;
 mod map;
@@ -20,7 +22,7 @@ pub use key::{Key, KeyRef};
 pub use list::{List, ListProvider};
 pub use map::{Map, MapProvider};
 pub use opaque::Opaque;
-pub use time::{Duration, Timestamp};
+pub use time::{Civil, Duration, Timestamp};
 
 use crate::types::Type;
 

@@ -1,0 +1,97 @@
+//! Runtime call costs, as cel-go's `CostTracker.costCall`: a cost function
+//! attached to the overload first, then the host's hook, then cel-go's
+//! built-in rules keyed by the overload id the call was bound to.
+
+use super::node::CallMeta;
+use crate::env::Env;
+use crate::value::Value;
+
+/// cel-go's `actualSize`: the size of sized values, 1 for anything else
+/// (errors reach here as `null`, also 1).
+pub(crate) fn actual_size(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => s.chars().count() as u64,
+        Value::Bytes(b) => b.len() as u64,
+        Value::List(l) => l.len() as u64,
+        Value::Map(m) => m.len() as u64,
+        _ => 1,
+    }
+}
+
+/// `uint64(math.Ceil(float64(n) * f))`, saturating.
+pub(crate) fn ceil_mul(n: u64, f: f64) -> u64 {
+    let x = (n as f64 * f).ceil();
+    if x >= 18_446_744_073_709_551_615.0 {
+        u64::MAX
+    } else {
+        x as u64
+    }
+}
+
+/// The cost of one call with `args` (receiver first; failed arguments as
+/// `null`) and `result` (`None` when the call failed).
+pub(crate) fn call_cost(env: &Env, meta: &CallMeta, args: &[Value], result: Option<&Value>) -> u64 {
+    if let Some(f) = &meta.cost_fn {
+        return f(args, result);
+    }
+    if let Some(h) = env.cost_hook()
+        && let Some(c) = h(&meta.function, &meta.overload_id, args, result)
+    {
+        return c;
+    }
+    builtin_cost(&meta.overload_id, args)
+}
+
+/// cel-go's default rules (overload ids not listed cost 1).
+pub(crate) fn builtin_cost(overload_id: &str, args: &[Value]) -> u64 {
+    let size = |i: usize| args.get(i).map_or(1, actual_size);
+    match overload_id {
+        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
+            ceil_mul(size(0), 0.1)
+        }
+        "in_list" => size(1),
+        "less_string"
+        | "greater_string"
+        | "less_equals_string"
+        | "greater_equals_string"
+        | "less_bytes"
+        | "greater_bytes"
+        | "less_equals_bytes"
+        | "greater_equals_bytes"
+        | "equals"
+        | "not_equals" => ceil_mul(size(0).min(size(1)), 0.1),
+        "add_string" | "add_bytes" => ceil_mul(size(0).saturating_add(size(1)), 0.1),
+        "matches_string" => {
+            let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
+            s.saturating_mul(ceil_mul(size(1), 0.25))
+        }
+        "contains_string" => ceil_mul(size(0), 0.1).saturating_mul(ceil_mul(size(1), 0.1)),
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_rules() {
+        let s = |x: &str| Value::from(x);
+        assert_eq!(builtin_cost("equals", &[Value::Int(1), Value::Int(2)]), 1);
+        assert_eq!(builtin_cost("equals", &[s(""), s("abc")]), 0);
+        assert_eq!(
+            builtin_cost("matches_string", &[s("abcdefghijkl"), s("^[^0-9]*$")]),
+            2 * 3
+        );
+        assert_eq!(builtin_cost("add_string", &[s("str1 "), s("a string")]), 2);
+        assert_eq!(
+            builtin_cost(
+                "in_list",
+                &[Value::Int(1), Value::list(vec![Value::Null; 7])]
+            ),
+            7
+        );
+        assert_eq!(builtin_cost("add_list", &[]), 1);
+        assert_eq!(ceil_mul(u64::MAX, 0.1), 1_844_674_407_370_955_264);
+    }
+}

@@ -1,0 +1,642 @@
+//! The interpreter: walks evaluation nodes.
+//!
+//! Every evaluation function is generic over `T` (track cost): with `T =
+//! false` all cost bookkeeping compiles away. With `T = true` each node is
+//! charged as cel-go's cost observer charges it (see `cost.rs` and the node
+//! docs), errors included, and the limit is checked at every charge.
+//!
+//! CEL errors travel as `Err`; errors that stop evaluation outright (cost
+//! limit, cancellation, size limit) are never absorbed by `&&`, `||`, `?:` or
+//! comprehension conditions.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::Plan;
+use super::cost;
+use super::node::*;
+use super::planner::map_key;
+use crate::activation::Activation;
+use crate::error::{ErrorKind, EvalError, EvalResult};
+use crate::library::std::ops;
+use crate::types::Type;
+use crate::value::{KeyRef, List, Map, Value};
+
+/// State of one evaluation.
+pub(crate) struct Ctx<'a> {
+    pub act: &'a dyn Activation,
+    /// Comprehension variables and accumulators (accumulators may hold errors).
+    pub slots: Vec<EvalResult>,
+    /// `cel.block` slots, computed on first use.
+    pub blocks: Vec<Option<EvalResult>>,
+    pub cost: u64,
+    pub limit: u64,
+    pub cancel: Option<&'a AtomicBool>,
+    pub deadline: Option<Instant>,
+    pub iterations: u64,
+    pub max_size: usize,
+}
+
+/// Errors that end evaluation instead of flowing as CEL error values.
+#[inline]
+fn is_abort(e: &EvalError) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::CostLimitExceeded | ErrorKind::Cancelled | ErrorKind::LimitExceeded
+    )
+}
+
+macro_rules! abort_on {
+    ($r:expr) => {
+        if let Err(e) = &$r
+            && is_abort(e)
+        {
+            return Err(e.clone());
+        }
+    };
+}
+
+impl Ctx<'_> {
+    #[inline(always)]
+    fn charge<const T: bool>(&mut self, c: u64) -> EvalResult<()> {
+        if T {
+            self.cost = self.cost.saturating_add(c);
+            if self.cost > self.limit {
+                return Err(EvalError::new(
+                    ErrorKind::CostLimitExceeded,
+                    "operation cancelled: actual cost limit exceeded",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts an iteration; every 100, checks the cancel flag and the deadline.
+    #[inline]
+    fn tick(&mut self) -> EvalResult<()> {
+        self.iterations += 1;
+        if self.iterations.is_multiple_of(100) && (self.cancel.is_some() || self.deadline.is_some())
+        {
+            let cancelled = self.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            if cancelled || late {
+                return Err(EvalError::new(
+                    ErrorKind::Cancelled,
+                    "operation interrupted",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn check_size(&self, n: usize) -> EvalResult<()> {
+        if n > self.max_size {
+            return Err(EvalError::new(
+                ErrorKind::LimitExceeded,
+                format!("value size limit exceeded: {n} > {}", self.max_size),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_value_size(&self, v: &Value) -> EvalResult<()> {
+        match v {
+            Value::String(s) => self.check_size(s.len()),
+            Value::Bytes(b) => self.check_size(b.len()),
+            Value::List(l) => self.check_size(l.len()),
+            Value::Map(m) => self.check_size(m.len()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Does `v` fit parameter type `t` for runtime dispatch?
+pub(crate) fn value_fits(v: &Value, t: &Type) -> bool {
+    match t {
+        Type::Dyn | Type::TypeParam(_) | Type::Any => true,
+        Type::Null => matches!(v, Value::Null),
+        Type::Bool => matches!(v, Value::Bool(_)),
+        Type::Int => matches!(v, Value::Int(_)),
+        Type::Uint => matches!(v, Value::Uint(_)),
+        Type::Double => matches!(v, Value::Double(_)),
+        Type::String => matches!(v, Value::String(_)),
+        Type::Bytes => matches!(v, Value::Bytes(_)),
+        Type::Timestamp => matches!(v, Value::Timestamp(_)),
+        Type::Duration => matches!(v, Value::Duration(_)),
+        Type::List(_) => matches!(v, Value::List(_)),
+        Type::Map(_, _) => matches!(v, Value::Map(_)),
+        Type::Type(_) => matches!(v, Value::Type(_)),
+        Type::Wrapper(p) => matches!(v, Value::Null) || value_fits(v, p),
+        Type::Object(_) => matches!(v, Value::Map(_) | Value::Opaque(_)),
+        Type::Opaque(name, _) => match v {
+            Value::Optional(_) => &**name == crate::types::OPTIONAL_TYPE_NAME,
+            Value::Opaque(o) => o.type_name() == &**name,
+            _ => false,
+        },
+        Type::Error => false,
+    }
+}
+
+impl Plan {
+    pub(crate) fn eval_node<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
+        match n {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Attr(a) => self.eval_attr::<T>(a, cx, true),
+            Node::CondAttr(c) => self.eval_cond::<T>(c, cx),
+            Node::Has(h) => {
+                let v = self.eval_node::<T>(&h.operand, cx);
+                abort_on!(v);
+                cx.charge::<T>(self.presence_cost)?;
+                ops::has_field(&v?, &h.field).map_err(|e| e.at(h.id))
+            }
+            Node::And(ab) => {
+                let l = self.eval_node::<T>(&ab[0], cx);
+                abort_on!(l);
+                if matches!(l, Ok(Value::Bool(false))) {
+                    return Ok(Value::Bool(false));
+                }
+                let r = self.eval_node::<T>(&ab[1], cx);
+                abort_on!(r);
+                logic(l, r, false)
+            }
+            Node::Or(ab) => {
+                let l = self.eval_node::<T>(&ab[0], cx);
+                abort_on!(l);
+                if matches!(l, Ok(Value::Bool(true))) {
+                    return Ok(Value::Bool(true));
+                }
+                let r = self.eval_node::<T>(&ab[1], cx);
+                abort_on!(r);
+                logic(l, r, true)
+            }
+            Node::NotStrictlyFalse(arg, meta) => {
+                let v = self.eval_node::<T>(arg, cx);
+                abort_on!(v);
+                let out = Value::Bool(!matches!(v, Ok(Value::Bool(false))));
+                if T {
+                    let a = [v.unwrap_or(Value::Null)];
+                    cx.charge::<T>(cost::call_cost(&self.env, meta, &a, Some(&out)))?;
+                }
+                Ok(out)
+            }
+            Node::Op1(op) => {
+                let a = self.eval_node::<T>(&op.arg, cx);
+                abort_on!(a);
+                let r = match &a {
+                    Ok(v) => (op.f)(v).map_err(|e| e.at(op.meta.id)),
+                    Err(e) => Err(e.clone()),
+                };
+                if T {
+                    let args = [a.unwrap_or(Value::Null)];
+                    cx.charge::<T>(cost::call_cost(&self.env, &op.meta, &args, r.as_ref().ok()))?;
+                }
+                r
+            }
+            Node::Op2(op) => {
+                let a = self.eval_node::<T>(&op.args[0], cx);
+                abort_on!(a);
+                let b = self.eval_node::<T>(&op.args[1], cx);
+                abort_on!(b);
+                let r = match (&a, &b) {
+                    (Ok(x), Ok(y)) => (op.f)(x, y).map_err(|e| e.at(op.meta.id)),
+                    (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+                };
+                if T {
+                    let args = [a.unwrap_or(Value::Null), b.unwrap_or(Value::Null)];
+                    cx.charge::<T>(cost::call_cost(&self.env, &op.meta, &args, r.as_ref().ok()))?;
+                }
+                if let Ok(v) = &r
+                    && cx.max_size != usize::MAX
+                {
+                    cx.check_value_size(v)?;
+                }
+                r
+            }
+            Node::Call(c) => self.eval_call::<T>(c, cx),
+            Node::Matches(m) => {
+                let t = self.eval_node::<T>(&m.target, cx);
+                abort_on!(t);
+                let r = match (&t, &m.regex) {
+                    (Err(e), _) => Err(e.clone()),
+                    (Ok(Value::String(s)), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
+                    (Ok(Value::String(_)), Err(e)) => Err(e.clone().at(m.meta.id)),
+                    (Ok(_), _) => Err(EvalError::no_such_overload().at(m.meta.id)),
+                };
+                if T {
+                    let args = [t.unwrap_or(Value::Null), m.pattern.clone()];
+                    cx.charge::<T>(cost::call_cost(&self.env, &m.meta, &args, r.as_ref().ok()))?;
+                }
+                r
+            }
+            Node::List(l) => {
+                let r = self.build_list::<T>(l, cx);
+                abort_on!(r);
+                cx.charge::<T>(10)?;
+                r
+            }
+            Node::Map(m) => {
+                let r = self.build_map::<T>(m, cx);
+                abort_on!(r);
+                cx.charge::<T>(30)?;
+                r
+            }
+            Node::Compr(c) => self.eval_compr::<T>(c, cx),
+            Node::InSet(s) => {
+                let v = self.eval_node::<T>(&s.elem, cx)?;
+                Ok(Value::Bool(
+                    KeyRef::from_value(&v).is_some_and(|k| s.set.contains(&k)),
+                ))
+            }
+            Node::AccuAppend(a) => self.eval_append::<T>(a, cx),
+            Node::Block(b) => {
+                for i in b.slots.clone() {
+                    if let Some(s) = cx.blocks.get_mut(i) {
+                        *s = None;
+                    }
+                }
+                self.eval_node::<T>(&b.result, cx)
+            }
+            Node::Error(e) => Err(e.clone()),
+        }
+    }
+
+    fn eval_cond<const T: bool>(&self, c: &CondAttr, cx: &mut Ctx<'_>) -> EvalResult {
+        match self.eval_node::<T>(&c.cond, cx)? {
+            Value::Bool(true) => self.eval_branch::<T>(&c.truthy, cx),
+            Value::Bool(false) => self.eval_branch::<T>(&c.falsy, cx),
+            _ => Err(EvalError::no_such_overload().at(c.id)),
+        }
+    }
+
+    /// A branch of `?:`: an attribute there is not charged its own base cost
+    /// (cel-go's conditional attribute), only its qualifiers.
+    fn eval_branch<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
+        match n {
+            Node::Attr(a) => self.eval_attr::<T>(a, cx, false),
+            Node::CondAttr(c) => self.eval_cond::<T>(c, cx),
+            other => self.eval_node::<T>(other, cx),
+        }
+    }
+
+    fn block_value<const T: bool>(&self, i: usize, cx: &mut Ctx<'_>) -> EvalResult {
+        if let Some(Some(r)) = cx.blocks.get(i) {
+            return r.clone();
+        }
+        let Some(Some(expr)) = self.block_exprs.get(i) else {
+            return Err(EvalError::msg(format!("no such block index: {i}")));
+        };
+        let r = self.eval_node::<T>(expr, cx);
+        abort_on!(r);
+        if let Some(s) = cx.blocks.get_mut(i) {
+            *s = Some(r.clone());
+        }
+        r
+    }
+
+    fn eval_attr<const T: bool>(
+        &self,
+        a: &Attr,
+        cx: &mut Ctx<'_>,
+        charge_base: bool,
+    ) -> EvalResult {
+        let (base, skip) = match &a.base {
+            Base::Slot(s) => (cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null)), 0),
+            Base::BlockSlot(i) => (self.block_value::<T>(*i, cx), 0),
+            Base::Rel(n) => (self.eval_node::<T>(n, cx), 0),
+            Base::Vars(cands) => {
+                let found = cands
+                    .iter()
+                    .find_map(|(name, skip)| cx.act.resolve(name).map(|v| (v, *skip)));
+                match found {
+                    Some((v, skip)) => (Ok(v), skip),
+                    None => (Err(missing_attribute(a.id, cands)), 0),
+                }
+            }
+        };
+        abort_on!(base);
+        let r = match base {
+            Ok(v) => self.apply_quals::<T>(v, a.quals.get(skip..).unwrap_or(&[]), cx),
+            Err(e) => Err(e),
+        };
+        abort_on!(r);
+        if charge_base {
+            cx.charge::<T>(1)?;
+        }
+        r
+    }
+
+    fn apply_quals<const T: bool>(
+        &self,
+        mut v: Value,
+        quals: &[Qual],
+        cx: &mut Ctx<'_>,
+    ) -> EvalResult {
+        let mut opt = false;
+        for q in quals {
+            if let Value::Optional(inner) = &v {
+                match inner {
+                    None => {
+                        cx.charge::<T>(1)?;
+                        return Ok(Value::optional_none());
+                    }
+                    Some(x) => {
+                        let x = (**x).clone();
+                        v = x;
+                        opt = true;
+                    }
+                }
+            }
+            let optional = opt || q.optional;
+            let r = match &q.kind {
+                QualKind::Field(f) => qualify_field(&v, f, optional),
+                QualKind::Const(k) => qualify(&v, k, optional),
+                QualKind::Dyn(n) => {
+                    let k = self.eval_node::<T>(n, cx);
+                    abort_on!(k);
+                    match k {
+                        Ok(k) => qualify(&v, &k, optional),
+                        Err(e) => Err(e),
+                    }
+                }
+            };
+            cx.charge::<T>(1)?;
+            match r {
+                Ok(Some(x)) => v = x,
+                Ok(None) => return Ok(Value::optional_none()),
+                Err(e) => return Err(e.at(q.id)),
+            }
+            opt = optional;
+        }
+        if opt && !matches!(v, Value::Optional(_)) {
+            v = Value::optional_of(v);
+        }
+        Ok(v)
+    }
+
+    fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
+        let n = c.args.len();
+        let mut small: [Value; 3] = [Value::Null, Value::Null, Value::Null];
+        let mut big: Vec<Value> = Vec::new();
+        let mut first_err: Option<EvalError> = None;
+        if n > small.len() {
+            big.reserve(n);
+        }
+        for (i, a) in c.args.iter().enumerate() {
+            let v = match self.eval_node::<T>(a, cx) {
+                Ok(v) => v,
+                Err(e) => {
+                    if is_abort(&e) {
+                        return Err(e);
+                    }
+                    first_err.get_or_insert(e);
+                    Value::Null
+                }
+            };
+            if n > small.len() {
+                big.push(v);
+            } else {
+                small[i] = v;
+            }
+        }
+        let args: &[Value] = if n > small.len() { &big } else { &small[..n] };
+        let r = match first_err {
+            Some(e) => Err(e),
+            None => match c.candidates.iter().find(|k| {
+                k.accepts_all || args.iter().zip(&k.params).all(|(v, t)| value_fits(v, t))
+            }) {
+                Some(k) => k.imp.call(args).map_err(|e| e.at(c.meta.id)),
+                None => Err(EvalError::no_such_overload().at(c.meta.id)),
+            },
+        };
+        if T {
+            cx.charge::<T>(cost::call_cost(&self.env, &c.meta, args, r.as_ref().ok()))?;
+        }
+        if let Ok(v) = &r
+            && cx.max_size != usize::MAX
+        {
+            cx.check_value_size(v)?;
+        }
+        r
+    }
+
+    fn build_list<const T: bool>(&self, l: &ListNode, cx: &mut Ctx<'_>) -> EvalResult {
+        cx.check_size(l.elems.len())?;
+        let mut out = Vec::with_capacity(l.elems.len());
+        for (e, opt) in l.elems.iter().zip(&l.optional) {
+            let v = self.eval_node::<T>(e, cx)?;
+            if *opt {
+                match v {
+                    Value::Optional(Some(x)) => out.push((*x).clone()),
+                    Value::Optional(None) => {}
+                    _ => {
+                        return Err(EvalError::msg(
+                            "cannot initialize optional list element from non-optional value",
+                        )
+                        .at(l.id));
+                    }
+                }
+            } else {
+                out.push(v);
+            }
+        }
+        Ok(Value::List(List::new(out)))
+    }
+
+    fn build_map<const T: bool>(&self, m: &MapNode, cx: &mut Ctx<'_>) -> EvalResult {
+        cx.check_size(m.entries.len())?;
+        let mut out = indexmap::IndexMap::with_capacity(m.entries.len());
+        for (k, v, opt) in &m.entries {
+            let k = self.eval_node::<T>(k, cx)?;
+            let v = self.eval_node::<T>(v, cx)?;
+            let key = map_key(&k).map_err(|e| e.at(m.id))?;
+            let v = if *opt {
+                match v {
+                    Value::Optional(Some(x)) => (*x).clone(),
+                    Value::Optional(None) => continue,
+                    _ => {
+                        return Err(EvalError::msg(
+                            "cannot initialize optional entry from non-optional value",
+                        )
+                        .at(m.id));
+                    }
+                }
+            } else {
+                v
+            };
+            if out.insert(key, v).is_some() {
+                return Err(EvalError::msg("Failed with repeated key").at(m.id));
+            }
+        }
+        Ok(Value::Map(Map::new(out)))
+    }
+
+    fn eval_compr<const T: bool>(&self, c: &Compr, cx: &mut Ctx<'_>) -> EvalResult {
+        let range = self.eval_node::<T>(&c.range, cx)?;
+        let init = self.eval_node::<T>(&c.accu_init, cx);
+        abort_on!(init);
+        set_slot(cx, c.accu_slot, init);
+        match &range {
+            Value::List(l) => {
+                if let Some(items) = l.as_slice() {
+                    for (i, item) in items.iter().enumerate() {
+                        cx.tick()?;
+                        self.bind_list_item(c, cx, i, item.clone());
+                        if !self.fold_step::<T>(c, cx)? {
+                            break;
+                        }
+                    }
+                } else {
+                    for i in 0..l.len() {
+                        cx.tick()?;
+                        let item = l.get(i).unwrap_or(Value::Null);
+                        self.bind_list_item(c, cx, i, item);
+                        if !self.fold_step::<T>(c, cx)? {
+                            break;
+                        }
+                    }
+                }
+            }
+            Value::Map(m) => {
+                for k in m.keys() {
+                    cx.tick()?;
+                    if let Some(s2) = c.iter_slot2 {
+                        let v = m.get(k.as_ref()).unwrap_or(Value::Null);
+                        set_slot(cx, s2, Ok(v));
+                    }
+                    set_slot(cx, c.iter_slot, Ok(k.to_value()));
+                    if !self.fold_step::<T>(c, cx)? {
+                        break;
+                    }
+                }
+            }
+            other => {
+                return Err(EvalError::msg(format!(
+                    "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                    other.type_name()
+                ))
+                .at(c.id));
+            }
+        }
+        let r = self.eval_node::<T>(&c.result, cx);
+        // Release the accumulator and variables.
+        set_slot(cx, c.accu_slot, Ok(Value::Null));
+        set_slot(cx, c.iter_slot, Ok(Value::Null));
+        if let Some(s2) = c.iter_slot2 {
+            set_slot(cx, s2, Ok(Value::Null));
+        }
+        r
+    }
+
+    #[inline]
+    fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
+        match c.iter_slot2 {
+            Some(s2) => {
+                set_slot(cx, c.iter_slot, Ok(Value::Int(i as i64)));
+                set_slot(cx, s2, Ok(item));
+            }
+            None => set_slot(cx, c.iter_slot, Ok(item)),
+        }
+    }
+
+    /// One iteration: the loop condition (stop unless it is `true`), then the step.
+    #[inline]
+    fn fold_step<const T: bool>(&self, c: &Compr, cx: &mut Ctx<'_>) -> EvalResult<bool> {
+        match self.eval_node::<T>(&c.cond, cx) {
+            Ok(Value::Bool(true)) => {}
+            Err(e) if is_abort(&e) => return Err(e),
+            _ => return Ok(false),
+        }
+        let v = self.eval_node::<T>(&c.step, cx);
+        abort_on!(v);
+        set_slot(cx, c.accu_slot, v);
+        Ok(true)
+    }
+
+    /// `acc + [e]`, appending to the accumulator in place when it is not shared.
+    fn eval_append<const T: bool>(&self, a: &AccuAppend, cx: &mut Ctx<'_>) -> EvalResult {
+        let elem = self.eval_node::<T>(&a.elem, cx);
+        abort_on!(elem);
+        if T {
+            cx.charge::<T>(1 + a.list_cost)?; // the accumulator, the list literal
+        }
+        let acc = match cx.slots.get_mut(a.slot) {
+            Some(s) => std::mem::replace(s, Ok(Value::Null)),
+            None => Ok(Value::Null),
+        };
+        let r = match (acc, elem) {
+            (Err(e), _) => Err(e),
+            (_, Err(e)) => Err(e),
+            (Ok(Value::List(List::Values(mut items))), Ok(x)) => {
+                cx.check_size(items.len() + 1)?;
+                std::sync::Arc::make_mut(&mut items).push(x);
+                Ok(Value::List(List::Values(items)))
+            }
+            (Ok(acc), Ok(x)) => ops::add(&acc, &Value::list(vec![x])).map_err(|e| e.at(a.add.id)),
+        };
+        if T {
+            let args = match &r {
+                Ok(v) => [v.clone(), Value::Null],
+                Err(_) => [Value::Null, Value::Null],
+            };
+            let c = cost::call_cost(&self.env, &a.add, &args, r.as_ref().ok());
+            drop(args);
+            cx.charge::<T>(c)?;
+        }
+        r
+    }
+}
+
+#[inline]
+fn set_slot(cx: &mut Ctx<'_>, slot: usize, v: EvalResult) {
+    if let Some(s) = cx.slots.get_mut(slot) {
+        *s = v;
+    }
+}
+
+/// `&&` (`or == false`) / `||` (`or == true`) once both sides are known and
+/// the left side did not decide: the deciding value wins over errors, then
+/// the left error, then the right error.
+fn logic(l: EvalResult, r: EvalResult, or: bool) -> EvalResult {
+    if matches!(r, Ok(Value::Bool(b)) if b == or) {
+        return Ok(Value::Bool(or));
+    }
+    match (l, r) {
+        (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
+        (Err(e), _) => Err(e),
+        (_, Err(e)) => Err(e),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+fn missing_attribute(id: i64, cands: &[(std::sync::Arc<str>, usize)]) -> EvalError {
+    let names: Vec<&str> = cands.iter().map(|(n, _)| &**n).collect();
+    EvalError::msg(format!(
+        "no such attribute: id: {id}, names: [{}]",
+        names.join(" ")
+    ))
+    .at(id)
+}
+
+/// `v.field` (`None`: absent in optional mode).
+fn qualify_field(v: &Value, field: &str, optional: bool) -> EvalResult<Option<Value>> {
+    match v {
+        Value::Map(m) => match m.field(field) {
+            Some(x) => Ok(Some(x)),
+            None if optional => Ok(None),
+            None => Err(EvalError::msg(format!("no such key: {field}"))),
+        },
+        _ => ops::select_field(v, field).map(Some),
+    }
+}
+
+/// `v[key]` (`None`: absent in optional mode).
+fn qualify(v: &Value, key: &Value, optional: bool) -> EvalResult<Option<Value>> {
+    if optional {
+        return match ops::index_optional(v, key)? {
+            Value::Optional(Some(x)) => Ok(Some((*x).clone())),
+            _ => Ok(None),
+        };
+    }
+    ops::index(v, key).map(Some)
+}

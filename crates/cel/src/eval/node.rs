@@ -1,0 +1,199 @@
+//! Evaluation nodes: what the planner builds and the interpreter walks.
+//!
+//! The tree mirrors cel-go's interpretables closely enough to reproduce its
+//! runtime cost: variable accesses with their chains of field selections and
+//! constant indexes are one [`Attr`] (cel-go's attribute with qualifiers), and
+//! `c ? t : f` is a [`CondAttr`] (cel-go's conditional attribute).
+
+use std::sync::Arc;
+
+use crate::error::EvalError;
+use crate::functions::{FnImpl, OverloadCostFn};
+use crate::syntax::ExprId;
+use crate::types::Type;
+use crate::value::{Key, Value};
+
+/// One evaluation node.
+pub(crate) enum Node {
+    /// A constant (literal, folded expression, type name). Cost 0.
+    Const(Value),
+    /// A variable (or relative operand) with qualifiers.
+    Attr(Box<Attr>),
+    /// `c ? t : f`.
+    CondAttr(Box<CondAttr>),
+    /// `has(operand.field)`.
+    Has(Box<Has>),
+    /// `a && b`.
+    And(Box<[Node; 2]>),
+    /// `a || b`.
+    Or(Box<[Node; 2]>),
+    /// `@not_strictly_false(x)`: true unless `x` is false.
+    NotStrictlyFalse(Box<Node>, Box<CallMeta>),
+    /// A standard unary operator, called without dispatch.
+    Op1(Box<Op1>),
+    /// A standard binary operator, called without dispatch.
+    Op2(Box<Op2>),
+    /// A function call dispatched over overloads.
+    Call(Box<Call>),
+    /// `matches` with a constant pattern compiled at plan time.
+    Matches(Box<Matches>),
+    /// A list literal.
+    List(Box<ListNode>),
+    /// A map literal.
+    Map(Box<MapNode>),
+    /// A comprehension (every macro).
+    Compr(Box<Compr>),
+    /// `x in [constant primitives]` as a set lookup.
+    InSet(Box<InSet>),
+    /// `acc + [e]` in a comprehension step, appending in place.
+    AccuAppend(Box<AccuAppend>),
+    /// `cel.block([...], result)`.
+    Block(Box<BlockNode>),
+    /// An error known at plan time that must surface at evaluation.
+    Error(EvalError),
+}
+
+/// What a call is, for cost tracking and the host's cost hook.
+pub(crate) struct CallMeta {
+    pub id: ExprId,
+    pub function: Arc<str>,
+    /// The overload id cel-go reports: the checked reference's only id, or "".
+    pub overload_id: Arc<str>,
+    /// A cost function attached to that overload.
+    pub cost_fn: Option<OverloadCostFn>,
+}
+
+/// Where an attribute's value comes from.
+pub(crate) enum Base {
+    /// Activation variables, tried in order: (name, number of leading
+    /// qualifiers that are part of the name).
+    Vars(Vec<(Arc<str>, usize)>),
+    /// A comprehension variable or accumulator.
+    Slot(usize),
+    /// A `cel.block` slot (evaluated lazily, once per block evaluation).
+    BlockSlot(usize),
+    /// Any other expression (cel-go's relative attribute).
+    Rel(Node),
+}
+
+/// cel-go's attribute: a base and qualifiers.
+pub(crate) struct Attr {
+    pub id: ExprId,
+    pub base: Base,
+    pub quals: Vec<Qual>,
+}
+
+/// One qualifier: `.field`, `[constant]` or `[expr]`, possibly optional.
+pub(crate) struct Qual {
+    pub id: ExprId,
+    pub kind: QualKind,
+    /// `.?field` / `[?key]`.
+    pub optional: bool,
+}
+
+pub(crate) enum QualKind {
+    Field(Arc<str>),
+    Const(Value),
+    Dyn(Node),
+}
+
+pub(crate) struct CondAttr {
+    pub id: ExprId,
+    pub cond: Node,
+    pub truthy: Node,
+    pub falsy: Node,
+}
+
+pub(crate) struct Has {
+    pub id: ExprId,
+    pub operand: Node,
+    pub field: Arc<str>,
+}
+
+pub(crate) struct Op1 {
+    pub meta: CallMeta,
+    pub f: fn(&Value) -> crate::error::EvalResult,
+    pub arg: Node,
+}
+
+pub(crate) struct Op2 {
+    pub meta: CallMeta,
+    pub f: fn(&Value, &Value) -> crate::error::EvalResult,
+    pub args: [Node; 2],
+}
+
+/// One overload a call may bind to at runtime.
+pub(crate) struct Candidate {
+    pub params: Vec<Type>,
+    pub imp: FnImpl,
+    /// True when every parameter accepts any value (no type check needed).
+    pub accepts_all: bool,
+}
+
+pub(crate) struct Call {
+    pub meta: CallMeta,
+    /// Arguments, receiver first.
+    pub args: Vec<Node>,
+    pub candidates: Vec<Candidate>,
+}
+
+pub(crate) struct Matches {
+    pub meta: CallMeta,
+    pub target: Node,
+    pub pattern: Value,
+    pub regex: Result<Arc<regex::Regex>, EvalError>,
+}
+
+pub(crate) struct ListNode {
+    pub id: ExprId,
+    pub elems: Vec<Node>,
+    /// Per element: `?e` entries.
+    pub optional: Vec<bool>,
+}
+
+pub(crate) struct MapNode {
+    pub id: ExprId,
+    /// (key, value, optional entry).
+    pub entries: Vec<(Node, Node, bool)>,
+}
+
+pub(crate) struct Compr {
+    pub id: ExprId,
+    pub range: Node,
+    pub iter_slot: usize,
+    pub iter_slot2: Option<usize>,
+    pub accu_slot: usize,
+    pub accu_init: Node,
+    pub cond: Node,
+    pub step: Node,
+    pub result: Node,
+}
+
+pub(crate) struct InSet {
+    pub elem: Node,
+    pub set: indexmap::IndexSet<Key>,
+}
+
+pub(crate) struct AccuAppend {
+    pub slot: usize,
+    pub elem: Node,
+    /// Cost of building `[e]`: 10, or 0 when it is a constant literal.
+    pub list_cost: u64,
+    /// The `_+_` call.
+    pub add: CallMeta,
+}
+
+pub(crate) struct BlockNode {
+    /// The block's slot numbers.
+    pub slots: std::ops::Range<usize>,
+    pub result: Node,
+}
+
+impl Node {
+    pub(crate) fn as_const(&self) -> Option<&Value> {
+        match self {
+            Node::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,818 @@
+//! The planner: AST (checked or not) → evaluation nodes.
+//!
+//! Names are resolved once: comprehension variables and `cel.block` indexes to
+//! slots, type names to constants, everything else to activation variables
+//! (with the container's candidate names, longest first, as cel-go does).
+//! Calls are bound to overloads: with a checked AST to the ids of its
+//! reference, otherwise to every overload of the name, chosen at runtime by
+//! argument types. Operators of the standard library skip dispatch.
+
+use std::sync::Arc;
+
+use super::node::*;
+use crate::checker::CheckedAst;
+use crate::env::Env;
+use crate::error::EvalError;
+use crate::functions::{FnImpl, Overload};
+use crate::library::std::{convert, ops, strings};
+use crate::syntax::{Comprehension, Expr, ExprId, ExprKind, Literal};
+use crate::types::Type;
+use crate::value::{Key, KeyRef, List, Map, Value};
+
+/// A planning failure: the node and the message.
+pub(crate) type PlanError = (ExprId, String);
+
+type PResult<T = Node> = Result<T, PlanError>;
+
+/// What a local name refers to.
+#[derive(Clone, Copy)]
+enum Local {
+    Slot(usize),
+    Block(usize),
+}
+
+pub(crate) struct Planner<'a> {
+    env: &'a Env,
+    checked: Option<&'a CheckedAst>,
+    scopes: Vec<(String, Local)>,
+    pub(crate) n_slots: usize,
+    pub(crate) block_exprs: Vec<Option<Node>>,
+    optimize: bool,
+}
+
+/// Standard operators the interpreter calls directly, with their std overload ids.
+fn builtin_binary(name: &str) -> Option<fn(&Value, &Value) -> crate::error::EvalResult> {
+    Some(match name {
+        "_+_" => ops::add,
+        "_-_" => ops::sub,
+        "_*_" => ops::mul,
+        "_/_" => ops::div,
+        "_%_" => ops::rem,
+        "_==_" => ops::eq,
+        "_!=_" => ops::ne,
+        "_<_" => ops::lt,
+        "_<=_" => ops::le,
+        "_>_" => ops::gt,
+        "_>=_" => ops::ge,
+        "@in" => ops::in_,
+        _ => return None,
+    })
+}
+
+fn builtin_unary(name: &str) -> Option<fn(&Value) -> crate::error::EvalResult> {
+    Some(match name {
+        "!_" => ops::not,
+        "-_" => ops::neg,
+        _ => return None,
+    })
+}
+
+/// Conversions folded at plan time when their argument is constant (`OptOptimize`).
+fn foldable_conversion(name: &str) -> Option<fn(&Value) -> crate::error::EvalResult> {
+    Some(match name {
+        "int" => convert::to_int,
+        "uint" => convert::to_uint,
+        "double" => convert::to_double,
+        "string" => convert::to_string,
+        "bytes" => convert::to_bytes,
+        "bool" => convert::to_bool,
+        "timestamp" => convert::to_timestamp,
+        "duration" => convert::to_duration,
+        _ => return None,
+    })
+}
+
+/// The type named `name` among the standard type identifiers.
+fn std_type(name: &str) -> Option<Type> {
+    crate::library::std::type_identifiers()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t)
+}
+
+impl<'a> Planner<'a> {
+    pub(crate) fn new(env: &'a Env, checked: Option<&'a CheckedAst>) -> Self {
+        Planner {
+            env,
+            checked,
+            scopes: Vec::new(),
+            n_slots: 0,
+            block_exprs: Vec::new(),
+            optimize: env.options().optimize,
+        }
+    }
+
+    fn local(&self, name: &str) -> Option<Local> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, l)| *l)
+    }
+
+    fn new_slot(&mut self) -> usize {
+        self.n_slots += 1;
+        self.n_slots - 1
+    }
+
+    pub(crate) fn plan(&mut self, e: &Expr) -> PResult {
+        match &e.kind {
+            ExprKind::Literal(l) => Ok(Node::Const(literal(l))),
+            ExprKind::Ident(name) => self.plan_ident(e.id, name),
+            ExprKind::Select(s) => {
+                if s.test_only {
+                    let operand = self.plan(&s.operand)?;
+                    return Ok(Node::Has(Box::new(Has {
+                        id: e.id,
+                        operand,
+                        field: s.field.as_str().into(),
+                    })));
+                }
+                if let Some(n) = self.plan_qualified_name(e)? {
+                    return Ok(n);
+                }
+                let operand = self.plan(&s.operand)?;
+                let q = Qual {
+                    id: e.id,
+                    kind: QualKind::Field(s.field.as_str().into()),
+                    optional: s.optional,
+                };
+                Ok(add_qualifier(operand, q))
+            }
+            ExprKind::Call(c) => self.plan_call(e, c),
+            ExprKind::List(l) => self.plan_list(e.id, &l.elements, &l.optional_indices),
+            ExprKind::Map(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for en in entries {
+                    out.push((self.plan(&en.key)?, self.plan(&en.value)?, en.optional));
+                }
+                if self.optimize
+                    && out
+                        .iter()
+                        .all(|(k, v, o)| !o && k.as_const().is_some() && v.as_const().is_some())
+                {
+                    let mut m = indexmap::IndexMap::with_capacity(out.len());
+                    for (k, v, _) in &out {
+                        let (k, v) = (
+                            k.as_const().cloned().unwrap_or(Value::Null),
+                            v.as_const().cloned().unwrap_or(Value::Null),
+                        );
+                        let key = map_key(&k).map_err(|err| (e.id, err.message().to_string()))?;
+                        if m.insert(key, v).is_some() {
+                            return Err((e.id, "Failed with repeated key".into()));
+                        }
+                    }
+                    return Ok(Node::Const(Value::Map(Map::new(m))));
+                }
+                Ok(Node::Map(Box::new(MapNode {
+                    id: e.id,
+                    entries: out,
+                })))
+            }
+            ExprKind::Struct(s) => Err((e.id, format!("unknown type: {}", s.type_name))),
+            ExprKind::Comprehension(c) => self.plan_comprehension(e.id, c),
+        }
+    }
+
+    fn plan_list(&mut self, id: ExprId, elements: &[Expr], optional_indices: &[usize]) -> PResult {
+        let mut elems = Vec::with_capacity(elements.len());
+        for el in elements {
+            elems.push(self.plan(el)?);
+        }
+        let optional: Vec<bool> = (0..elems.len())
+            .map(|i| optional_indices.contains(&i))
+            .collect();
+        if self.optimize
+            && optional.iter().all(|o| !o)
+            && elems.iter().all(|n| n.as_const().is_some())
+        {
+            let vals = elems.iter().filter_map(|n| n.as_const().cloned()).collect();
+            return Ok(Node::Const(Value::List(List::new(vals))));
+        }
+        Ok(Node::List(Box::new(ListNode {
+            id,
+            elems,
+            optional,
+        })))
+    }
+
+    fn reference_name(&self, id: ExprId) -> Option<&'a crate::checker::Reference> {
+        self.checked?
+            .references
+            .get(&id)
+            .filter(|r| r.overload_ids.is_empty())
+    }
+
+    fn plan_ident(&mut self, id: ExprId, name: &str) -> PResult {
+        if let Some(l) = self.local(name) {
+            return Ok(local_attr(id, l));
+        }
+        if let Some(r) = self.reference_name(id) {
+            return Ok(self.resolved_name(id, r, 0));
+        }
+        Ok(self.resolve_names(id, &[name]))
+    }
+
+    /// A name the checker resolved: a constant, a type, or a variable.
+    fn resolved_name(&self, id: ExprId, r: &crate::checker::Reference, _skip: usize) -> Node {
+        if let Some(v) = &r.value {
+            return Node::Const(v.clone());
+        }
+        if self.env.variable(&r.name).is_none()
+            && let Some(t) = self.type_ident(&r.name)
+        {
+            return Node::Const(Value::type_value(t));
+        }
+        Node::Attr(Box::new(Attr {
+            id,
+            base: Base::Vars(vec![(r.name.as_str().into(), 0)]),
+            quals: Vec::new(),
+        }))
+    }
+
+    fn type_ident(&self, name: &str) -> Option<Type> {
+        if let Some(t) = std_type(name) {
+            return Some(t);
+        }
+        if name == crate::types::OPTIONAL_TYPE_NAME && self.env.function("optional.of").is_some() {
+            return Some(Type::optional(Type::Dyn));
+        }
+        self.env.type_provider().and_then(|p| p.find_type(name))
+    }
+
+    /// The candidate names of a (possibly dotted) name in the container,
+    /// most qualified first: `a.b` in `x.y` → `x.y.a.b`, `x.a.b`, `a.b`.
+    fn container_candidates(&self, name: &str) -> Vec<String> {
+        if let Some(abs) = name.strip_prefix('.') {
+            return vec![abs.to_string()];
+        }
+        let container = &self.env.options().container;
+        let mut out = Vec::new();
+        let mut prefix: &str = container;
+        while !prefix.is_empty() {
+            out.push(format!("{prefix}.{name}"));
+            prefix = match prefix.rfind('.') {
+                Some(i) => &prefix[..i],
+                None => "",
+            };
+        }
+        out.push(name.to_string());
+        out
+    }
+
+    /// An unchecked dotted name `segs[0].segs[1]...`: a type constant if the
+    /// whole name is a type, else an attribute trying every split into a
+    /// variable name and field qualifiers, longest name first.
+    fn resolve_names(&self, id: ExprId, segs: &[&str]) -> Node {
+        let full = segs.join(".");
+        for cand in self.container_candidates(&full) {
+            if self.env.variable(&cand).is_none()
+                && let Some(t) = self.type_ident(&cand)
+            {
+                return Node::Const(Value::type_value(t));
+            }
+        }
+        let mut names = Vec::new();
+        for k in (1..=segs.len()).rev() {
+            let name = segs[..k].join(".");
+            for cand in self.container_candidates(&name) {
+                names.push((Arc::<str>::from(cand), k - 1));
+            }
+        }
+        let quals = segs[1..]
+            .iter()
+            .map(|s| Qual {
+                id,
+                kind: QualKind::Field((*s).into()),
+                optional: false,
+            })
+            .collect();
+        Node::Attr(Box::new(Attr {
+            id,
+            base: Base::Vars(names),
+            quals,
+        }))
+    }
+
+    /// `a.b.c` where the root is not a local: resolved by the checker's
+    /// reference, or as a dotted name when unchecked. `None` otherwise.
+    fn plan_qualified_name(&mut self, e: &Expr) -> PResult<Option<Node>> {
+        if let Some(r) = self.reference_name(e.id) {
+            return Ok(Some(self.resolved_name(e.id, r, 0)));
+        }
+        if self.checked.is_some() {
+            return Ok(None);
+        }
+        let Some(segs) = ident_chain(e) else {
+            return Ok(None);
+        };
+        if self.local(segs[0]).is_some() {
+            return Ok(None);
+        }
+        let mut node = self.resolve_names(e.id, &segs);
+        // Give each qualifier the id of its select node.
+        if let Node::Attr(a) = &mut node {
+            let mut ids = Vec::new();
+            let mut cur = e;
+            while let ExprKind::Select(s) = &cur.kind {
+                ids.push(cur.id);
+                cur = &s.operand;
+            }
+            ids.reverse();
+            for (q, id) in a.quals.iter_mut().zip(ids) {
+                q.id = id;
+            }
+            a.id = cur.id;
+        }
+        Ok(Some(node))
+    }
+
+    fn meta(&self, id: ExprId, function: &str) -> CallMeta {
+        let overload_id: Arc<str> = match self.checked.and_then(|c| c.references.get(&id)) {
+            Some(r) if r.overload_ids.len() == 1 => r.overload_ids[0].as_str().into(),
+            _ => "".into(),
+        };
+        let cost_fn = if overload_id.is_empty() {
+            None
+        } else {
+            self.env.overload_cost(&overload_id).cloned()
+        };
+        CallMeta {
+            id,
+            function: function.into(),
+            overload_id,
+            cost_fn,
+        }
+    }
+
+    /// True when the environment's `name` has only standard-library overloads
+    /// (so the interpreter may call the standard implementation directly).
+    fn only_std(&self, name: &str) -> bool {
+        let Some(f) = self.env.function(name) else {
+            return false;
+        };
+        let std = crate::library::std::functions();
+        let Some(sf) = std.iter().find(|s| s.name == name) else {
+            return false;
+        };
+        f.overloads
+            .iter()
+            .all(|o| sf.overloads.iter().any(|s| s.id == o.id))
+    }
+
+    fn plan_call(&mut self, e: &Expr, c: &crate::syntax::Call) -> PResult {
+        let name = c.function.as_str();
+        let id = e.id;
+        if c.target.is_none() {
+            match (name, c.args.as_slice()) {
+                ("_&&_", [a, b]) => return Ok(Node::And(Box::new([self.plan(a)?, self.plan(b)?]))),
+                ("_||_", [a, b]) => return Ok(Node::Or(Box::new([self.plan(a)?, self.plan(b)?]))),
+                ("_?_:_", [cnd, t, f]) => {
+                    let cond = self.plan(cnd)?;
+                    let truthy = self.plan(t)?;
+                    let falsy = self.plan(f)?;
+                    return Ok(Node::CondAttr(Box::new(CondAttr {
+                        id,
+                        cond,
+                        truthy,
+                        falsy,
+                    })));
+                }
+                ("@not_strictly_false", [a]) => {
+                    let arg = self.plan(a)?;
+                    return Ok(Node::NotStrictlyFalse(
+                        Box::new(arg),
+                        Box::new(self.meta(id, name)),
+                    ));
+                }
+                ("_?._", [op, field]) => {
+                    let Some(Literal::String(f)) = field.as_literal() else {
+                        return Err((
+                            field.id,
+                            "optional field selection requires a string literal".into(),
+                        ));
+                    };
+                    let operand = self.plan(op)?;
+                    let q = Qual {
+                        id,
+                        kind: QualKind::Field(f.as_ref().into()),
+                        optional: true,
+                    };
+                    return Ok(add_qualifier(operand, q));
+                }
+                ("_[?_]", [op, key]) => {
+                    let operand = self.plan(op)?;
+                    let k = self.plan(key)?;
+                    return Ok(add_qualifier(
+                        operand,
+                        Qual {
+                            id,
+                            kind: qual_kind(k),
+                            optional: true,
+                        },
+                    ));
+                }
+                ("_[_]", [op, key]) if self.only_std(name) || self.env.function(name).is_none() => {
+                    let operand = self.plan(op)?;
+                    let k = self.plan(key)?;
+                    return Ok(add_qualifier(
+                        operand,
+                        Qual {
+                            id,
+                            kind: qual_kind(k),
+                            optional: false,
+                        },
+                    ));
+                }
+                ("cel.block", [list, result]) => return self.plan_block(list, result),
+                _ => {}
+            }
+        }
+        // `ns.f(args)` parsed as a member call on an identifier chain that is
+        // really the qualified name of a global function.
+        if let Some(t) = &c.target
+            && let Some(segs) = ident_chain(t)
+            && self.local(segs[0]).is_none()
+        {
+            let qualified = format!("{}.{}", segs.join("."), name);
+            let is_var = self.env.variable(&segs.join(".")).is_some()
+                || self.env.variable(segs[0]).is_some();
+            if !is_var && self.env.function(&qualified).is_some() {
+                if qualified == "cel.block"
+                    && let [list, result] = c.args.as_slice()
+                {
+                    return self.plan_block(list, result);
+                }
+                return self.plan_generic(id, &qualified, None, &c.args, false);
+            }
+        }
+        if c.target.is_none() {
+            if let [a, b] = c.args.as_slice()
+                && let Some(f) = builtin_binary(name)
+                && self.only_std(name)
+            {
+                let (x, y) = (self.plan(a)?, self.plan(b)?);
+                if name == "@in"
+                    && self.optimize
+                    && let Some(set) = y.as_const().and_then(constant_set)
+                {
+                    return Ok(Node::InSet(Box::new(InSet { elem: x, set })));
+                }
+                return Ok(Node::Op2(Box::new(Op2 {
+                    meta: self.meta(id, name),
+                    f,
+                    args: [x, y],
+                })));
+            }
+            if let [a] = c.args.as_slice()
+                && let Some(f) = builtin_unary(name)
+                && self.only_std(name)
+            {
+                let arg = self.plan(a)?;
+                return Ok(Node::Op1(Box::new(Op1 {
+                    meta: self.meta(id, name),
+                    f,
+                    arg,
+                })));
+            }
+            if let [a] = c.args.as_slice()
+                && self.optimize
+                && let Some(conv) = foldable_conversion(name)
+                && self.only_std(name)
+            {
+                let arg = self.plan(a)?;
+                if let Some(v) = arg.as_const() {
+                    return conv(v)
+                        .map(Node::Const)
+                        .map_err(|err| (id, err.message().to_string()));
+                }
+                return self.finish_generic(id, name, vec![arg], false);
+            }
+        }
+        if name == "matches" && self.only_std(name) {
+            let (target, pattern) = match (&c.target, c.args.as_slice()) {
+                (Some(t), [p]) => (t, p),
+                (None, [t, p]) => (t, p),
+                _ => {
+                    return self.plan_generic(
+                        id,
+                        name,
+                        c.target.as_ref(),
+                        &c.args,
+                        c.target.is_some(),
+                    );
+                }
+            };
+            if let Some(Literal::String(p)) = pattern.as_literal() {
+                let regex = strings::compile_regex(p).map(Arc::new);
+                if self.optimize
+                    && let Err(err) = &regex
+                {
+                    return Err((pattern.id, err.message().to_string()));
+                }
+                let target = self.plan(target)?;
+                return Ok(Node::Matches(Box::new(Matches {
+                    meta: self.meta(id, name),
+                    target,
+                    pattern: Value::String(p.clone()),
+                    regex,
+                })));
+            }
+        }
+        self.plan_generic(id, name, c.target.as_ref(), &c.args, c.target.is_some())
+    }
+
+    fn plan_generic(
+        &mut self,
+        id: ExprId,
+        name: &str,
+        target: Option<&Expr>,
+        args: &[Expr],
+        member: bool,
+    ) -> PResult {
+        let mut nodes = Vec::with_capacity(args.len() + 1);
+        if let Some(t) = target {
+            nodes.push(self.plan(t)?);
+        }
+        for a in args {
+            nodes.push(self.plan(a)?);
+        }
+        self.finish_generic(id, name, nodes, member)
+    }
+
+    fn finish_generic(&mut self, id: ExprId, name: &str, args: Vec<Node>, member: bool) -> PResult {
+        let meta = self.meta(id, name);
+        let Some(f) = self.env.function(name) else {
+            return Ok(Node::Error(
+                EvalError::msg(format!("no such overload: {name}")).at(id),
+            ));
+        };
+        let ids: Option<&Vec<String>> = self
+            .checked
+            .and_then(|c| c.references.get(&id))
+            .map(|r| &r.overload_ids)
+            .filter(|ids| !ids.is_empty());
+        let candidates: Vec<Candidate> = f
+            .overloads
+            .iter()
+            .filter(|o| o.params.len() == args.len() && o.member == member)
+            .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
+            .filter_map(|o: &Overload| {
+                let imp: FnImpl = o.imp.clone()?;
+                Some(Candidate {
+                    accepts_all: o.params.iter().all(Type::is_dyn_like),
+                    params: o.params.clone(),
+                    imp,
+                })
+            })
+            .collect();
+        Ok(Node::Call(Box::new(Call {
+            meta,
+            args,
+            candidates,
+        })))
+    }
+
+    fn plan_comprehension(&mut self, id: ExprId, c: &Comprehension) -> PResult {
+        let range = self.plan(&c.iter_range)?;
+        let accu_init = self.plan(&c.accu_init)?;
+        let depth = self.scopes.len();
+        let accu_slot = self.new_slot();
+        self.scopes
+            .push((c.accu_var.clone(), Local::Slot(accu_slot)));
+        let iter_slot = self.new_slot();
+        self.scopes
+            .push((c.iter_var.clone(), Local::Slot(iter_slot)));
+        let iter_slot2 = match &c.iter_var2 {
+            Some(v) => {
+                let s = self.new_slot();
+                self.scopes.push((v.clone(), Local::Slot(s)));
+                Some(s)
+            }
+            None => None,
+        };
+        let cond = self.plan(&c.loop_condition)?;
+        let step = self.plan_step(&c.loop_step, &c.accu_var, accu_slot)?;
+        // The result sees the accumulator but not the iteration variables.
+        self.scopes.truncate(depth);
+        self.scopes
+            .push((c.accu_var.clone(), Local::Slot(accu_slot)));
+        let result = self.plan(&c.result)?;
+        self.scopes.truncate(depth);
+        Ok(Node::Compr(Box::new(Compr {
+            id,
+            range,
+            iter_slot,
+            iter_slot2,
+            accu_slot,
+            accu_init,
+            cond,
+            step,
+            result,
+        })))
+    }
+
+    /// A loop step; `acc + [e]` (alone or as a branch of `?:`) becomes an
+    /// in-place append.
+    fn plan_step(&mut self, step: &Expr, accu: &str, slot: usize) -> PResult {
+        if let ExprKind::Call(c) = &step.kind
+            && c.target.is_none()
+        {
+            if c.function == "_+_"
+                && let [lhs, rhs] = c.args.as_slice()
+                && lhs.as_ident() == Some(accu)
+                && let ExprKind::List(l) = &rhs.kind
+                && l.elements.len() == 1
+                && l.optional_indices.is_empty()
+                && self.only_std("_+_")
+                && self.checked_overload_is(step.id, "add_list")
+            {
+                let elem = self.plan(&l.elements[0])?;
+                let list_cost = if self.optimize && elem.as_const().is_some() {
+                    0
+                } else {
+                    10
+                };
+                return Ok(Node::AccuAppend(Box::new(AccuAppend {
+                    slot,
+                    elem,
+                    list_cost,
+                    add: self.meta(step.id, "_+_"),
+                })));
+            }
+            if c.function == "_?_:_"
+                && let [cnd, t, f] = c.args.as_slice()
+            {
+                let cond = self.plan(cnd)?;
+                let truthy = self.plan_step(t, accu, slot)?;
+                let falsy = self.plan_step(f, accu, slot)?;
+                return Ok(Node::CondAttr(Box::new(CondAttr {
+                    id: step.id,
+                    cond,
+                    truthy,
+                    falsy,
+                })));
+            }
+        }
+        self.plan(step)
+    }
+
+    /// With a checked AST, whether the call's reference allows overload `id`.
+    fn checked_overload_is(&self, call: ExprId, id: &str) -> bool {
+        match self.checked.and_then(|c| c.references.get(&call)) {
+            Some(r) if !r.overload_ids.is_empty() => r.overload_ids.iter().all(|o| o == id),
+            _ => true,
+        }
+    }
+
+    fn plan_block(&mut self, list: &Expr, result: &Expr) -> PResult {
+        let ExprKind::List(l) = &list.kind else {
+            return Err((
+                list.id,
+                "cel.block requires a list literal of bindings".into(),
+            ));
+        };
+        let depth = self.scopes.len();
+        let start = self.block_exprs.len();
+        for (i, el) in l.elements.iter().enumerate() {
+            let n = self.plan(el)?;
+            self.block_exprs.push(Some(n));
+            self.scopes.push((
+                crate::library::std::block::index_ident(i),
+                Local::Block(start + i),
+            ));
+        }
+        let result = self.plan(result)?;
+        self.scopes.truncate(depth);
+        Ok(Node::Block(Box::new(BlockNode {
+            slots: start..self.block_exprs.len(),
+            result,
+        })))
+    }
+}
+
+/// The node for a local name.
+fn local_attr(id: ExprId, l: Local) -> Node {
+    let base = match l {
+        Local::Slot(s) => Base::Slot(s),
+        Local::Block(b) => Base::BlockSlot(b),
+    };
+    Node::Attr(Box::new(Attr {
+        id,
+        base,
+        quals: Vec::new(),
+    }))
+}
+
+/// `a.b.c` as `["a", "b", "c"]` when the expression is only identifiers and selects.
+fn ident_chain(e: &Expr) -> Option<Vec<&str>> {
+    match &e.kind {
+        ExprKind::Ident(n) => Some(vec![n.as_str()]),
+        ExprKind::Select(s) if !s.test_only && !s.optional => {
+            let mut v = ident_chain(&s.operand)?;
+            v.push(s.field.as_str());
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+fn qual_kind(key: Node) -> QualKind {
+    match key {
+        Node::Const(v) => QualKind::Const(v),
+        other => QualKind::Dyn(other),
+    }
+}
+
+/// Adds a qualifier to an attribute (a conditional attribute passes it to both
+/// branches), or makes the operand a relative attribute.
+pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
+    match operand {
+        Node::Attr(mut a) => {
+            a.quals.push(q);
+            Node::Attr(a)
+        }
+        Node::CondAttr(mut c) => {
+            let q2 = clone_qual(&q);
+            let truthy = std::mem::replace(&mut c.truthy, Node::Const(Value::Null));
+            let falsy = std::mem::replace(&mut c.falsy, Node::Const(Value::Null));
+            match q2 {
+                Some(q2) => {
+                    c.truthy = add_qualifier(truthy, q);
+                    c.falsy = add_qualifier(falsy, q2);
+                    Node::CondAttr(c)
+                }
+                None => {
+                    // A dynamic qualifier cannot be duplicated: qualify the
+                    // conditional's value instead.
+                    c.truthy = truthy;
+                    c.falsy = falsy;
+                    let id = c.id;
+                    Node::Attr(Box::new(Attr {
+                        id,
+                        base: Base::Rel(Node::CondAttr(c)),
+                        quals: vec![q],
+                    }))
+                }
+            }
+        }
+        other => Node::Attr(Box::new(Attr {
+            id: q.id,
+            base: Base::Rel(other),
+            quals: vec![q],
+        })),
+    }
+}
+
+fn clone_qual(q: &Qual) -> Option<Qual> {
+    let kind = match &q.kind {
+        QualKind::Field(f) => QualKind::Field(f.clone()),
+        QualKind::Const(v) => QualKind::Const(v.clone()),
+        QualKind::Dyn(_) => return None,
+    };
+    Some(Qual {
+        id: q.id,
+        kind,
+        optional: q.optional,
+    })
+}
+
+pub(crate) fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Uint(u) => Value::Uint(*u),
+        Literal::Double(d) => Value::Double(*d),
+        Literal::String(s) => Value::String(s.clone()),
+        Literal::Bytes(b) => Value::Bytes(b.clone()),
+    }
+}
+
+/// A map key from a value, with cel-go's error for other types.
+pub(crate) fn map_key(v: &Value) -> Result<Key, EvalError> {
+    match v {
+        Value::Bool(_) | Value::Int(_) | Value::Uint(_) | Value::String(_) => KeyRef::from_value(v)
+            .map(|k| k.to_owned_key())
+            .ok_or_else(|| EvalError::msg("unsupported key type")),
+        _ => Err(EvalError::msg(format!(
+            "unsupported key type: {}",
+            v.type_name()
+        ))),
+    }
+}
+
+/// The elements of a constant list as a set, when all are bool, int, uint or string.
+fn constant_set(v: &Value) -> Option<indexmap::IndexSet<Key>> {
+    let Value::List(l) = v else { return None };
+    let mut set = indexmap::IndexSet::with_capacity(l.len());
+    for e in l.iter() {
+        match e {
+            Value::Bool(_) | Value::Int(_) | Value::Uint(_) | Value::String(_) => {
+                set.insert(KeyRef::from_value(&e)?.to_owned_key());
+            }
+            _ => return None,
+        }
+    }
+    Some(set)
+}

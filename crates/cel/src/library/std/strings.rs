@@ -1,0 +1,87 @@
+//! String functions of the standard library: `contains`, `startsWith`,
+//! `endsWith` and `matches` (RE2 syntax via the `regex` crate).
+
+use crate::error::{EvalError, EvalResult};
+use crate::value::Value;
+
+fn strs<'a>(a: &'a Value, b: &'a Value) -> EvalResult<(&'a str, &'a str)> {
+    match (a, b) {
+        (Value::String(a), Value::String(b)) => Ok((a, b)),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `s.contains(sub)`.
+pub(crate) fn contains(a: &Value, b: &Value) -> EvalResult {
+    let (s, sub) = strs(a, b)?;
+    Ok(Value::Bool(s.contains(sub)))
+}
+
+/// `s.startsWith(prefix)`.
+pub(crate) fn starts_with(a: &Value, b: &Value) -> EvalResult {
+    let (s, p) = strs(a, b)?;
+    Ok(Value::Bool(s.starts_with(p)))
+}
+
+/// `s.endsWith(suffix)`.
+pub(crate) fn ends_with(a: &Value, b: &Value) -> EvalResult {
+    let (s, p) = strs(a, b)?;
+    Ok(Value::Bool(s.ends_with(p)))
+}
+
+/// Compiles a pattern with RE2 semantics, with an error worded like Go's.
+pub fn compile_regex(pattern: &str) -> Result<regex::Regex, EvalError> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 22)
+        .build()
+        .map_err(|e| {
+            let detail = match &e {
+                regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim().to_string(),
+                other => other.to_string(),
+            };
+            EvalError::msg(format!("error parsing regexp: {detail}"))
+        })
+}
+
+/// `s.matches(re)` / `matches(s, re)`: an unanchored search.
+pub(crate) fn matches(a: &Value, b: &Value) -> EvalResult {
+    let (s, p) = strs(a, b)?;
+    Ok(Value::Bool(compile_regex(p)?.is_match(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_predicates() {
+        let v = |s: &str| Value::from(s);
+        assert!(matches!(
+            contains(&v("hello"), &v("ell")),
+            Ok(Value::Bool(true))
+        ));
+        assert!(matches!(
+            starts_with(&v("hello"), &v("he")),
+            Ok(Value::Bool(true))
+        ));
+        assert!(matches!(
+            ends_with(&v("hello"), &v("he")),
+            Ok(Value::Bool(false))
+        ));
+        assert!(matches!(
+            matches(&v("hello"), &v("l+")),
+            Ok(Value::Bool(true))
+        ));
+        assert!(matches!(
+            matches(&v("hello"), &v("^l+")),
+            Ok(Value::Bool(false))
+        ));
+        let e = matches(&v("x"), &v("(")).unwrap_err();
+        assert!(
+            e.message().starts_with("error parsing regexp: "),
+            "{}",
+            e.message()
+        );
+        assert!(contains(&v("x"), &Value::Int(1)).is_err());
+    }
+}
