@@ -6,8 +6,6 @@
 mod decl;
 mod env;
 mod eval;
-mod json;
-mod literal;
 
 use std::process::ExitCode;
 

@@ -7,7 +7,6 @@
 
 pub mod full_env;
 pub mod fuzz_env;
-pub mod plain_json;
 pub mod proto_json;
 pub mod shared;
 pub mod structural;
