@@ -1,5 +1,40 @@
-//! The `kcel` command line.
+//! The `kcel` command line: a thin dispatcher, one module per subcommand.
+//!
+//! Exit codes (all subcommands): 0 success, 1 the expression failed to compile
+//! or to evaluate, 2 usage error (bad arguments, unreadable input).
 
-fn main() {
-    println!("kcel");
+mod decl;
+mod env;
+mod eval;
+mod json;
+mod literal;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// CEL and Kubernetes validation rules, offline.
+#[derive(Parser)]
+#[command(name = "kcel", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile and evaluate a CEL expression.
+    Eval(eval::Args),
+}
+
+/// Exit code of a usage error (as clap's own).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a compile or evaluation error.
+pub const EXIT_FAILED: u8 = 1;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Eval(args) => eval::run(args),
+    }
 }

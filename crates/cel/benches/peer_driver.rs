@@ -1,0 +1,142 @@
+//! kcel as one more "peer" of the shared benchmark harness: follows the timing
+//! protocol of `../shared/bench` (same warm-up, rounds, best-round rule and
+//! compile loops as the peers' drivers) and prints the same JSON lines, so
+//! `compare_peers.sh` can put kcel and the peers in one table from one run.
+//!
+//! `peer_driver bench <protocol.json> <bench_data.json>` (cargo's `--bench`
+//! argument is ignored). Built with `cargo bench -p cel --bench peer_driver --no-run`.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use cel::{Type, Value};
+use serde_json::{Value as Json, json};
+
+/// Calls `f` repeatedly: `warmup_s` of warm-up, then `rounds` rounds of the
+/// iteration count that makes a round last about `target_s`. Returns the best
+/// round's time per call (ns) and the iterations per round.
+fn time_it(mut f: impl FnMut(), warmup_s: f64, rounds: usize, target_s: f64) -> (f64, u64) {
+    let start = Instant::now();
+    let mut warm: u64 = 0;
+    loop {
+        f();
+        warm += 1;
+        if start.elapsed().as_secs_f64() >= warmup_s {
+            break;
+        }
+    }
+    let per_call = start.elapsed().as_secs_f64() / warm as f64;
+    let iters = ((target_s / per_call).ceil() as u64).max(1);
+    let rounds = if per_call > 1.0 { 3 } else { rounds };
+    let mut best = f64::INFINITY;
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for _ in 0..iters {
+            f();
+        }
+        best = best.min(t.elapsed().as_nanos() as f64 / iters as f64);
+    }
+    (best, iters)
+}
+
+fn read(path: &str) -> Result<Json, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("bad {path}: {e}"))
+}
+
+fn bench(protocol_path: &str, data_path: &str) -> Result<(), String> {
+    let protocol = read(protocol_path)?;
+    let data = common::plain_json::to_value(&read(data_path)?);
+    let timing = &protocol["timing"];
+    let warmup = timing["warmup_s"].as_f64().unwrap_or(0.3);
+    let rounds = timing["rounds"].as_u64().unwrap_or(5) as usize;
+    let target = timing["round_target_s"].as_f64().unwrap_or(0.2);
+    let env = common::full_env::builder()
+        .variable("self", Type::Dyn)
+        .build();
+    // Built once, outside timing.
+    let bindings: HashMap<String, Value> = HashMap::from([("self".to_string(), data)]);
+    let expressions = protocol["expressions"]
+        .as_array()
+        .ok_or("no `expressions`")?;
+    for e in expressions {
+        let id = e["id"].as_str().unwrap_or("?");
+        let expr = e["expr"].as_str().unwrap_or_default();
+        let t0 = Instant::now();
+        let compiled = env.compile(expr);
+        let first_compile_ns = t0.elapsed().as_nanos() as f64;
+        let program = match compiled {
+            Ok(p) => p,
+            Err(issues) => {
+                let error = format!("compile: {issues}");
+                println!(
+                    "{}",
+                    json!({"peer": "kcel", "id": id, "ok": false, "error": error})
+                );
+                continue;
+            }
+        };
+        let (compile_ns, _) = time_it(
+            || {
+                let _ = black_box(env.compile(black_box(expr)));
+            },
+            0.05,
+            3,
+            0.05,
+        );
+        match program.eval(&bindings) {
+            Err(err) => println!(
+                "{}",
+                json!({"peer": "kcel", "id": id, "ok": false,
+                       "first_compile_ns": first_compile_ns, "error": format!("eval: {err}")})
+            ),
+            Ok(v) => {
+                let ok = matches!(v, Value::Bool(true));
+                let (eval_ns, iters) = time_it(
+                    || {
+                        let _ = black_box(program.eval(black_box(&bindings)));
+                    },
+                    warmup,
+                    rounds,
+                    target,
+                );
+                println!(
+                    "{}",
+                    json!({"peer": "kcel", "id": id, "ok": ok, "result": format!("{v:?}"),
+                           "first_compile_ns": first_compile_ns, "compile_ns": compile_ns,
+                           "eval_ns": eval_ns, "iters": iters})
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let result = match args.as_slice() {
+        [mode, protocol, data] if mode == "bench" => bench(protocol, data),
+        [] => {
+            eprintln!(
+                "peer_driver: nothing to do (usage: bench <protocol.json> <bench_data.json>)"
+            );
+            Ok(())
+        }
+        _ => Err("usage: peer_driver bench <protocol.json> <bench_data.json>".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("peer_driver: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

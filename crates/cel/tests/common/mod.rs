@@ -1,0 +1,12 @@
+//! Helpers shared by the data-driven tests and the benchmarks of the `cel` crate.
+//!
+//! Each test target (and `benches/protocol.rs`) includes this module with
+//! `mod common;` (or `#[path]`) and uses the parts it needs, hence the
+//! `dead_code` allowance.
+#![allow(dead_code)]
+
+pub mod full_env;
+pub mod plain_json;
+pub mod proto_json;
+pub mod shared;
+pub mod structural;

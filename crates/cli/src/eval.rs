@@ -1,0 +1,129 @@
+//! `kcel eval`: compile an expression in the full environment, evaluate it
+//! against `--var` bindings, print the result.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+
+use cel::{Type, Value};
+use clap::ValueEnum;
+
+use crate::{EXIT_FAILED, EXIT_USAGE, decl, env, json, literal};
+
+/// Inputs larger than this are refused (`--var name=@file`).
+const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The CEL expression.
+    expr: String,
+    /// Binds a variable: `name=<json>`, or `name=@file.json` to read the JSON
+    /// from a file. Variables without a `--decl` are declared `dyn`.
+    #[arg(long = "var", value_name = "NAME=JSON")]
+    vars: Vec<String>,
+    /// Declares a variable's type: `name:type`, types as cel-go prints them
+    /// (`int`, `list(string)`, `map(string, dyn)`, `optional_type(int)`).
+    #[arg(long = "decl", value_name = "NAME:TYPE")]
+    decls: Vec<String>,
+    /// Output format of the result.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Cel)]
+    output: Format,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// CEL literal syntax.
+    Cel,
+    /// JSON (bytes in base64, timestamps and durations as strings).
+    Json,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let (bindings, decls) = match inputs(&args) {
+        Ok(x) => x,
+        Err(message) => {
+            eprintln!("kcel eval: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let mut builder = env::full();
+    for (name, t) in decls {
+        builder.add_variable(&name, t);
+    }
+    let env = builder.build();
+    let program = match env.compile(&args.expr) {
+        Ok(p) => p,
+        Err(issues) => {
+            eprintln!("{issues}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let value = match program.eval(&bindings) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("evaluation error: {e}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let shown = match args.output {
+        Format::Cel => literal::to_literal(&value),
+        Format::Json => json::from_value(&value)
+            .and_then(|j| serde_json::to_string_pretty(&j).map_err(|e| e.to_string())),
+    };
+    match shown {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("kcel eval: cannot print the result: {message}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+/// The bindings and the declarations (every bound variable is declared,
+/// `dyn` unless `--decl` says otherwise).
+fn inputs(args: &Args) -> Result<(HashMap<String, Value>, Vec<(String, Type)>), String> {
+    let mut decls: Vec<(String, Type)> = Vec::new();
+    for d in &args.decls {
+        let (name, t) = decl::parse_decl(d)?;
+        if decls.iter().any(|(n, _)| *n == name) {
+            return Err(format!("--decl {name}: declared twice"));
+        }
+        decls.push((name, t));
+    }
+    let mut bindings = HashMap::new();
+    for v in &args.vars {
+        let (name, text) = v
+            .split_once('=')
+            .ok_or_else(|| format!("--var {v:?}: expected name=<json> or name=@file.json"))?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("--var {v:?}: the variable name is empty"));
+        }
+        let text = match text.strip_prefix('@') {
+            Some(path) => read_file(path)?,
+            None => text.to_string(),
+        };
+        let parsed: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("--var {name}: invalid JSON: {e}"))?;
+        if bindings
+            .insert(name.to_string(), json::to_value(&parsed))
+            .is_some()
+        {
+            return Err(format!("--var {name}: bound twice"));
+        }
+        if !decls.iter().any(|(n, _)| n == name) {
+            decls.push((name.to_string(), Type::Dyn));
+        }
+    }
+    Ok((bindings, decls))
+}
+
+fn read_file(path: &str) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(format!("{path}: larger than {MAX_INPUT_BYTES} bytes"));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}

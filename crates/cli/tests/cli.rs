@@ -1,0 +1,97 @@
+//! End-to-end tests of the `kcel` binary: outputs, messages and exit codes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn kcel(args: &[&str]) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Command::new(env!("CARGO_BIN_EXE_kcel"))
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("the kcel binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The README's first command.
+#[test]
+fn readme_example_evaluates_to_true() {
+    let o = kcel(&[
+        "eval",
+        "self.spec.minReplicas <= self.spec.replicas && self.spec.replicas <= self.spec.maxReplicas",
+        "--var",
+        "self=@examples/webapp.json",
+    ]);
+    assert_eq!(stdout(&o), "true\n", "stderr: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn prints_cel_literals_and_json() {
+    let o = kcel(&["eval", "[x + 1, 'a', b'\\x00', 2u, 1.0]", "--var", "x=41"]);
+    assert_eq!(
+        stdout(&o),
+        "[42, \"a\", b\"\\x00\", 2u, 1.0]\n",
+        "stderr: {}",
+        stderr(&o)
+    );
+    let o = kcel(&["eval", "{'k': [x, null]}", "--var", "x=1", "-o", "json"]);
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"k\": [\n    1,\n    null\n  ]\n}\n",
+        "stderr: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn declared_types_are_checked() {
+    let o = kcel(&["eval", "x + 1", "--decl", "x:string", "--var", "x=\"a\""]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("found no matching overload for '_+_'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn compile_errors_show_line_and_caret() {
+    let o = kcel(&["eval", "1 + "]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with("ERROR: <input>:1:"), "{err}");
+    assert!(err.contains("\n | 1 + \n | "), "{err}");
+    assert!(err.contains('^'), "{err}");
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn evaluation_errors_exit_1() {
+    let o = kcel(&["eval", "1 / x", "--var", "x=0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("division by zero"), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["eval"][..],
+        &["eval", "x", "--var", "x"],
+        &["eval", "x", "--var", "x={"],
+        &["eval", "x", "--var", "x=@/nonexistent/file.json"],
+        &["eval", "x", "--decl", "x:nosuchtype"],
+        &["eval", "x", "-o", "yaml"],
+        &["frobnicate"],
+    ] {
+        let o = kcel(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+}
