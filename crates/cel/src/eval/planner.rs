@@ -337,11 +337,15 @@ impl<'a> Planner<'a> {
         } else {
             self.env.overload_cost(&overload_id).cloned()
         };
+        let custom = cost_fn.is_some() || self.env.cost_hook().is_some();
+        let rule = super::cost::CostRule::of(&overload_id);
         CallMeta {
             id,
             function: function.into(),
             overload_id,
             cost_fn,
+            rule,
+            custom,
         }
     }
 
@@ -599,8 +603,10 @@ impl<'a> Planner<'a> {
             .push((c.accu_var.clone(), Local::Slot(accu_slot)));
         let result = self.plan(&c.result)?;
         self.scopes.truncate(depth);
+        let shape = fold_shape(&accu_init, &cond, &step, &result, accu_slot);
         Ok(Node::Compr(Box::new(Compr {
             id,
+            shape,
             range,
             iter_slot,
             iter_slot2,
@@ -694,7 +700,7 @@ impl<'a> Planner<'a> {
 /// The node for a local name.
 fn local_attr(id: ExprId, l: Local) -> Node {
     let base = match l {
-        Local::Slot(s) => Base::Slot(s),
+        Local::Slot(s) => return Node::Local(s),
         Local::Block(b) => Base::BlockSlot(b),
     };
     Node::Attr(Box::new(Attr {
@@ -702,6 +708,28 @@ fn local_attr(id: ExprId, l: Local) -> Node {
         base,
         quals: Vec::new(),
     }))
+}
+
+/// Recognises the `exists` and `all` expansions (see [`FoldShape`]).
+fn fold_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) -> FoldShape {
+    let is_acc = |n: &Node| matches!(n, Node::Local(s) if *s == acc);
+    if !is_acc(result) {
+        return FoldShape::General;
+    }
+    let Node::NotStrictlyFalse(c, _) = cond else {
+        return FoldShape::General;
+    };
+    match (init.as_const(), &**c, step) {
+        (Some(Value::Bool(false)), Node::Op1(not), Node::Or(ab))
+            if is_acc(&not.arg) && &*not.meta.function == "!_" && is_acc(&ab[0]) =>
+        {
+            FoldShape::Exists
+        }
+        (Some(Value::Bool(true)), c, Node::And(ab)) if is_acc(c) && is_acc(&ab[0]) => {
+            FoldShape::All
+        }
+        _ => FoldShape::General,
+    }
 }
 
 /// `a.b.c` as `["a", "b", "c"]` when the expression is only identifiers and selects.
@@ -732,6 +760,11 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
             a.quals.push(q);
             Node::Attr(a)
         }
+        Node::Local(s) => Node::Attr(Box::new(Attr {
+            id: q.id,
+            base: Base::Slot(s),
+            quals: vec![q],
+        })),
         Node::CondAttr(mut c) => {
             let q2 = clone_qual(&q);
             let truthy = std::mem::replace(&mut c.truthy, Node::Const(Value::Null));

@@ -651,3 +651,57 @@ fn value_size_limit() {
     let err = e2.program(&b.ast(m)).unwrap().eval(&act).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::LimitExceeded);
 }
+
+/// Timing probe for benchmark E5 (`self.l.exists(x, x == 99999)` over
+/// 100,000 ints); run with `--release --ignored --nocapture`.
+#[test]
+#[ignore]
+fn perf_probe_e5() {
+    let mut b = B::default();
+    let s = b.ident("self");
+    let l = b.sel(s, "l");
+    let e = b.exists(l, "x", |b| {
+        let x = b.ident("x");
+        let n = b.int(99_999);
+        b.ocall("_==_", "equals", vec![x, n])
+    });
+    let ast = b.ast(e);
+    let checked = CheckedAst {
+        ast: ast.clone(),
+        types: HashMap::new(),
+        references: b.refs.clone(),
+    };
+    let prog = env(true, 0).program_checked(&checked).unwrap();
+    let mut m = indexmap::IndexMap::new();
+    m.insert(
+        crate::value::Key::from("l"),
+        Value::list((0..100_000).map(Value::Int).collect()),
+    );
+    let act = HashMap::from([("self".to_string(), Value::Map(m.into()))]);
+    // CPU time of this thread (the machine is shared: wall time is noisy).
+    let cpu_ns = || -> u64 {
+        std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()
+            .and_then(|s| s.split_whitespace().next().and_then(|x| x.parse().ok()))
+            .unwrap_or(0)
+    };
+    for track in [false, true] {
+        let opts = EvalOptions {
+            track_cost: track,
+            ..Default::default()
+        };
+        let (start, cpu) = (std::time::Instant::now(), cpu_ns());
+        let n = 200;
+        for _ in 0..n {
+            assert!(matches!(
+                prog.eval_with(&act, &opts).value,
+                Ok(Value::Bool(true))
+            ));
+        }
+        println!(
+            "E5 track_cost={track}: wall {:?}, cpu {} us per eval",
+            start.elapsed() / n,
+            (cpu_ns() - cpu) / 1000 / n as u64
+        );
+    }
+}
