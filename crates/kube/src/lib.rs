@@ -1,3 +1,35 @@
 //! Kubernetes custom-resource validation with CEL, as kube-apiserver does it.
+//!
+//! The layers, bottom up:
+//!
+//! * [`yaml`]: YAML → JSON exactly as Kubernetes tooling converts it (go-yaml v2 scalars,
+//!   string keys, duplicate keys rejected), with line numbers.
+//! * [`crd`], [`schema_props`]: the `apiextensions.k8s.io/v1` CRD model and `JSONSchemaProps`
+//!   with every field, decoded with serde; [`load`] reads files (multi-document YAML, JSON
+//!   streams, `kind: List`) with `file:line:column` errors.
+//! * [`structural`]: structural schemas, including the resource-root view (`apiVersion`, `kind`,
+//!   `metadata.name`/`generateName`).
+//! * [`escaping`], [`decl`]: schema → CEL types (object types named like Kubernetes names them,
+//!   a [`cel::checker::TypeProvider`]) with the size bounds the cost estimator needs.
+//! * [`values`]: JSON documents as lazy CEL values with Kubernetes' semantics (null fields
+//!   absent, set/map-list equality and `+`, formats).
+//! * [`field`]: field paths and field errors rendered as Kubernetes renders them.
+//! * [`library`]: Kubernetes' CEL function libraries.
+//!
+//! Rule compilation (`compile_rules(crd)`) and object validation (`validate(object, old)`) sit
+//! on top: per CRD version, `Structural::from_props` once, then per schema node with rules a
+//! `DeclType` (named `selfType<N>…`) registered in a `DeclTypeProvider`; per request,
+//! `values::Json::from_serde` once per object, and `values::to_value` / `root_value` hand each
+//! node's rules cheap views of the same tree.
 
+pub mod crd;
+pub mod decl;
+pub mod escaping;
+pub mod field;
+pub mod gofmt;
 pub mod library;
+pub mod load;
+pub mod schema_props;
+pub mod structural;
+pub mod values;
+pub mod yaml;

@@ -251,16 +251,16 @@ impl Library for Math {
 
 fn expand_greatest(
     ctx: &mut MacroContext<'_>,
-    target: Option<Expr>,
-    args: Vec<Expr>,
+    target: &mut Option<Expr>,
+    args: &mut Vec<Expr>,
 ) -> Result<Option<Expr>, MacroError> {
     expand_min_max(ctx, target, args, "math.greatest()", "math.@max")
 }
 
 fn expand_least(
     ctx: &mut MacroContext<'_>,
-    target: Option<Expr>,
-    args: Vec<Expr>,
+    target: &mut Option<Expr>,
+    args: &mut Vec<Expr>,
 ) -> Result<Option<Expr>, MacroError> {
     expand_min_max(ctx, target, args, "math.least()", "math.@min")
 }
@@ -269,17 +269,15 @@ fn expand_least(
 /// two → `f(a, b)`; more → `f([args...])`. Literal arguments must be numeric.
 fn expand_min_max(
     ctx: &mut MacroContext<'_>,
-    target: Option<Expr>,
-    args: Vec<Expr>,
+    target: &mut Option<Expr>,
+    args: &mut Vec<Expr>,
     display: &str,
     function: &str,
 ) -> Result<Option<Expr>, MacroError> {
-    let Some(target) = target else {
-        return Ok(None);
-    };
-    if !matches!(&target.kind, ExprKind::Ident(n) if n == "math") {
+    if !matches!(target.as_ref().map(|t| &t.kind), Some(ExprKind::Ident(n)) if n == "math") {
         return Ok(None);
     }
+    let args = std::mem::take(args);
     let call = |ctx: &mut MacroContext<'_>, args: Vec<Expr>| Expr {
         id: ctx.next_id(),
         kind: ExprKind::Call(Box::new(Call {
@@ -291,7 +289,7 @@ fn expand_min_max(
     match args.len() {
         0 => Err(MacroError {
             message: format!("{display} requires at least one argument"),
-            expr_id: target.id,
+            expr_id: target.as_ref().map_or(0, |t| t.id),
         }),
         1 => {
             let a = &args[0];

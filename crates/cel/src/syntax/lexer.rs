@@ -1,0 +1,702 @@
+//! The lexer: turns source text into tokens exactly as cel-go's ANTLR lexer
+//! (`CEL.g4`) does, including its longest-match-with-backtracking behaviour and
+//! its `token recognition error at: '...'` reports.
+//!
+//! Tokens borrow nothing: they hold byte ranges into the source and the
+//! code-point offset of their first character, so lexing allocates only the
+//! token vector.
+
+use std::fmt;
+
+/// Token kinds, numbered as cel-go's ANTLR grammar numbers them (the number
+/// orders the tokens in `expecting {...}` sets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Tok {
+    Eof = 0,
+    Eq = 1,
+    Ne = 2,
+    In = 3,
+    Lt = 4,
+    Le = 5,
+    Ge = 6,
+    Gt = 7,
+    And = 8,
+    Or = 9,
+    LBracket = 10,
+    RBracket = 11,
+    LBrace = 12,
+    RBrace = 13,
+    LParen = 14,
+    RParen = 15,
+    Dot = 16,
+    Comma = 17,
+    Minus = 18,
+    Not = 19,
+    Question = 20,
+    Colon = 21,
+    Plus = 22,
+    Star = 23,
+    Slash = 24,
+    Percent = 25,
+    True = 26,
+    False = 27,
+    Null = 28,
+    NumFloat = 31,
+    NumInt = 32,
+    NumUint = 33,
+    String = 34,
+    Bytes = 35,
+    Ident = 36,
+    EscIdent = 37,
+}
+
+impl Tok {
+    /// The name ANTLR prints for the token in `expecting` sets.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Tok::Eof => "<EOF>",
+            Tok::Eq => "'=='",
+            Tok::Ne => "'!='",
+            Tok::In => "'in'",
+            Tok::Lt => "'<'",
+            Tok::Le => "'<='",
+            Tok::Ge => "'>='",
+            Tok::Gt => "'>'",
+            Tok::And => "'&&'",
+            Tok::Or => "'||'",
+            Tok::LBracket => "'['",
+            Tok::RBracket => "']'",
+            Tok::LBrace => "'{'",
+            Tok::RBrace => "'}'",
+            Tok::LParen => "'('",
+            Tok::RParen => "')'",
+            Tok::Dot => "'.'",
+            Tok::Comma => "','",
+            Tok::Minus => "'-'",
+            Tok::Not => "'!'",
+            Tok::Question => "'?'",
+            Tok::Colon => "':'",
+            Tok::Plus => "'+'",
+            Tok::Star => "'*'",
+            Tok::Slash => "'/'",
+            Tok::Percent => "'%'",
+            Tok::True => "'true'",
+            Tok::False => "'false'",
+            Tok::Null => "'null'",
+            Tok::NumFloat => "NUM_FLOAT",
+            Tok::NumInt => "NUM_INT",
+            Tok::NumUint => "NUM_UINT",
+            Tok::String => "STRING",
+            Tok::Bytes => "BYTES",
+            Tok::Ident => "IDENTIFIER",
+            Tok::EscIdent => "ESC_IDENTIFIER",
+        }
+    }
+
+    const ALL: [Tok; 36] = [
+        Tok::Eof,
+        Tok::Eq,
+        Tok::Ne,
+        Tok::In,
+        Tok::Lt,
+        Tok::Le,
+        Tok::Ge,
+        Tok::Gt,
+        Tok::And,
+        Tok::Or,
+        Tok::LBracket,
+        Tok::RBracket,
+        Tok::LBrace,
+        Tok::RBrace,
+        Tok::LParen,
+        Tok::RParen,
+        Tok::Dot,
+        Tok::Comma,
+        Tok::Minus,
+        Tok::Not,
+        Tok::Question,
+        Tok::Colon,
+        Tok::Plus,
+        Tok::Star,
+        Tok::Slash,
+        Tok::Percent,
+        Tok::True,
+        Tok::False,
+        Tok::Null,
+        Tok::NumFloat,
+        Tok::NumInt,
+        Tok::NumUint,
+        Tok::String,
+        Tok::Bytes,
+        Tok::Ident,
+        Tok::EscIdent,
+    ];
+}
+
+/// A set of token kinds (a bit per kind).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokSet(u64);
+
+impl TokSet {
+    pub const EMPTY: TokSet = TokSet(0);
+
+    pub const fn of(toks: &[Tok]) -> TokSet {
+        let mut bits = 0u64;
+        let mut i = 0;
+        while i < toks.len() {
+            bits |= 1u64 << (toks[i] as u8);
+            i += 1;
+        }
+        TokSet(bits)
+    }
+
+    pub const fn with(self, t: Tok) -> TokSet {
+        TokSet(self.0 | (1u64 << (t as u8)))
+    }
+
+    pub const fn union(self, other: TokSet) -> TokSet {
+        TokSet(self.0 | other.0)
+    }
+
+    pub const fn contains(self, t: Tok) -> bool {
+        self.0 & (1u64 << (t as u8)) != 0
+    }
+}
+
+impl fmt::Display for TokSet {
+    /// Prints the set as ANTLR does: one token bare, several in braces.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut members = Tok::ALL.iter().filter(|t| self.contains(**t));
+        let count = self.0.count_ones();
+        if count == 1
+            && let Some(t) = members.next()
+        {
+            return f.write_str(t.display_name());
+        }
+        f.write_str("{")?;
+        for (i, t) in members.enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(t.display_name())?;
+        }
+        f.write_str("}")
+    }
+}
+
+/// One token: its kind, its byte range and the code-point offset of its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: Tok,
+    pub start: u32,
+    pub end: u32,
+    pub offset: u32,
+}
+
+/// A lexer error: ANTLR's `token recognition error at: '<text>'`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexError {
+    /// Code-point offset of the start of the failed token.
+    pub offset: u32,
+    /// The message (already formatted as cel-go prints it).
+    pub message: String,
+}
+
+/// Lexes `src`. The last token is always [`Tok::Eof`]. Lexing stops early
+/// (as if at the end of the input) after `max_errors` recognition errors.
+pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
+    let mut lx = Lexer {
+        src: src.as_bytes(),
+        pos: 0,
+        cp_byte: 0,
+        cp_count: 0,
+    };
+    let mut tokens = Vec::with_capacity(src.len() / 3 + 2);
+    let mut errors = Vec::new();
+    loop {
+        lx.skip_trivia();
+        let start = lx.pos;
+        if start >= lx.src.len() {
+            let offset = lx.offset_of(start);
+            tokens.push(Token {
+                kind: Tok::Eof,
+                start: start as u32,
+                end: start as u32,
+                offset,
+            });
+            break;
+        }
+        match lx.next_kind() {
+            Ok(kind) => {
+                let offset = lx.offset_of(start);
+                tokens.push(Token {
+                    kind,
+                    start: start as u32,
+                    end: lx.pos as u32,
+                    offset,
+                });
+            }
+            Err(_) if errors.len() >= max_errors => {
+                let offset = lx.offset_of(start);
+                tokens.push(Token {
+                    kind: Tok::Eof,
+                    start: start as u32,
+                    end: start as u32,
+                    offset,
+                });
+                break;
+            }
+            Err(fail) => {
+                // ANTLR reports the text from the token start through the
+                // character that could not be matched, then drops that character.
+                let text_end = if fail < lx.src.len() {
+                    lx.char_end(fail)
+                } else {
+                    fail
+                };
+                let text = String::from_utf8_lossy(&lx.src[start..text_end]);
+                let offset = lx.offset_of(start);
+                errors.push(LexError {
+                    offset,
+                    message: format!(
+                        "Syntax error: token recognition error at: '{}'",
+                        escape_error_text(&text)
+                    ),
+                });
+                lx.pos = text_end.max(start + 1).min(lx.src.len());
+                // Never stop in the middle of a code point.
+                while lx.pos < lx.src.len() && is_continuation(lx.src[lx.pos]) {
+                    lx.pos += 1;
+                }
+            }
+        }
+    }
+    (tokens, errors)
+}
+
+/// ANTLR's `getErrorDisplay`: newlines, carriage returns and tabs shown escaped.
+pub fn escape_error_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn is_continuation(b: u8) -> bool {
+    (0x80..0xC0).contains(&b)
+}
+
+struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    /// Checkpoint for incremental byte → code-point conversion.
+    cp_byte: usize,
+    cp_count: u32,
+}
+
+/// Result of a token attempt: the kind, or the byte position of the character
+/// that failed (the whole attempt had no accepting prefix).
+type Attempt = Result<Tok, usize>;
+
+impl Lexer<'_> {
+    fn peek(&self, i: usize) -> Option<u8> {
+        self.src.get(self.pos + i).copied()
+    }
+
+    fn at(&self, p: usize) -> Option<u8> {
+        self.src.get(p).copied()
+    }
+
+    /// Code-point offset of byte position `byte` (positions only grow).
+    fn offset_of(&mut self, byte: usize) -> u32 {
+        let end = byte.min(self.src.len());
+        if end < self.cp_byte {
+            // Not expected (positions grow), but stay correct.
+            self.cp_byte = 0;
+            self.cp_count = 0;
+        }
+        for &b in &self.src[self.cp_byte..end] {
+            if !is_continuation(b) {
+                self.cp_count += 1;
+            }
+        }
+        self.cp_byte = end;
+        self.cp_count
+    }
+
+    /// The byte just past the code point starting at `p`.
+    fn char_end(&self, p: usize) -> usize {
+        let mut e = p + 1;
+        while e < self.src.len() && is_continuation(self.src[e]) {
+            e += 1;
+        }
+        e
+    }
+
+    fn skip_trivia(&mut self) {
+        loop {
+            match self.peek(0) {
+                Some(b'\t' | b' ' | b'\r' | b'\n' | 0x0C) => self.pos += 1,
+                Some(b'/') if self.peek(1) == Some(b'/') => {
+                    while let Some(b) = self.peek(0) {
+                        if b == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Lexes one token starting at `self.pos`, advancing past it.
+    fn next_kind(&mut self) -> Attempt {
+        let start = self.pos;
+        let b = self.src[start];
+        let two = |lx: &mut Self, second: u8, yes: Tok, no: Option<Tok>| -> Attempt {
+            if lx.peek(1) == Some(second) {
+                lx.pos += 2;
+                Ok(yes)
+            } else if let Some(no) = no {
+                lx.pos += 1;
+                Ok(no)
+            } else {
+                Err(start + 1)
+            }
+        };
+        match b {
+            b'=' => two(self, b'=', Tok::Eq, None),
+            b'!' => two(self, b'=', Tok::Ne, Some(Tok::Not)),
+            b'<' => two(self, b'=', Tok::Le, Some(Tok::Lt)),
+            b'>' => two(self, b'=', Tok::Ge, Some(Tok::Gt)),
+            b'&' => two(self, b'&', Tok::And, None),
+            b'|' => two(self, b'|', Tok::Or, None),
+            b'[' => self.single(Tok::LBracket),
+            b']' => self.single(Tok::RBracket),
+            b'{' => self.single(Tok::LBrace),
+            b'}' => self.single(Tok::RBrace),
+            b'(' => self.single(Tok::LParen),
+            b')' => self.single(Tok::RParen),
+            b',' => self.single(Tok::Comma),
+            b'-' => self.single(Tok::Minus),
+            b'?' => self.single(Tok::Question),
+            b':' => self.single(Tok::Colon),
+            b'+' => self.single(Tok::Plus),
+            b'*' => self.single(Tok::Star),
+            b'/' => self.single(Tok::Slash),
+            b'%' => self.single(Tok::Percent),
+            b'.' => {
+                if self.peek(1).is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                    self.digits();
+                    self.exponent();
+                    Ok(Tok::NumFloat)
+                } else {
+                    self.single(Tok::Dot)
+                }
+            }
+            b'0'..=b'9' => Ok(self.number()),
+            b'"' | b'\'' => self.string(start, Tok::String),
+            b'`' => self.escaped_ident(start),
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => Ok(self.ident_or_literal(start)),
+            _ => Err(start),
+        }
+    }
+
+    fn single(&mut self, t: Tok) -> Attempt {
+        self.pos += 1;
+        Ok(t)
+    }
+
+    fn digits(&mut self) -> usize {
+        let s = self.pos;
+        while self.peek(0).is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        self.pos - s
+    }
+
+    /// An optional exponent; consumed only when complete.
+    fn exponent(&mut self) -> bool {
+        if matches!(self.peek(0), Some(b'e' | b'E')) {
+            let mut p = self.pos + 1;
+            if matches!(self.at(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            if self.at(p).is_some_and(|c| c.is_ascii_digit()) {
+                self.pos = p;
+                self.digits();
+                return true;
+            }
+        }
+        false
+    }
+
+    fn number(&mut self) -> Tok {
+        let start = self.pos;
+        if self.src[start] == b'0'
+            && matches!(self.peek(1), Some(b'x'))
+            && self.peek(2).is_some_and(|c| c.is_ascii_hexdigit())
+        {
+            self.pos += 2;
+            while self.peek(0).is_some_and(|c| c.is_ascii_hexdigit()) {
+                self.pos += 1;
+            }
+            if matches!(self.peek(0), Some(b'u' | b'U')) {
+                self.pos += 1;
+                return Tok::NumUint;
+            }
+            return Tok::NumInt;
+        }
+        self.digits();
+        if self.peek(0) == Some(b'.') && self.peek(1).is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+            self.digits();
+            self.exponent();
+            return Tok::NumFloat;
+        }
+        if self.exponent() {
+            return Tok::NumFloat;
+        }
+        if matches!(self.peek(0), Some(b'u' | b'U')) {
+            self.pos += 1;
+            return Tok::NumUint;
+        }
+        Tok::NumInt
+    }
+
+    fn ident_or_literal(&mut self, start: usize) -> Tok {
+        while self
+            .peek(0)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+        {
+            self.pos += 1;
+        }
+        let word = &self.src[start..self.pos];
+        // String prefixes: r/R (raw), b/B (bytes), b/B followed by r/R.
+        if let Some(b'"' | b'\'') = self.peek(0) {
+            let kind = match word {
+                b"r" | b"R" => Some(Tok::String),
+                b"b" | b"B" | b"br" | b"bR" | b"Br" | b"BR" => Some(Tok::Bytes),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let ident_end = self.pos;
+                let raw = matches!(word.last(), Some(b'r' | b'R'));
+                match self.quoted(self.pos, raw) {
+                    Ok(()) => return kind,
+                    // No accepting prefix longer than the identifier: ANTLR
+                    // falls back to the identifier.
+                    Err(_) => {
+                        let q = self.src[ident_end];
+                        if self.at(ident_end + 1) == Some(q) && self.at(ident_end + 2) == Some(q) {
+                            // The empty string is the longest accepting prefix.
+                            self.pos = ident_end + 2;
+                            return kind;
+                        }
+                        self.pos = ident_end;
+                        return Tok::Ident;
+                    }
+                }
+            }
+        }
+        match word {
+            b"in" => Tok::In,
+            b"true" => Tok::True,
+            b"false" => Tok::False,
+            b"null" => Tok::Null,
+            _ => Tok::Ident,
+        }
+    }
+
+    fn string(&mut self, start: usize, kind: Tok) -> Attempt {
+        match self.quoted(start, false) {
+            Ok(()) => Ok(kind),
+            Err(fail) => {
+                // `""` is a complete (empty) string: the accepting prefix of
+                // an unterminated `"""...`.
+                let q = self.src[start];
+                if self.at(start + 1) == Some(q) && self.at(start + 2) == Some(q) {
+                    self.pos = start + 2;
+                    return Ok(kind);
+                }
+                Err(fail)
+            }
+        }
+    }
+
+    /// Lexes a quoted body starting at the opening quote at `q_pos`; on
+    /// failure returns the byte position of the failing character.
+    fn quoted(&mut self, q_pos: usize, raw: bool) -> Result<(), usize> {
+        let q = self.src[q_pos];
+        let triple = self.at(q_pos + 1) == Some(q) && self.at(q_pos + 2) == Some(q);
+        if triple {
+            let mut p = q_pos + 3;
+            loop {
+                match self.at(p) {
+                    None => {
+                        // `""` + `"` ... : the two-quote empty string is the accepting prefix.
+                        return Err(p);
+                    }
+                    Some(c) if c == q && self.at(p + 1) == Some(q) && self.at(p + 2) == Some(q) => {
+                        self.pos = p + 3;
+                        return Ok(());
+                    }
+                    Some(b'\\') if !raw => p = self.escape(p)?,
+                    Some(_) => p += 1,
+                }
+            }
+        }
+        let mut p = q_pos + 1;
+        loop {
+            match self.at(p) {
+                None => return Err(p),
+                Some(b'\n' | b'\r') => return Err(p),
+                Some(c) if c == q => {
+                    self.pos = p + 1;
+                    return Ok(());
+                }
+                Some(b'\\') if !raw => p = self.escape(p)?,
+                Some(_) => p += 1,
+            }
+        }
+    }
+
+    /// Checks an escape sequence at `p` (the backslash) against the grammar's
+    /// `ESC_SEQ`; returns the position after it or the failing position.
+    fn escape(&self, p: usize) -> Result<usize, usize> {
+        let c = self.at(p + 1).ok_or(p + 1)?;
+        let hex = |from: usize, n: usize| -> Result<usize, usize> {
+            for i in 0..n {
+                match self.at(from + i) {
+                    Some(h) if h.is_ascii_hexdigit() => {}
+                    _ => return Err(from + i),
+                }
+            }
+            Ok(from + n)
+        };
+        match c {
+            b'a' | b'b' | b'f' | b'n' | b'r' | b't' | b'v' | b'"' | b'\'' | b'\\' | b'?' | b'`' => {
+                Ok(p + 2)
+            }
+            b'x' | b'X' => hex(p + 2, 2),
+            b'u' => hex(p + 2, 4),
+            b'U' => hex(p + 2, 8),
+            b'0'..=b'3' => {
+                for i in 0..2 {
+                    match self.at(p + 2 + i) {
+                        Some(b'0'..=b'7') => {}
+                        _ => return Err(p + 2 + i),
+                    }
+                }
+                Ok(p + 4)
+            }
+            _ => Err(p + 1),
+        }
+    }
+
+    fn escaped_ident(&mut self, start: usize) -> Attempt {
+        let mut p = start + 1;
+        loop {
+            match self.at(p) {
+                Some(c)
+                    if c.is_ascii_alphanumeric()
+                        || matches!(c, b'_' | b'.' | b'-' | b'/' | b' ') =>
+                {
+                    p += 1
+                }
+                Some(b'`') if p > start + 1 => {
+                    self.pos = p + 1;
+                    return Ok(Tok::EscIdent);
+                }
+                _ => return Err(p),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<Tok> {
+        lex(s, 100).0.into_iter().map(|t| t.kind).collect()
+    }
+
+    #[test]
+    fn numbers_backtrack_like_antlr() {
+        assert_eq!(kinds("1.5e"), vec![Tok::NumFloat, Tok::Ident, Tok::Eof]);
+        assert_eq!(kinds("0x"), vec![Tok::NumInt, Tok::Ident, Tok::Eof]);
+        assert_eq!(
+            kinds("1u .5 0xFu 1e3"),
+            vec![
+                Tok::NumUint,
+                Tok::NumFloat,
+                Tok::NumUint,
+                Tok::NumFloat,
+                Tok::Eof
+            ]
+        );
+        assert_eq!(
+            kinds("1.e"),
+            vec![Tok::NumInt, Tok::Dot, Tok::Ident, Tok::Eof]
+        );
+    }
+
+    #[test]
+    fn strings_and_prefixes() {
+        assert_eq!(
+            kinds("r'a' b\"x\" br'y' rb'z'"),
+            vec![
+                Tok::String,
+                Tok::Bytes,
+                Tok::Bytes,
+                Tok::Ident,
+                Tok::String,
+                Tok::Eof
+            ]
+        );
+        assert_eq!(
+            kinds("'''a'b''' \"\""),
+            vec![Tok::String, Tok::String, Tok::Eof]
+        );
+        let (_, errs) = lex("\"\\xFh\"", 100);
+        assert_eq!(errs.len(), 2);
+        assert!(
+            errs[0].message.ends_with("'\"\\xFh'"),
+            "{}",
+            errs[0].message
+        );
+    }
+
+    #[test]
+    fn recognition_errors() {
+        let (toks, errs) = lex("a | b", 100);
+        assert_eq!(
+            toks.iter().map(|t| t.kind).collect::<Vec<_>>(),
+            vec![Tok::Ident, Tok::Ident, Tok::Eof]
+        );
+        assert_eq!(
+            errs[0].message,
+            "Syntax error: token recognition error at: '| '"
+        );
+        assert_eq!(errs[0].offset, 2);
+    }
+
+    #[test]
+    fn token_set_display() {
+        assert_eq!(TokSet::of(&[Tok::Colon]).to_string(), "':'");
+        assert_eq!(
+            TokSet::of(&[Tok::Ident, Tok::EscIdent]).to_string(),
+            "{IDENTIFIER, ESC_IDENTIFIER}"
+        );
+    }
+}

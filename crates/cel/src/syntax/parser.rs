@@ -1,0 +1,1486 @@
+//! A hand-written recursive-descent parser for CEL that builds the same AST,
+//! assigns ids in the same order and reports the same errors as cel-go's
+//! ANTLR-generated parser.
+//!
+//! The procedures follow the rules of cel-go's grammar (`CEL.g4`) one to one,
+//! and the error handling emulates ANTLR's `DefaultErrorStrategy`: `sync`
+//! before decisions (`extraneous input` / `mismatched input`), inline recovery
+//! in `match` (single-token deletion and insertion), `no viable alternative`
+//! at failed decisions, error-recovery mode (one report until a token is
+//! matched again) and resynchronisation on the union of follow sets, passed
+//! down as `rec`.
+//!
+//! Two depth limits are enforced, as in cel-go: the nesting of grammar rules
+//! (`expression recursion limit exceeded: N`, cel-go's parse listener) and the
+//! number of nested selections, indexes, member calls, binary operators and
+//! conditionals (`max recursion depth exceeded`, cel-go's visitor). Long
+//! left-associative chains are parsed by loops and `||`/`&&` chains are
+//! balanced, so neither the parser nor later passes recurse more deeply than
+//! these limits allow.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::ast::{
+    Ast, Call, Expr, ExprId, ExprKind, List, Literal, MapEntry, Select, SourceInfo, Struct,
+    StructField,
+};
+use super::lexer::{Tok, TokSet, Token, escape_error_text, lex};
+use super::macros::{MacroContext, MacroHost};
+use super::{ParserOptions, Source};
+use crate::diagnostics::Issues;
+
+/// Tokens that can start an expression (ANTLR's expected set at `unary`).
+const EXPR_START: TokSet = TokSet::of(&[
+    Tok::LBracket,
+    Tok::LBrace,
+    Tok::LParen,
+    Tok::Dot,
+    Tok::Minus,
+    Tok::Not,
+    Tok::True,
+    Tok::False,
+    Tok::Null,
+    Tok::NumFloat,
+    Tok::NumInt,
+    Tok::NumUint,
+    Tok::String,
+    Tok::Bytes,
+    Tok::Ident,
+]);
+/// Tokens that can start a `member` (and a `primary`).
+const MEMBER_START: TokSet = TokSet::of(&[
+    Tok::LBracket,
+    Tok::LBrace,
+    Tok::LParen,
+    Tok::Dot,
+    Tok::Minus,
+    Tok::True,
+    Tok::False,
+    Tok::Null,
+    Tok::NumFloat,
+    Tok::NumInt,
+    Tok::NumUint,
+    Tok::String,
+    Tok::Bytes,
+    Tok::Ident,
+]);
+const RELATION_OPS: TokSet = TokSet::of(&[
+    Tok::Eq,
+    Tok::Ne,
+    Tok::In,
+    Tok::Lt,
+    Tok::Le,
+    Tok::Ge,
+    Tok::Gt,
+]);
+const CALC_OPS: TokSet = TokSet::of(&[Tok::Star, Tok::Slash, Tok::Percent, Tok::Plus, Tok::Minus]);
+/// Tokens that may follow a complete primary in some context.
+const AFTER_PRIMARY: TokSet = RELATION_OPS.union(CALC_OPS).union(TokSet::of(&[
+    Tok::Dot,
+    Tok::LBracket,
+    Tok::And,
+    Tok::Or,
+    Tok::Question,
+    Tok::Colon,
+    Tok::Comma,
+    Tok::RParen,
+    Tok::RBracket,
+    Tok::RBrace,
+    Tok::Eof,
+]));
+const ESC_IDENT: TokSet = TokSet::of(&[Tok::Ident, Tok::EscIdent]);
+const MSG_OPEN: TokSet = TokSet::of(&[
+    Tok::RBrace,
+    Tok::Comma,
+    Tok::Question,
+    Tok::Ident,
+    Tok::EscIdent,
+]);
+
+/// Identifiers cel-go rejects as variable and function names.
+const RESERVED: [&str; 17] = [
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// The largest nesting depth callers may configure: deep enough for any real
+/// expression, shallow enough that parsing (and every later pass, whose depth
+/// the parser bounds) fits in the stack of a 2 MiB thread even in debug builds.
+pub const MAX_NESTING_DEPTH_CAP: usize = 250;
+/// The smallest nesting depth a parser accepts (cel-go's conformance minimum).
+pub const MIN_NESTING_DEPTH: usize = 32;
+
+/// Grammar rules whose nesting the recursion limit counts.
+#[derive(Clone, Copy)]
+enum Rule {
+    Expr,
+    Relation,
+    Calc,
+}
+
+/// Node ids and their code-point offsets; also the macro expanders' view of
+/// the parser.
+struct Ids {
+    next: ExprId,
+    offsets: Vec<i32>,
+    /// Offset of the macro call being expanded.
+    call_offset: i32,
+}
+
+impl Ids {
+    fn alloc(&mut self, offset: i32) -> ExprId {
+        let id = self.next;
+        self.next += 1;
+        self.offsets.push(offset);
+        id
+    }
+
+    fn offset(&self, id: ExprId) -> Option<i32> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.offsets.get(i))
+            .copied()
+            .filter(|o| *o >= 0)
+    }
+}
+
+impl MacroHost for Ids {
+    fn next_id(&mut self) -> ExprId {
+        self.alloc(self.call_offset)
+    }
+
+    fn next_id_like(&mut self, like: ExprId) -> ExprId {
+        let o = self.offset(like).unwrap_or(self.call_offset);
+        self.alloc(o)
+    }
+}
+
+/// Why parsing stopped early.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Abort {
+    None,
+    /// Recursion, recovery or error-count limit: stop without further reports.
+    Stop,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+    opts: &'a ParserOptions,
+    max_depth: usize,
+    ids: Ids,
+    /// Visitor depth (counted nodes on the deepest path) by node id.
+    vdepth: Vec<u32>,
+    macro_calls: HashMap<ExprId, Expr>,
+    /// (offset, message) in report order; `None` offset for internal errors.
+    errors: Vec<(Option<usize>, ExprId, String)>,
+    syntax_error_count: usize,
+    /// ANTLR's error-recovery mode: reports are suppressed until a token is matched.
+    error_mode: bool,
+    last_error_index: Option<usize>,
+    last_error_sites: Vec<u16>,
+    recovery_attempts: usize,
+    abort: Abort,
+    /// While positive, semantic (non-syntax) errors are not reported: cel-go
+    /// does not visit the parts of the parse tree these come from.
+    quiet: u32,
+    depth: [usize; 3],
+    /// cel-go's visitor depth limit was exceeded (reported once, at the end).
+    vdepth_exceeded: bool,
+}
+
+/// Parses `source` into a macro-expanded AST.
+pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<Ast, Issues> {
+    let mut issues = Issues::new(source.clone());
+    let text = source.text();
+    let size = text.chars().count();
+    if size > opts.max_expression_length {
+        issues.push(
+            None,
+            0,
+            format!(
+                "expression code point size exceeds limit: size: {size}, limit {}",
+                opts.max_expression_length
+            ),
+        );
+        return Err(issues);
+    }
+    let (toks, lex_errors) = lex(text, opts.error_reporting_limit + 1);
+    let mut p = Parser {
+        src: text,
+        toks,
+        pos: 0,
+        opts,
+        max_depth: opts
+            .max_nesting_depth
+            .clamp(MIN_NESTING_DEPTH, MAX_NESTING_DEPTH_CAP),
+        ids: Ids {
+            next: 1,
+            offsets: vec![-1],
+            call_offset: 0,
+        },
+        vdepth: vec![0],
+        macro_calls: HashMap::new(),
+        errors: Vec::new(),
+        syntax_error_count: 0,
+        error_mode: false,
+        last_error_index: None,
+        last_error_sites: Vec::new(),
+        recovery_attempts: 0,
+        abort: Abort::None,
+        quiet: 0,
+        depth: [0; 3],
+        vdepth_exceeded: false,
+    };
+    for e in lex_errors.into_iter().take(opts.error_reporting_limit + 1) {
+        p.errors.push((Some(e.offset as usize), 0, e.message));
+        p.syntax_error_count += 1;
+    }
+    let expr = p.start();
+    if p.abort == Abort::None && (p.vdepth_exceeded || p.vdepth_of(&expr) as usize > p.max_depth) {
+        p.errors
+            .push((None, 0, "max recursion depth exceeded".to_string()));
+    }
+    if p.syntax_error_count > opts.error_reporting_limit {
+        // Keep the first reports by position, then cel-go's summary line.
+        p.errors.sort_by_key(|e| e.0);
+        let limit = opts.error_reporting_limit;
+        let at = p
+            .errors
+            .iter()
+            .filter(|e| e.2.starts_with("Syntax error: "))
+            .nth(limit)
+            .and_then(|e| e.0);
+        let mut kept = 0;
+        p.errors.retain(|e| {
+            if e.2.starts_with("Syntax error: ") {
+                kept += 1;
+                kept <= limit
+            } else {
+                true
+            }
+        });
+        p.errors.push((
+            at,
+            0,
+            format!("Syntax error: More than {limit} syntax errors"),
+        ));
+    }
+    if !p.errors.is_empty() {
+        for (offset, id, msg) in p.errors {
+            issues.push(offset, id, msg);
+        }
+        return Err(issues);
+    }
+    let next_id = p.ids.next;
+    let mut source_info = SourceInfo {
+        offsets: p.ids.offsets,
+        macro_calls: p.macro_calls,
+    };
+    source_info
+        .offsets
+        .truncate(usize::try_from(next_id).unwrap_or(0));
+    Ok(Ast {
+        expr,
+        source_info,
+        source,
+        next_id,
+    })
+}
+
+impl Parser<'_> {
+    // ----- tokens -------------------------------------------------------
+
+    fn cur(&self) -> Tok {
+        self.la(1)
+    }
+
+    /// ANTLR's `LA(i)`, 1-based; past the end it is `<EOF>`.
+    fn la(&self, i: usize) -> Tok {
+        self.toks.get(self.pos + i - 1).map_or(Tok::Eof, |t| t.kind)
+    }
+
+    fn tok(&self) -> Token {
+        self.tok_at(self.pos)
+    }
+
+    fn tok_at(&self, i: usize) -> Token {
+        let last = self.toks.len().saturating_sub(1);
+        self.toks.get(i.min(last)).copied().unwrap_or(Token {
+            kind: Tok::Eof,
+            start: 0,
+            end: 0,
+            offset: 0,
+        })
+    }
+
+    fn text(&self, t: Token) -> &str {
+        self.src.get(t.start as usize..t.end as usize).unwrap_or("")
+    }
+
+    /// Token text as ANTLR shows it in messages.
+    fn display(&self, t: Token) -> String {
+        if t.kind == Tok::Eof {
+            "<EOF>".to_string()
+        } else {
+            escape_error_text(self.text(t))
+        }
+    }
+
+    /// Consumes the current token as a successful match (ends error-recovery mode).
+    fn advance(&mut self) -> Token {
+        let t = self.tok();
+        if t.kind != Tok::Eof {
+            self.pos += 1;
+        }
+        self.error_mode = false;
+        self.last_error_index = None;
+        self.last_error_sites.clear();
+        t
+    }
+
+    fn stopped(&self) -> bool {
+        self.abort != Abort::None
+    }
+
+    // ----- ids and nodes -----------------------------------------------------
+
+    fn new_id(&mut self, offset: u32) -> ExprId {
+        self.vdepth.push(0);
+        self.ids.alloc(offset as i32)
+    }
+
+    fn vdepth_of(&self, e: &Expr) -> u32 {
+        usize::try_from(e.id)
+            .ok()
+            .and_then(|i| self.vdepth.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn set_vdepth(&mut self, id: ExprId, d: u32) {
+        if let Ok(i) = usize::try_from(id) {
+            if self.vdepth.len() <= i {
+                self.vdepth.resize(i + 1, 0);
+            }
+            self.vdepth[i] = d;
+        }
+    }
+
+    /// Checks cel-go's visitor depth limit. Past it, the tree stops growing
+    /// (so nothing recursive ever walks a deeper tree), semantic errors are no
+    /// longer reported (cel-go's visitor stops there) and parsing goes on only
+    /// to report syntax errors.
+    fn too_deep(&mut self, d: u32) -> bool {
+        if d as usize <= self.max_depth {
+            return false;
+        }
+        if !self.vdepth_exceeded {
+            self.vdepth_exceeded = true;
+            self.quiet += 1;
+        }
+        true
+    }
+
+    fn max_vdepth<'e>(&self, es: impl IntoIterator<Item = &'e Expr>) -> u32 {
+        es.into_iter().map(|e| self.vdepth_of(e)).max().unwrap_or(0)
+    }
+
+    fn node(&mut self, offset: u32, kind: ExprKind) -> Expr {
+        let id = self.new_id(offset);
+        Expr::new(id, kind)
+    }
+
+    fn call_node(&mut self, id: ExprId, function: &str, args: Vec<Expr>, counted: bool) -> Expr {
+        let d = self.max_vdepth(&args) + u32::from(counted);
+        self.set_vdepth(id, d);
+        let call = Call {
+            target: None,
+            function: function.to_string(),
+            args,
+        };
+        Expr::new(id, ExprKind::Call(Box::new(call)))
+    }
+
+    /// A placeholder for a node that could not be built (errors were reported).
+    fn error_node(&mut self, offset: u32) -> Expr {
+        self.node(offset, ExprKind::Literal(Literal::Null))
+    }
+
+    // ----- error reporting -----------------------------------------------------
+
+    /// A syntax error from the parser (ANTLR's `reportError`): suppressed in
+    /// error-recovery mode, which it starts.
+    fn syntax_error(&mut self, offset: u32, msg: String) {
+        if self.error_mode {
+            return;
+        }
+        self.error_mode = true;
+        self.push_syntax(Some(offset as usize), msg);
+    }
+
+    fn push_syntax(&mut self, offset: Option<usize>, msg: String) {
+        self.syntax_error_count += 1;
+        if self.syntax_error_count > self.opts.error_reporting_limit + 1 {
+            self.abort = Abort::Stop;
+            return;
+        }
+        self.errors
+            .push((offset, 0, format!("Syntax error: {msg}")));
+    }
+
+    /// A semantic error from cel-go's visitor, at `offset`; returns the error node.
+    fn semantic_error(&mut self, offset: u32, msg: impl Into<String>) -> Expr {
+        let e = self.error_node(offset);
+        if self.quiet == 0 {
+            self.errors.push((Some(offset as usize), e.id, msg.into()));
+        }
+        e
+    }
+
+    fn mismatched(&mut self, expected: TokSet) {
+        let t = self.tok();
+        let msg = format!(
+            "mismatched input '{}' expecting {}",
+            self.display(t),
+            expected
+        );
+        self.syntax_error(t.offset, msg);
+    }
+
+    /// `no viable alternative at input '<start..offending>'`, at the offending token.
+    fn no_viable(&mut self, start: usize, offending: usize) {
+        let off = self.tok_at(offending);
+        let first = self.tok_at(start);
+        let end = if off.kind == Tok::Eof {
+            if offending > start {
+                self.tok_at(offending - 1).end
+            } else {
+                first.start
+            }
+        } else {
+            off.end
+        };
+        let text = self
+            .src
+            .get(first.start as usize..end as usize)
+            .unwrap_or("");
+        let msg = match text.strip_prefix('.') {
+            // cel-go rewrites this case to its historical message.
+            Some(kw @ ("true" | "false" | "null")) => {
+                format!("mismatched input '{kw}' expecting IDENTIFIER")
+            }
+            _ => format!(
+                "no viable alternative at input '{}'",
+                escape_error_text(text)
+            ),
+        };
+        self.syntax_error(off.offset, msg);
+    }
+
+    /// Counts a recovery; past cel-go's limit, reports and stops parsing.
+    fn count_recovery(&mut self) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        if self.recovery_attempts == self.opts.error_recovery_limit {
+            let t = self.tok();
+            let limit = self.opts.error_recovery_limit;
+            self.push_syntax(
+                Some(t.offset as usize),
+                format!("error recovery attempt limit exceeded: {limit}"),
+            );
+            self.abort = Abort::Stop;
+            return false;
+        }
+        self.recovery_attempts += 1;
+        true
+    }
+
+    /// ANTLR's `recover`: skip tokens until one in the recovery set.
+    fn recover(&mut self, rec: TokSet, site: u16) {
+        if !self.count_recovery() {
+            return;
+        }
+        if self.last_error_index == Some(self.pos)
+            && self.last_error_sites.contains(&site)
+            && self.cur() != Tok::Eof
+        {
+            self.pos += 1;
+        }
+        if self.last_error_index != Some(self.pos) {
+            self.last_error_sites.clear();
+        }
+        self.last_error_index = Some(self.pos);
+        self.last_error_sites.push(site);
+        while self.cur() != Tok::Eof && !rec.contains(self.cur()) {
+            self.pos += 1;
+        }
+    }
+
+    /// ANTLR's `sync` before a decision whose alternatives start with `expected`
+    /// (and that cannot be skipped). Returns false when the rule must give up
+    /// (the error is reported and the input resynchronised).
+    fn sync(&mut self, expected: TokSet, rec: TokSet, site: u16) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        if expected.contains(self.cur()) {
+            return true;
+        }
+        if !self.error_mode {
+            if expected.contains(self.la(2)) {
+                // Single-token deletion.
+                let t = self.tok();
+                let msg = format!(
+                    "extraneous input '{}' expecting {}",
+                    self.display(t),
+                    expected
+                );
+                self.syntax_error(t.offset, msg);
+                self.pos += 1;
+                self.advance_match_only();
+                return true;
+            }
+            self.mismatched(expected);
+        }
+        self.recover(rec, site);
+        false
+    }
+
+    /// Ends error-recovery mode as ANTLR's `reportMatch` does, without consuming.
+    fn advance_match_only(&mut self) {
+        self.error_mode = false;
+        self.last_error_index = None;
+        self.last_error_sites.clear();
+    }
+
+    /// ANTLR's `match(t)` with inline recovery. `after` are the tokens that
+    /// may follow `t` (for single-token insertion). Returns false when the
+    /// enclosing rule must give up.
+    fn expect(&mut self, t: Tok, after: TokSet, rec: TokSet, site: u16) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        if self.cur() == t {
+            self.advance();
+            return true;
+        }
+        if !self.count_recovery() {
+            return false;
+        }
+        let expected = TokSet::of(&[t]);
+        if self.la(2) == t {
+            let bad = self.tok();
+            let msg = format!(
+                "extraneous input '{}' expecting {}",
+                self.display(bad),
+                expected
+            );
+            self.syntax_error(bad.offset, msg);
+            self.pos += 1;
+            self.advance();
+            return true;
+        }
+        if t != Tok::Eof && after.contains(self.cur()) {
+            let bad = self.tok();
+            let msg = format!("missing {} at '{}'", t.display_name(), self.display(bad));
+            self.syntax_error(bad.offset, msg);
+            return true;
+        }
+        self.mismatched(expected);
+        // The exception unwinds to the enclosing rule, which recovers.
+        self.recover(rec, site);
+        false
+    }
+
+    /// Enters a counted grammar rule; past the limit stops parsing as cel-go's
+    /// parse listener does.
+    fn enter(&mut self, rule: Rule) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        let d = &mut self.depth[rule as usize];
+        *d += 1;
+        if *d > self.max_depth {
+            self.errors.push((
+                None,
+                0,
+                format!("expression recursion limit exceeded: {}", self.max_depth),
+            ));
+            self.abort = Abort::Stop;
+            return false;
+        }
+        true
+    }
+
+    fn leave(&mut self, rule: Rule) {
+        self.depth[rule as usize] -= 1;
+    }
+
+    // ----- grammar ---------------------------------------------------------------
+
+    /// `start : expr EOF`
+    fn start(&mut self) -> Expr {
+        let rec = TokSet::of(&[Tok::Eof]);
+        let e = self.expr(rec);
+        if !self.stopped() && self.cur() != Tok::Eof {
+            self.expect(Tok::Eof, TokSet::EMPTY, rec, 1);
+        }
+        e
+    }
+
+    /// `expr : conditionalOr ('?' conditionalOr ':' expr)?`
+    fn expr(&mut self, rec: TokSet) -> Expr {
+        let here = self.tok().offset;
+        if !self.enter(Rule::Expr) {
+            return self.error_node(here);
+        }
+        let e = self.expr_inner(rec);
+        self.leave(Rule::Expr);
+        e
+    }
+
+    fn expr_inner(&mut self, rec: TokSet) -> Expr {
+        let cond = self.cond_or(rec.with(Tok::Question));
+        if self.stopped() || self.cur() != Tok::Question {
+            return cond;
+        }
+        let q = self.advance();
+        let id = self.new_id(q.offset);
+        let if_true = self.cond_or(rec.with(Tok::Colon));
+        if !self.expect(Tok::Colon, EXPR_START, rec, 2) {
+            return self.error_node(q.offset);
+        }
+        let if_false = self.expr(rec);
+        self.call_or_macro(id, "_?_:_", None, vec![cond, if_true, if_false], true)
+    }
+
+    /// `conditionalOr : conditionalAnd ('||' conditionalAnd)*`, balanced as cel-go does.
+    fn cond_or(&mut self, rec: TokSet) -> Expr {
+        self.logic(rec, Tok::Or)
+    }
+
+    fn logic(&mut self, rec: TokSet, op: Tok) -> Expr {
+        let inner = rec.with(op);
+        let first = if op == Tok::Or {
+            self.logic(inner, Tok::And)
+        } else {
+            self.relation(inner)
+        };
+        if self.stopped() || self.cur() != op {
+            return first;
+        }
+        let mut terms = vec![first];
+        let mut ops = Vec::new();
+        while !self.stopped() && self.cur() == op {
+            let t = self.advance();
+            ops.push(self.new_id(t.offset));
+            let next = if op == Tok::Or {
+                self.logic(inner, Tok::And)
+            } else {
+                self.relation(inner)
+            };
+            terms.push(next);
+        }
+        let function = if op == Tok::Or { "_||_" } else { "_&&_" };
+        self.balance(function, terms, &ops)
+    }
+
+    /// cel-go's balanced logic tree over `terms` (one more than `ops`).
+    fn balance(&mut self, function: &str, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
+        let mut slots: Vec<Option<Expr>> = terms.into_iter().map(Some).collect();
+        self.balanced(function, &mut slots, ops, 0, ops.len().saturating_sub(1))
+    }
+
+    fn balanced(
+        &mut self,
+        function: &str,
+        terms: &mut [Option<Expr>],
+        ops: &[ExprId],
+        lo: usize,
+        hi: usize,
+    ) -> Expr {
+        let mid = (lo + hi).div_ceil(2);
+        let left = if mid == lo {
+            terms[mid].take()
+        } else {
+            Some(self.balanced(function, terms, ops, lo, mid - 1))
+        };
+        let right = if mid == hi {
+            terms[mid + 1].take()
+        } else {
+            Some(self.balanced(function, terms, ops, mid + 1, hi))
+        };
+        let args: Vec<Expr> = [left, right].into_iter().flatten().collect();
+        self.call_or_macro(ops[mid], function, None, args, false)
+    }
+
+    /// `relation : calc | relation op relation` (left-associative, one precedence).
+    fn relation(&mut self, rec: TokSet) -> Expr {
+        let here = self.tok().offset;
+        if !self.enter(Rule::Relation) {
+            return self.error_node(here);
+        }
+        let inner = rec.union(RELATION_OPS);
+        let mut lhs = self.calc(0, inner);
+        while !self.stopped() && RELATION_OPS.contains(self.cur()) {
+            let t = self.advance();
+            let id = self.new_id(t.offset);
+            if !self.enter(Rule::Relation) {
+                break;
+            }
+            let rhs = self.calc(0, inner);
+            self.leave(Rule::Relation);
+            let function = match t.kind {
+                Tok::Eq => "_==_",
+                Tok::Ne => "_!=_",
+                Tok::In => "@in",
+                Tok::Lt => "_<_",
+                Tok::Le => "_<=_",
+                Tok::Ge => "_>=_",
+                _ => "_>_",
+            };
+            lhs = self.call_or_macro(id, function, None, vec![lhs, rhs], true);
+        }
+        self.leave(Rule::Relation);
+        lhs
+    }
+
+    /// `calc : unary | calc ('*'|'/'|'%') calc | calc ('+'|'-') calc`, by
+    /// precedence climbing as ANTLR's left-recursion rewrite does.
+    fn calc(&mut self, min_prec: u8, rec: TokSet) -> Expr {
+        let here = self.tok().offset;
+        if !self.enter(Rule::Calc) {
+            return self.error_node(here);
+        }
+        let mut lhs = self.unary(rec.union(CALC_OPS));
+        while !self.stopped() {
+            let prec = match self.cur() {
+                Tok::Star | Tok::Slash | Tok::Percent => 2,
+                Tok::Plus | Tok::Minus => 1,
+                _ => break,
+            };
+            if prec < min_prec {
+                break;
+            }
+            let t = self.advance();
+            let id = self.new_id(t.offset);
+            let rhs = self.calc(prec + 1, rec);
+            let function = match t.kind {
+                Tok::Star => "_*_",
+                Tok::Slash => "_/_",
+                Tok::Percent => "_%_",
+                Tok::Plus => "_+_",
+                _ => "_-_",
+            };
+            lhs = self.call_or_macro(id, function, None, vec![lhs, rhs], true);
+        }
+        self.leave(Rule::Calc);
+        lhs
+    }
+
+    /// `unary : member | '!'+ member | '-'+ member`
+    fn unary(&mut self, rec: TokSet) -> Expr {
+        let here = self.tok().offset;
+        if !self.sync(EXPR_START, rec, 10) {
+            return self.error_node(here);
+        }
+        match self.cur() {
+            Tok::Not => {
+                let first = self.advance();
+                let mut n = 1usize;
+                while self.cur() == Tok::Not {
+                    self.advance();
+                    n += 1;
+                }
+                if !MEMBER_START.contains(self.cur()) && !self.error_mode {
+                    // ANTLR's sync at the loop-back state.
+                    let t = self.tok();
+                    let msg = format!(
+                        "extraneous input '{}' expecting {}",
+                        self.display(t),
+                        EXPR_START
+                    );
+                    self.syntax_error(t.offset, msg);
+                    while self.cur() != Tok::Eof && !EXPR_START.union(rec).contains(self.cur()) {
+                        self.pos += 1;
+                    }
+                }
+                let id = (n % 2 == 1).then(|| self.new_id(first.offset));
+                let target = self.member(rec);
+                match id {
+                    Some(id) => self.call_or_macro(id, "!_", None, vec![target], false),
+                    None => target,
+                }
+            }
+            Tok::Minus if !matches!(self.la(2), Tok::NumInt | Tok::NumFloat) => {
+                let first = self.advance();
+                let mut n = 1usize;
+                while self.cur() == Tok::Minus {
+                    if !MEMBER_START
+                        .union(TokSet::of(&[Tok::Minus]))
+                        .contains(self.la(2))
+                    {
+                        // Neither another '-' nor a member can follow: ANTLR's loop
+                        // decision fails, and parsing resumes after the '-'.
+                        self.no_viable(self.pos, self.pos + 1);
+                        self.advance();
+                        return self.unary(rec);
+                    }
+                    self.advance();
+                    n += 1;
+                }
+                let id = (n % 2 == 1).then(|| self.new_id(first.offset));
+                let target = self.member(rec);
+                match id {
+                    Some(id) => self.call_or_macro(id, "-_", None, vec![target], false),
+                    None => target,
+                }
+            }
+            _ => self.member(rec),
+        }
+    }
+
+    /// `member : primary | member '.' '?'? escapeIdent | member '.' IDENTIFIER '(' exprList? ')'
+    ///         | member '[' '?'? expr ']'`
+    fn member(&mut self, rec: TokSet) -> Expr {
+        let mut e = self.primary(rec.union(TokSet::of(&[Tok::Dot, Tok::LBracket])));
+        while !self.stopped() {
+            match self.cur() {
+                Tok::Dot => {
+                    let dot_index = self.pos;
+                    match (self.la(2), self.la(3)) {
+                        (Tok::Ident, Tok::LParen) => {
+                            self.advance();
+                            let name_tok = self.advance();
+                            let open = self.advance();
+                            let id = self.new_id(open.offset);
+                            let Some(args) = self.call_args(rec) else {
+                                return self.error_node(open.offset);
+                            };
+                            let name = self.text(name_tok).to_string();
+                            e = self.call_or_macro(id, &name, Some(e), args, true);
+                        }
+                        (Tok::Ident | Tok::EscIdent, _) => {
+                            let dot = self.advance();
+                            let name_tok = self.advance();
+                            e = self.select(e, dot, name_tok, false);
+                        }
+                        (Tok::Question, Tok::Ident | Tok::EscIdent) => {
+                            let dot = self.advance();
+                            self.advance();
+                            let name_tok = self.advance();
+                            e = self.select(e, dot, name_tok, true);
+                        }
+                        (Tok::Question, _) => {
+                            self.no_viable(dot_index, dot_index + 2);
+                            self.recover(rec, 20);
+                            return self.error_node(self.tok_at(dot_index).offset);
+                        }
+                        _ => {
+                            self.no_viable(dot_index, dot_index + 1);
+                            self.recover(rec, 21);
+                            return self.error_node(self.tok_at(dot_index).offset);
+                        }
+                    }
+                }
+                Tok::LBracket => {
+                    let open = self.advance();
+                    let optional = self.cur() == Tok::Question;
+                    if optional {
+                        self.advance();
+                    }
+                    let id = self.new_id(open.offset);
+                    let index = self.expr(rec.with(Tok::RBracket));
+                    if !self.expect(Tok::RBracket, AFTER_PRIMARY, rec, 22) {
+                        return self.error_node(open.offset);
+                    }
+                    if optional && !self.opts.enable_optional_syntax {
+                        e = self.semantic_error(open.offset, "unsupported syntax '[?'");
+                        continue;
+                    }
+                    let function = if optional { "_[?_]" } else { "_[_]" };
+                    e = self.call_or_macro(id, function, None, vec![e, index], true);
+                }
+                _ => break,
+            }
+        }
+        e
+    }
+
+    fn select(&mut self, operand: Expr, dot: Token, name_tok: Token, optional: bool) -> Expr {
+        let Some(field) = self.ident_text(name_tok) else {
+            return self.error_node(name_tok.offset);
+        };
+        if optional {
+            if !self.opts.enable_optional_syntax {
+                return self.semantic_error(dot.offset, "unsupported syntax '.?'");
+            }
+            let id = self.new_id(dot.offset);
+            let lit = self.node(
+                name_tok.offset,
+                ExprKind::Literal(Literal::String(Arc::from(field))),
+            );
+            return self.call_node(id, "_?._", vec![operand, lit], true);
+        }
+        let d = self.vdepth_of(&operand) + 1;
+        if self.too_deep(d) {
+            return self.error_node(dot.offset);
+        }
+        let id = self.new_id(dot.offset);
+        self.set_vdepth(id, d);
+        let sel = Select {
+            operand,
+            field,
+            test_only: false,
+            optional: false,
+        };
+        Expr::new(id, ExprKind::Select(Box::new(sel)))
+    }
+
+    /// The name of an `escapeIdent` token; reports backquoted names when they
+    /// are not enabled.
+    fn ident_text(&mut self, t: Token) -> Option<String> {
+        let text = self.text(t);
+        if t.kind == Tok::EscIdent {
+            if !self.opts.enable_ident_escape_syntax {
+                self.semantic_error(t.offset, "unsupported syntax: '`'");
+                return None;
+            }
+            return Some(
+                text.get(1..text.len().saturating_sub(1))
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+        Some(text.to_string())
+    }
+
+    /// `'(' exprList? ')'` after the open parenthesis; `None` when the rule gave up.
+    fn call_args(&mut self, rec: TokSet) -> Option<Vec<Expr>> {
+        let close_set = EXPR_START.with(Tok::RParen);
+        if !self.sync(close_set, rec, 30) {
+            return None;
+        }
+        let mut args = Vec::new();
+        if self.cur() != Tok::RParen {
+            let inner = rec.union(TokSet::of(&[Tok::Comma, Tok::RParen]));
+            loop {
+                args.push(self.expr(inner));
+                if self.stopped() || self.cur() != Tok::Comma {
+                    break;
+                }
+                self.advance();
+            }
+        }
+        if !self.expect(Tok::RParen, AFTER_PRIMARY, rec, 31) {
+            return None;
+        }
+        Some(args)
+    }
+
+    /// `primary`: identifiers, calls, nesting, list, map and message literals, literals.
+    fn primary(&mut self, rec: TokSet) -> Expr {
+        let here = self.tok().offset;
+        if !self.sync(MEMBER_START, rec, 40) {
+            return self.error_node(here);
+        }
+        match self.cur() {
+            Tok::Dot | Tok::Ident => self.ident_call_or_message(rec),
+            Tok::LParen => {
+                let open = self.advance();
+                let e = self.expr(rec.with(Tok::RParen));
+                if !self.expect(Tok::RParen, AFTER_PRIMARY, rec, 41) {
+                    return self.error_node(open.offset);
+                }
+                e
+            }
+            Tok::LBracket => self.list(rec),
+            Tok::LBrace => self.map(rec),
+            _ => self.literal(rec),
+        }
+    }
+
+    fn ident_call_or_message(&mut self, rec: TokSet) -> Expr {
+        let start = self.tok();
+        let leading_dot = start.kind == Tok::Dot;
+        let first = if leading_dot { 1 } else { 0 };
+        if self.la(1 + first) != Tok::Ident {
+            // A leading dot not followed by an identifier.
+            self.no_viable(self.pos, self.pos + first);
+            self.recover(rec, 42);
+            return self.error_node(start.offset);
+        }
+        // Look ahead for `IDENT ('.' IDENT)* '{'` (message construction).
+        let mut k = self.pos + first + 1;
+        while self.tok_at(k).kind == Tok::Dot && self.tok_at(k + 1).kind == Tok::Ident {
+            k += 2;
+        }
+        if self.tok_at(k).kind == Tok::LBrace {
+            let mut name = String::new();
+            if leading_dot {
+                name.push('.');
+                self.advance();
+            }
+            loop {
+                let t = self.advance();
+                name.push_str(self.text(t));
+                if self.pos >= k {
+                    break;
+                }
+                self.advance();
+                name.push('.');
+            }
+            return self.message(name, rec);
+        }
+        if leading_dot {
+            self.advance();
+        }
+        let id_tok = self.advance();
+        let name_text = self.text(id_tok);
+        if RESERVED.contains(&name_text) {
+            let msg = format!("reserved identifier: {name_text}");
+            return self.semantic_error(start.offset, msg);
+        }
+        let name = if leading_dot {
+            format!(".{name_text}")
+        } else {
+            name_text.to_string()
+        };
+        if self.cur() == Tok::LParen {
+            let open = self.advance();
+            let id = self.new_id(open.offset);
+            let Some(args) = self.call_args(rec) else {
+                return self.error_node(open.offset);
+            };
+            return self.call_or_macro(id, &name, None, args, false);
+        }
+        self.node(id_tok.offset, ExprKind::Ident(name))
+    }
+
+    /// `'{' fieldInitializerList? ','? '}'` after the message name.
+    fn message(&mut self, type_name: String, rec: TokSet) -> Expr {
+        let open = self.advance();
+        let id = self.new_id(open.offset);
+        let mut fields = Vec::new();
+        if !self.sync(MSG_OPEN, rec, 50) {
+            return self.error_node(open.offset);
+        }
+        if matches!(self.cur(), Tok::Question | Tok::Ident | Tok::EscIdent) {
+            let inner = rec.union(TokSet::of(&[Tok::Comma, Tok::RBrace]));
+            self.field_inits(&mut fields, inner);
+        }
+        self.closing(Tok::RBrace, rec, 51);
+        if self.stopped() {
+            return self.error_node(open.offset);
+        }
+        let d = fields
+            .iter()
+            .map(|f| self.vdepth_of(&f.value))
+            .max()
+            .unwrap_or(0);
+        self.set_vdepth(id, d);
+        Expr::new(id, ExprKind::Struct(Struct { type_name, fields }))
+    }
+
+    /// `fieldInitializerList : optField ':' expr (',' optField ':' expr)*`
+    fn field_inits(&mut self, fields: &mut Vec<StructField>, rec: TokSet) {
+        loop {
+            // optField : '?'? escapeIdent
+            let opt_tok = self.tok();
+            let optional = opt_tok.kind == Tok::Question;
+            if optional {
+                self.advance();
+                if !self.sync(ESC_IDENT, rec, 52) {
+                    return;
+                }
+            }
+            if !ESC_IDENT.contains(self.cur()) {
+                self.recover(rec, 53);
+                return;
+            }
+            let name_tok = self.advance();
+            if !self.expect(Tok::Colon, EXPR_START, rec, 54) {
+                return;
+            }
+            let colon = self.tok_at(self.pos - 1);
+            let skip = optional && !self.opts.enable_optional_syntax;
+            if skip {
+                self.semantic_error(opt_tok.offset, "unsupported syntax '?'");
+                self.quiet += 1;
+                self.expr(rec);
+                self.quiet -= 1;
+            } else {
+                let fid = self.new_id(colon.offset);
+                let name = self.ident_text(name_tok);
+                let value = self.expr(rec);
+                if let Some(name) = name {
+                    fields.push(StructField {
+                        id: fid,
+                        name,
+                        value,
+                        optional,
+                    });
+                }
+            }
+            if self.stopped()
+                || !self.list_continues(
+                    TokSet::of(&[Tok::Question, Tok::Ident, Tok::EscIdent]),
+                    Tok::RBrace,
+                    rec,
+                )
+            {
+                return;
+            }
+        }
+    }
+
+    /// Decides a `(',' item)*` loop at a comma: true (comma consumed) to go
+    /// on, false to leave it to the optional trailing comma and `close`.
+    fn list_continues(&mut self, item_start: TokSet, close: Tok, rec: TokSet) -> bool {
+        if self.cur() != Tok::Comma {
+            return false;
+        }
+        let next = self.la(2);
+        if item_start.contains(next) {
+            self.advance();
+            return true;
+        }
+        if next != close && !self.error_mode {
+            self.no_viable(self.pos, self.pos + 1);
+            self.recover(rec, 60);
+        }
+        false
+    }
+
+    /// `','? close` after list, map and message entries.
+    fn closing(&mut self, close: Tok, rec: TokSet, site: u16) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        let set = TokSet::of(&[Tok::Comma, close]);
+        if self.sync(set, rec, site) && self.cur() == Tok::Comma {
+            self.advance();
+        }
+        self.expect(close, AFTER_PRIMARY, rec, site + 100)
+    }
+
+    /// `'[' listInit? ','? ']'`
+    fn list(&mut self, rec: TokSet) -> Expr {
+        let open = self.advance();
+        let id = self.new_id(open.offset);
+        let open_set = EXPR_START.union(TokSet::of(&[Tok::RBracket, Tok::Comma, Tok::Question]));
+        if !self.sync(open_set, rec, 70) {
+            return self.error_node(open.offset);
+        }
+        let mut elements = Vec::new();
+        let mut optional_indices = Vec::new();
+        if EXPR_START.with(Tok::Question).contains(self.cur()) {
+            let inner = rec.union(TokSet::of(&[Tok::Comma, Tok::RBracket]));
+            loop {
+                let q = self.tok();
+                let optional = q.kind == Tok::Question;
+                if optional {
+                    self.advance();
+                }
+                let e = self.expr(inner);
+                if optional {
+                    if self.opts.enable_optional_syntax {
+                        optional_indices.push(elements.len());
+                    } else {
+                        self.semantic_error(q.offset, "unsupported syntax '?'");
+                    }
+                }
+                elements.push(e);
+                if self.stopped()
+                    || !self.list_continues(EXPR_START.with(Tok::Question), Tok::RBracket, inner)
+                {
+                    break;
+                }
+            }
+        }
+        if !self.closing(Tok::RBracket, rec, 71) {
+            return self.error_node(open.offset);
+        }
+        let d = self.max_vdepth(&elements);
+        self.set_vdepth(id, d);
+        Expr::new(
+            id,
+            ExprKind::List(List {
+                elements,
+                optional_indices,
+            }),
+        )
+    }
+
+    /// `'{' mapInitializerList? ','? '}'`
+    fn map(&mut self, rec: TokSet) -> Expr {
+        let open = self.advance();
+        let id = self.new_id(open.offset);
+        let open_set = EXPR_START.union(TokSet::of(&[Tok::RBrace, Tok::Comma, Tok::Question]));
+        if !self.sync(open_set, rec, 80) {
+            return self.error_node(open.offset);
+        }
+        let mut entries: Vec<MapEntry> = Vec::new();
+        if EXPR_START.with(Tok::Question).contains(self.cur()) {
+            let inner = rec.union(TokSet::of(&[Tok::Comma, Tok::RBrace]));
+            self.map_inits(&mut entries, inner);
+        }
+        if !self.closing(Tok::RBrace, rec, 81) {
+            return self.error_node(open.offset);
+        }
+        let d = entries
+            .iter()
+            .map(|e| self.vdepth_of(&e.key).max(self.vdepth_of(&e.value)))
+            .max()
+            .unwrap_or(0);
+        self.set_vdepth(id, d);
+        Expr::new(id, ExprKind::Map(entries))
+    }
+
+    /// `mapInitializerList : optExpr ':' expr (',' optExpr ':' expr)*`
+    fn map_inits(&mut self, entries: &mut Vec<MapEntry>, rec: TokSet) {
+        loop {
+            let q = self.tok();
+            let optional = q.kind == Tok::Question;
+            let skip = optional && !self.opts.enable_optional_syntax;
+            // cel-go allocates the entry id (at the colon) before visiting the key.
+            let entry_id = if skip { 0 } else { self.new_id(q.offset) };
+            if optional {
+                self.advance();
+            }
+            if skip {
+                self.quiet += 1;
+            }
+            let key = self.expr(rec.with(Tok::Colon));
+            if skip {
+                self.quiet -= 1;
+            }
+            if !self.expect(Tok::Colon, EXPR_START, rec, 90) {
+                return;
+            }
+            let colon = self.tok_at(self.pos - 1);
+            if skip {
+                self.semantic_error(q.offset, "unsupported syntax '?'");
+                self.quiet += 1;
+                self.expr(rec);
+                self.quiet -= 1;
+            } else {
+                if let Some(o) = usize::try_from(entry_id)
+                    .ok()
+                    .and_then(|i| self.ids.offsets.get_mut(i))
+                {
+                    *o = colon.offset as i32;
+                }
+                let value = self.expr(rec);
+                entries.push(MapEntry {
+                    id: entry_id,
+                    key,
+                    value,
+                    optional,
+                });
+            }
+            if self.stopped()
+                || !self.list_continues(EXPR_START.with(Tok::Question), Tok::RBrace, rec)
+            {
+                return;
+            }
+        }
+    }
+
+    /// `literal`: numbers (with an optional sign), strings, bytes, booleans, null.
+    fn literal(&mut self, rec: TokSet) -> Expr {
+        let first = self.tok();
+        let negative = first.kind == Tok::Minus;
+        if negative {
+            self.advance();
+        }
+        let t = self.tok();
+        match t.kind {
+            Tok::NumInt => {
+                self.advance();
+                let text = self.text(t);
+                let (digits, radix) = match text.strip_prefix("0x") {
+                    Some(h) => (h, 16),
+                    None => (text, 10),
+                };
+                let parsed = if negative {
+                    i64::from_str_radix(&format!("-{digits}"), radix)
+                } else {
+                    i64::from_str_radix(digits, radix)
+                };
+                match parsed {
+                    Ok(v) => self.node(first.offset, ExprKind::Literal(Literal::Int(v))),
+                    Err(_) => self.semantic_error(first.offset, "invalid int literal"),
+                }
+            }
+            Tok::NumUint if !negative => {
+                self.advance();
+                let text = self.text(t);
+                let text = &text[..text.len() - 1];
+                let (digits, radix) = match text.strip_prefix("0x") {
+                    Some(h) => (h, 16),
+                    None => (text, 10),
+                };
+                match u64::from_str_radix(digits, radix) {
+                    Ok(v) => self.node(first.offset, ExprKind::Literal(Literal::Uint(v))),
+                    Err(_) => self.semantic_error(first.offset, "invalid uint literal"),
+                }
+            }
+            Tok::NumFloat => {
+                self.advance();
+                match self.text(t).parse::<f64>() {
+                    Ok(v) if v.is_finite() => {
+                        let v = if negative { -v } else { v };
+                        self.node(first.offset, ExprKind::Literal(Literal::Double(v)))
+                    }
+                    _ => self.semantic_error(first.offset, "invalid double literal"),
+                }
+            }
+            Tok::String if !negative => {
+                self.advance();
+                match super::unescape::unescape(self.text(t), false) {
+                    Ok(bytes) => {
+                        let s = String::from_utf8(bytes).unwrap_or_default();
+                        self.node(t.offset, ExprKind::Literal(Literal::String(Arc::from(s))))
+                    }
+                    Err(msg) => self.semantic_error(t.offset, msg),
+                }
+            }
+            Tok::Bytes if !negative => {
+                self.advance();
+                let text = self.text(t);
+                match super::unescape::unescape(text.get(1..).unwrap_or(""), true) {
+                    Ok(bytes) => self.node(
+                        t.offset,
+                        ExprKind::Literal(Literal::Bytes(Arc::from(bytes))),
+                    ),
+                    Err(msg) => self.semantic_error(t.offset, msg),
+                }
+            }
+            Tok::True if !negative => {
+                self.advance();
+                self.node(t.offset, ExprKind::Literal(Literal::Bool(true)))
+            }
+            Tok::False if !negative => {
+                self.advance();
+                self.node(t.offset, ExprKind::Literal(Literal::Bool(false)))
+            }
+            Tok::Null if !negative => {
+                self.advance();
+                self.node(t.offset, ExprKind::Literal(Literal::Null))
+            }
+            _ => {
+                // Only reachable in error-recovery mode: ANTLR's decision fails silently.
+                if negative {
+                    self.no_viable(self.pos - 1, self.pos);
+                }
+                self.recover(rec, 99);
+                self.error_node(first.offset)
+            }
+        }
+    }
+
+    // ----- calls and macros -------------------------------------------------
+
+    /// Builds a call, or its macro expansion when a macro matches.
+    /// `counted`: whether cel-go's visitor counts this node's depth.
+    fn call_or_macro(
+        &mut self,
+        id: ExprId,
+        function: &str,
+        mut target: Option<Expr>,
+        mut args: Vec<Expr>,
+        counted: bool,
+    ) -> Expr {
+        let receiver = target.is_some();
+        let found = self.opts.macros.iter().find(|m| {
+            m.name == function
+                && m.receiver_style == receiver
+                && m.arg_count.is_some_and(|n| n == args.len())
+        });
+        let found = found.or_else(|| {
+            self.opts.macros.iter().find(|m| {
+                m.name == function && m.receiver_style == receiver && m.arg_count.is_none()
+            })
+        });
+        let below = self.max_vdepth(target.iter().chain(args.iter()));
+        let depth = below + u32::from(counted);
+        if self.too_deep(depth) {
+            return self.error_node(0);
+        }
+        if let Some(m) = found {
+            let expander = m.expander;
+            let recorded = self
+                .opts
+                .populate_macro_calls
+                .then(|| (target.clone(), args.clone()));
+            let call_offset = self.ids.offset(id).unwrap_or(0);
+            self.ids.call_offset = call_offset;
+            let result = {
+                let mut ctx = MacroContext {
+                    inner: &mut self.ids,
+                };
+                expander(&mut ctx, &mut target, &mut args)
+            };
+            self.vdepth
+                .resize(usize::try_from(self.ids.next).unwrap_or(0), 0);
+            match result {
+                Ok(Some(expansion)) => {
+                    self.set_vdepth(expansion.id, depth);
+                    if let Some((t, a)) = recorded {
+                        let call = Call {
+                            target: t,
+                            function: function.to_string(),
+                            args: a,
+                        };
+                        self.macro_calls
+                            .insert(expansion.id, Expr::new(0, ExprKind::Call(Box::new(call))));
+                    }
+                    self.delete_id(id);
+                    return expansion;
+                }
+                Ok(None) => {}
+                Err(err) => {
+                    let offset = self.ids.offset(err.expr_id).unwrap_or(call_offset);
+                    self.delete_id(id);
+                    return self.semantic_error(offset.max(0) as u32, err.message);
+                }
+            }
+        }
+        self.set_vdepth(id, depth);
+        let call = Call {
+            target,
+            function: function.to_string(),
+            args,
+        };
+        Expr::new(id, ExprKind::Call(Box::new(call)))
+    }
+
+    fn delete_id(&mut self, id: ExprId) {
+        if let Some(o) = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.ids.offsets.get_mut(i))
+        {
+            *o = -1;
+        }
+    }
+}

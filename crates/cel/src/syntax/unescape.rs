@@ -1,0 +1,178 @@
+//! Decoding of string and bytes literals, with cel-go's rules and messages.
+//!
+//! The lexer has already checked the shape of every escape; what remains is
+//! cel-go's value checks: `\u`/`\U` are not allowed in bytes, code points must
+//! be valid Unicode scalar values in strings (no surrogates), and `\x`/octal
+//! escapes denote code points in strings but raw bytes in bytes literals.
+
+/// Decodes the text of a string literal token (quotes and `r` prefix
+/// included; for bytes, the `b` prefix already removed). Returns the decoded
+/// bytes (valid UTF-8 unless `is_bytes`) or cel-go's error message.
+pub fn unescape(token: &str, is_bytes: bool) -> Result<Vec<u8>, &'static str> {
+    const BAD: &str = "unable to unescape string";
+    let mut value = token.as_bytes();
+    if value.len() < 2 {
+        return Err(BAD);
+    }
+    let raw = matches!(value[0], b'r' | b'R');
+    if raw {
+        value = &value[1..];
+    }
+    let n = value.len();
+    if n < 2 || value[0] != value[n - 1] || !matches!(value[0], b'"' | b'\'') {
+        return Err(BAD);
+    }
+    let q = value[0];
+    let body = if n >= 6 && value[1] == q && value[2] == q {
+        if !(value[n - 2] == q && value[n - 3] == q) {
+            return Err(BAD);
+        }
+        &value[3..n - 3]
+    } else {
+        &value[1..n - 1]
+    };
+    let mut out = Vec::with_capacity(body.len());
+    if raw || !body.contains(&b'\\') {
+        push_normalized(&mut out, body);
+        return Ok(out);
+    }
+    let mut i = 0;
+    while i < body.len() {
+        let c = body[i];
+        if c == b'\r' {
+            out.push(b'\n');
+            i += if body.get(i + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let Some(&e) = body.get(i + 1) else {
+            return Err("unable to unescape string, found '\\' as last character");
+        };
+        i += 2;
+        let simple = match e {
+            b'a' => Some(0x07),
+            b'b' => Some(0x08),
+            b'f' => Some(0x0C),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(0x0B),
+            b'\\' => Some(b'\\'),
+            b'\'' => Some(b'\''),
+            b'"' => Some(b'"'),
+            b'`' => Some(b'`'),
+            b'?' => Some(b'?'),
+            _ => None,
+        };
+        if let Some(b) = simple {
+            out.push(b);
+            continue;
+        }
+        match e {
+            b'x' | b'X' | b'u' | b'U' => {
+                let digits = match e {
+                    b'x' | b'X' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                if is_bytes && digits > 2 {
+                    return Err(BAD);
+                }
+                let hex = body.get(i..i + digits).ok_or(BAD)?;
+                let mut v: u32 = 0;
+                for &h in hex {
+                    let d = (h as char).to_digit(16).ok_or(BAD)?;
+                    v = (v << 4) | d;
+                }
+                i += digits;
+                if is_bytes {
+                    out.push(v as u8);
+                } else {
+                    push_code_point(&mut out, v)?;
+                }
+            }
+            b'0'..=b'3' => {
+                let oct = body
+                    .get(i..i + 2)
+                    .ok_or("unable to unescape octal sequence in string")?;
+                let mut v = u32::from(e - b'0');
+                for &o in oct {
+                    if !(b'0'..=b'7').contains(&o) {
+                        return Err("unable to unescape octal sequence in string");
+                    }
+                    v = v * 8 + u32::from(o - b'0');
+                }
+                i += 2;
+                if is_bytes {
+                    out.push(v as u8);
+                } else {
+                    push_code_point(&mut out, v)?;
+                }
+            }
+            _ => return Err(BAD),
+        }
+    }
+    Ok(out)
+}
+
+/// Copies `body`, turning `\r\n` and `\r` into `\n` as cel-go does.
+fn push_normalized(out: &mut Vec<u8>, body: &[u8]) {
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] == b'\r' {
+            out.push(b'\n');
+            i += if body.get(i + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+        } else {
+            out.push(body[i]);
+            i += 1;
+        }
+    }
+}
+
+fn push_code_point(out: &mut Vec<u8>, v: u32) -> Result<(), &'static str> {
+    let c = char::from_u32(v).ok_or("invalid unicode code point")?;
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape;
+
+    fn s(t: &str) -> String {
+        String::from_utf8(unescape(t, false).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn string_escapes() {
+        assert_eq!(s(r#""\xC3\XBF""#), "\u{c3}\u{bf}");
+        assert_eq!(s(r#""\303\277""#), "\u{c3}\u{bf}");
+        assert_eq!(s(r#""\U000003A8\?""#), "Ψ?");
+        assert_eq!(s(r#"r'\n'"#), "\\n");
+        assert_eq!(s("'''a\r\nb'''"), "a\nb");
+        assert_eq!(
+            unescape(r#"'\udead'"#, false),
+            Err("invalid unicode code point")
+        );
+    }
+
+    #[test]
+    fn bytes_escapes() {
+        assert_eq!(unescape(r#""\xff\377""#, true).unwrap(), vec![0xff, 0xff]);
+        assert!(unescape(r#""\u00ff""#, true).is_err());
+        assert_eq!(unescape("\"ÿ\"", true).unwrap(), vec![0xc3, 0xbf]);
+    }
+}

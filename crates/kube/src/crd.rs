@@ -1,0 +1,254 @@
+//! The `apiextensions.k8s.io/v1` `CustomResourceDefinition`, reduced to what validation needs.
+//!
+//! # Why an own model rather than `k8s-openapi`
+//!
+//! `k8s-openapi` generates every Kubernetes API type for one chosen Kubernetes version, selected
+//! by a mandatory cargo feature. Depending on it would (a) add a large crate whose build takes
+//! far longer than the rest of this crate, and (b) couple kcel's releases to one Kubernetes API
+//! version, while CRD validation only needs a small, stable part of one API group. The model
+//! here covers exactly that part, plus every `JSONSchemaProps` field, and decodes like the API
+//! server does (unknown fields ignored, `null` = unset).
+//!
+//! A program that already holds a `k8s_openapi` CRD passes it in through serde JSON; both types
+//! use the wire format, so the round trip is lossless for every field validation reads:
+//!
+//! ```ignore
+//! let crd: kcel_kube::crd::CustomResourceDefinition =
+//!     serde_json::from_value(serde_json::to_value(&k8s_openapi_crd)?)?;
+//! ```
+//!
+//! (No optional `k8s-openapi` cargo feature is provided for that reason: the conversion is one
+//! line, and the feature would still need the caller to pick a Kubernetes version.)
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use crate::schema_props::JsonSchemaProps;
+
+/// The API version a CRD document must have.
+pub const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
+/// The kind of a CRD document.
+pub const CRD_KIND: &str = "CustomResourceDefinition";
+
+/// A `CustomResourceDefinition`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceDefinition {
+    #[serde(rename = "apiVersion", deserialize_with = "nullable")]
+    pub api_version: String,
+    #[serde(deserialize_with = "nullable")]
+    pub kind: String,
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: ObjectMeta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: CustomResourceDefinitionSpec,
+}
+
+/// The part of `ObjectMeta` a CRD's identity needs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ObjectMeta {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+}
+
+/// `spec` of a CRD. `conversion` is ignored (it does not affect validation).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceDefinitionSpec {
+    #[serde(deserialize_with = "nullable")]
+    pub group: String,
+    #[serde(deserialize_with = "nullable")]
+    pub names: CustomResourceDefinitionNames,
+    /// `Namespaced` or `Cluster`.
+    #[serde(deserialize_with = "nullable")]
+    pub scope: String,
+    #[serde(deserialize_with = "nullable")]
+    pub versions: Vec<CustomResourceDefinitionVersion>,
+    /// Must be false for v1 CRDs; kept so the loader can report it.
+    #[serde(rename = "preserveUnknownFields", deserialize_with = "nullable")]
+    pub preserve_unknown_fields: bool,
+}
+
+/// `spec.names`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceDefinitionNames {
+    #[serde(deserialize_with = "nullable")]
+    pub plural: String,
+    #[serde(deserialize_with = "nullable")]
+    pub singular: String,
+    #[serde(deserialize_with = "nullable")]
+    pub kind: String,
+    #[serde(rename = "listKind", deserialize_with = "nullable")]
+    pub list_kind: String,
+    #[serde(rename = "shortNames", deserialize_with = "nullable")]
+    pub short_names: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub categories: Vec<String>,
+}
+
+/// One entry of `spec.versions`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceDefinitionVersion {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub served: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub storage: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub deprecated: bool,
+    #[serde(
+        rename = "deprecationWarning",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
+    pub deprecation_warning: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub schema: Option<CustomResourceValidation>,
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub subresources: Option<CustomResourceSubresources>,
+}
+
+impl CustomResourceDefinitionVersion {
+    /// The version's `openAPIV3Schema`, if it has one.
+    pub fn open_api_v3_schema(&self) -> Option<&JsonSchemaProps> {
+        self.schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+    }
+
+    /// Whether the status subresource is enabled.
+    pub fn has_status_subresource(&self) -> bool {
+        self.subresources
+            .as_ref()
+            .is_some_and(|s| s.status.is_some())
+    }
+}
+
+/// `spec.versions[].schema`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceValidation {
+    #[serde(
+        rename = "openAPIV3Schema",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
+    pub open_api_v3_schema: Option<JsonSchemaProps>,
+}
+
+/// `spec.versions[].subresources`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceSubresources {
+    /// `status: {}` enables the status subresource (its content is not used).
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    pub status: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub scale: Option<CustomResourceSubresourceScale>,
+}
+
+/// `subresources.scale`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceSubresourceScale {
+    #[serde(rename = "specReplicasPath", deserialize_with = "nullable")]
+    pub spec_replicas_path: String,
+    #[serde(rename = "statusReplicasPath", deserialize_with = "nullable")]
+    pub status_replicas_path: String,
+    #[serde(
+        rename = "labelSelectorPath",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
+    pub label_selector_path: Option<String>,
+}
+
+impl CustomResourceDefinition {
+    /// The version named `name`.
+    pub fn version(&self, name: &str) -> Option<&CustomResourceDefinitionVersion> {
+        self.spec.versions.iter().find(|v| v.name == name)
+    }
+
+    /// The storage version, if exactly one is marked.
+    pub fn storage_version(&self) -> Option<&CustomResourceDefinitionVersion> {
+        let mut it = self.spec.versions.iter().filter(|v| v.storage);
+        match (it.next(), it.next()) {
+            (Some(v), None) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `group/version` for a version name (`apiVersion` of its custom resources).
+    pub fn api_version_of(&self, version: &str) -> String {
+        if self.spec.group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{}/{}", self.spec.group, version)
+        }
+    }
+}
+
+/// `null` means the zero value, as in Go.
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// Presence matters: a `status` key with a null value does not enable the subresource (Go's
+/// pointer stays nil), any object does.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(if v.is_null() { None } else { Some(v) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn decodes_a_crd() {
+        let crd: CustomResourceDefinition = serde_json::from_value(json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com", "labels": {"a": "b"}},
+            "spec": {
+                "group": "example.com",
+                "names": {"plural": "widgets", "kind": "Widget"},
+                "scope": "Namespaced",
+                "conversion": {"strategy": "None"},
+                "versions": [
+                    {"name": "v1", "served": true, "storage": true,
+                     "subresources": {"status": {}},
+                     "schema": {"openAPIV3Schema": {"type": "object"}}},
+                    {"name": "v2", "served": true, "storage": false, "subresources": {"status": null}}
+                ]
+            }
+        }))
+        .expect("decodes");
+        assert_eq!(crd.metadata.name, "widgets.example.com");
+        assert_eq!(crd.storage_version().map(|v| v.name.as_str()), Some("v1"));
+        assert!(
+            crd.version("v1")
+                .is_some_and(|v| v.has_status_subresource())
+        );
+        assert!(
+            crd.version("v2")
+                .is_some_and(|v| !v.has_status_subresource())
+        );
+        assert_eq!(crd.api_version_of("v1"), "example.com/v1");
+        assert_eq!(
+            crd.version("v1")
+                .and_then(|v| v.open_api_v3_schema())
+                .and_then(|s| s.type_.as_deref()),
+            Some("object")
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! Kubernetes' regex library (`library/regex.go`, `kubernetes.regex`):
+//! `find` and `findAll`, with Go's `regexp` (RE2) semantics.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
+use regex::Regex;
+
+use super::common::{arg, int_arg, string_arg};
+
+/// The regex library.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RegexLib;
+
+impl Library for RegexLib {
+    fn install(&self, env: &mut EnvBuilder) {
+        env.add_function(Function::new("find").overload(Overload::member(
+            "string_find_string",
+            vec![Type::String, Type::String],
+            Type::String,
+            Some(FnImpl::Binary(find)),
+        )));
+        env.add_function(
+            Function::new("findAll")
+                .overload(Overload::member(
+                    "string_find_all_string",
+                    vec![Type::String, Type::String],
+                    Type::list(Type::String),
+                    Some(FnImpl::Binary(find_all)),
+                ))
+                .overload(Overload::member(
+                    "string_find_all_string_int",
+                    vec![Type::String, Type::String, Type::Int],
+                    Type::list(Type::String),
+                    Some(FnImpl::Nary(find_all_n)),
+                )),
+        );
+    }
+}
+
+/// How many compiled patterns each thread keeps.
+const CACHE_SIZE: usize = 16;
+
+thread_local! {
+    static CACHE: RefCell<Vec<(Arc<str>, Regex)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Compiles `pattern`, reusing a recent compilation on this thread.
+/// Errors read `Illegal regex: <reason>` as in Kubernetes.
+pub fn compile(pattern: &str) -> EvalResult<Regex> {
+    if let Some(re) = CACHE.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(p, _)| &**p == pattern)
+            .map(|(_, re)| re.clone())
+    }) {
+        return Ok(re);
+    }
+    let re = Regex::new(pattern)
+        .map_err(|e| EvalError::msg(format!("Illegal regex: {}", regex_error_text(&e))))?;
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= CACHE_SIZE {
+            c.remove(0);
+        }
+        c.push((pattern.into(), re.clone()));
+    });
+    Ok(re)
+}
+
+/// The message of a pattern error, on one line.
+fn regex_error_text(e: &regex::Error) -> String {
+    match e {
+        regex::Error::Syntax(s) => {
+            // The last line of the regex crate's report is the reason.
+            let reason = s
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("error:"))
+                .unwrap_or(s);
+            format!(
+                "error parsing regexp: {}",
+                reason.trim_start_matches("error:").trim()
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `s.find(re)`: the leftmost match, or `""`.
+pub fn find(s: &Value, re: &Value) -> EvalResult {
+    let s = string_arg(s)?;
+    let re = compile(string_arg(re)?)?;
+    Ok(Value::from(re.find(s).map_or("", |m| m.as_str())))
+}
+
+/// `s.findAll(re)`: every non-overlapping match.
+pub fn find_all(s: &Value, re: &Value) -> EvalResult {
+    find_all_limited(string_arg(s)?, string_arg(re)?, -1)
+}
+
+/// `s.findAll(re, n)`: at most `n` matches (`n < 0`: all; `0`: none).
+pub fn find_all_n(args: &[Value]) -> EvalResult {
+    let s = string_arg(arg(args, 0)?)?;
+    let re = string_arg(arg(args, 1)?)?;
+    let n = int_arg(arg(args, 2)?)?;
+    find_all_limited(s, re, n)
+}
+
+fn find_all_limited(s: &str, pattern: &str, n: i64) -> EvalResult {
+    let re = compile(pattern)?;
+    if n == 0 {
+        return Ok(Value::list(Vec::new()));
+    }
+    let limit = if n < 0 {
+        usize::MAX
+    } else {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    };
+    let found = re
+        .find_iter(s)
+        .take(limit)
+        .map(|m| Value::from(m.as_str()))
+        .collect();
+    Ok(Value::list(found))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &Value) -> Vec<String> {
+        match v {
+            Value::List(l) => l
+                .iter()
+                .map(|x| match x {
+                    Value::String(s) => s.to_string(),
+                    other => panic!("{other:?}"),
+                })
+                .collect(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn find_and_find_all() {
+        let s = Value::from("abc 123 def 456");
+        assert!(matches!(find(&s, &Value::from("[0-9]+")), Ok(Value::String(x)) if &*x == "123"));
+        assert!(matches!(find(&s, &Value::from("xyz")), Ok(Value::String(x)) if x.is_empty()));
+        assert_eq!(
+            strings(&find_all(&s, &Value::from("[0-9]+")).unwrap()),
+            ["123", "456"]
+        );
+        let one = find_all_n(&[s.clone(), Value::from("[0-9]+"), Value::Int(1)]).unwrap();
+        assert_eq!(strings(&one), ["123"]);
+        let none = find_all_n(&[s.clone(), Value::from("[0-9]+"), Value::Int(0)]).unwrap();
+        assert!(strings(&none).is_empty());
+        let err = find(&s, &Value::from("(")).unwrap_err();
+        assert!(
+            err.message().starts_with("Illegal regex: "),
+            "{}",
+            err.message()
+        );
+    }
+}

@@ -1,0 +1,287 @@
+//! JSON documents as CEL values, typed by their structural schema (Kubernetes
+//! `apiserver/pkg/cel/common/values.go`, `valuesunstructured.go`, `maplist.go`).
+//!
+//! A document is converted once into an immutable [`Json`] tree whose containers sit behind
+//! `Arc`. [`to_value`] then wraps a node and its schema in a cheap view: scalars become CEL
+//! scalars (formats converted on access), objects become [`ObjectView`]s, maps [`MapView`]s,
+//! lists [`ListView`]s (plain, set or map lists). Views clone two `Arc`s; nothing is copied per
+//! rule or per access.
+//!
+//! Semantics (k8s-cel.md §6, §6.1):
+//! * object fields are found by CEL (escaped) name; a field that is absent **or null** is not
+//!   set (`has()` false), while `size()` counts every key of the JSON object;
+//! * numbers: `type: number` gives `double` (JSON integers converted), `type: integer` gives
+//!   `int`; a JSON integer outside the int64 range is a double, as the API server decodes it;
+//! * equality and `+` of set lists and map lists follow the left operand's list type.
+//!
+//! Data that does not fit its schema (a string where the schema says integer, null where the
+//! schema is not nullable) cannot occur after the API server's schema validation; here it is
+//! reported by [`to_value`] as a [`ValueError`] with Kubernetes' text, and inside views (whose
+//! provider interfaces cannot carry errors) such a member reads as absent.
+
+mod formats;
+mod lists;
+mod objects;
+
+use std::fmt;
+use std::sync::Arc;
+
+use cel::Value;
+use cel::value::{List, Map, Opaque};
+use indexmap::IndexMap;
+
+pub use formats::{go_parse_duration, parse_byte, parse_date, parse_date_time, parse_duration};
+pub use lists::{ListKind, ListView};
+pub use objects::{MapView, ObjectView};
+
+use crate::structural::Structural;
+
+/// The deepest nesting [`Json::from_serde`] accepts.
+pub const MAX_JSON_DEPTH: usize = 1000;
+
+/// An immutable JSON document. Cloning is cheap (containers are shared).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Double(f64),
+    String(Arc<str>),
+    Array(Arc<[Json]>),
+    Object(Arc<JsonObject>),
+}
+
+/// The entries of a JSON object, in document order.
+pub type JsonObject = IndexMap<Arc<str>, Json>;
+
+/// Why a JSON value could not be read with its schema (Kubernetes' message text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueError {
+    pub message: String,
+}
+
+impl ValueError {
+    fn new(message: impl Into<String>) -> Self {
+        ValueError {
+            message: message.into(),
+        }
+    }
+
+    /// The error as a CEL evaluation error.
+    pub fn to_eval_error(&self) -> cel::EvalError {
+        cel::EvalError::msg(self.message.clone())
+    }
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+impl Json {
+    /// Converts a `serde_json` document. Integers outside int64 become doubles (as the API
+    /// server's decoder reads them).
+    pub fn from_serde(v: &serde_json::Value) -> Result<Json, ValueError> {
+        from_serde(v, 0)
+    }
+
+    /// Go's `%T` of the value as the API server holds it (for error messages).
+    pub fn go_type_name(&self) -> &'static str {
+        match self {
+            Json::Null => "<nil>",
+            Json::Bool(_) => "bool",
+            Json::Int(_) => "int64",
+            Json::Double(_) => "float64",
+            Json::String(_) => "string",
+            Json::Array(_) => "[]interface {}",
+            Json::Object(_) => "map[string]interface {}",
+        }
+    }
+
+    /// Deep equality of JSON values (Go's `reflect.DeepEqual` on unstructured data: an int and
+    /// a float are different).
+    pub fn deep_equals(&self, other: &Json) -> bool {
+        self == other
+    }
+}
+
+fn from_serde(v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
+    if depth > MAX_JSON_DEPTH {
+        return Err(ValueError::new(format!(
+            "document nests deeper than {MAX_JSON_DEPTH} levels"
+        )));
+    }
+    Ok(match v {
+        serde_json::Value::Null => Json::Null,
+        serde_json::Value::Bool(b) => Json::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Json::Int(i),
+            None => Json::Double(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Json::String(s.as_str().into()),
+        serde_json::Value::Array(a) => Json::Array(
+            a.iter()
+                .map(|x| from_serde(x, depth + 1))
+                .collect::<Result<Vec<_>, _>>()?
+                .into(),
+        ),
+        serde_json::Value::Object(m) => {
+            let mut out = JsonObject::with_capacity(m.len());
+            for (k, x) in m {
+                out.insert(k.as_str().into(), from_serde(x, depth + 1)?);
+            }
+            Json::Object(Arc::new(out))
+        }
+    })
+}
+
+/// The CEL value of a custom resource (or any resource root): the schema gets `apiVersion`,
+/// `kind` and `metadata.name`/`generateName` injected first.
+pub fn root_value(doc: &Json, schema: &Arc<Structural>) -> Result<Value, ValueError> {
+    to_value(doc, &schema.with_type_and_object_meta())
+}
+
+/// The CEL value of `node` read with `schema`.
+pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueError> {
+    if let Json::Null = node {
+        return if schema.generic.nullable {
+            Ok(Value::Null)
+        } else {
+            Err(ValueError::new(
+                "invalid data, got null for schema with nullable=false",
+            ))
+        };
+    }
+    if schema.extensions.int_or_string {
+        return match node {
+            Json::String(s) => Ok(Value::String(s.clone())),
+            Json::Int(i) => Ok(Value::Int(*i)),
+            _ => Err(ValueError::new(
+                "invalid data, expected XIntOrString value to be either a string or integer",
+            )),
+        };
+    }
+    match schema.type_() {
+        "object" => {
+            let Json::Object(obj) = node else {
+                return Err(ValueError::new(format!(
+                    "invalid data, expected a map for the provided schema with type=object, got {}",
+                    node.go_type_name()
+                )));
+            };
+            if schema.extensions.embedded_resource {
+                let rooted = schema.with_type_and_object_meta();
+                return Ok(Value::Map(Map::Provided(Arc::new(ObjectView::new(
+                    obj.clone(),
+                    rooted,
+                )))));
+            }
+            if schema.properties.is_empty()
+                && let Some(values) = schema.additional_properties_schema()
+            {
+                return Ok(Value::Map(Map::Provided(Arc::new(MapView::new(
+                    obj.clone(),
+                    values.clone(),
+                )))));
+            }
+            Ok(Value::Map(Map::Provided(Arc::new(ObjectView::new(
+                obj.clone(),
+                schema.clone(),
+            )))))
+        }
+        "array" => {
+            let Json::Array(items) = node else {
+                return Err(ValueError::new(format!(
+                    "invalid data, expected an array for the provided schema with type=array, got {}",
+                    node.go_type_name()
+                )));
+            };
+            let Some(item_schema) = schema.items.clone() else {
+                return Err(ValueError::new("invalid data, expected schema with items"));
+            };
+            let kind = ListKind::of(schema)?;
+            Ok(Value::List(List::Provided(Arc::new(ListView::from_json(
+                items.clone(),
+                item_schema,
+                kind,
+            )))))
+        }
+        "string" => {
+            let Json::String(s) = node else {
+                return Err(ValueError::new(format!(
+                    "invalid data, expected string, got {}",
+                    node.go_type_name()
+                )));
+            };
+            match schema.format() {
+                "duration" => parse_duration(s)
+                    .map(Value::Duration)
+                    .map_err(|e| ValueError::new(format!("Invalid duration {s}: {e}"))),
+                "date" => parse_date(s).map(Value::Timestamp).map_err(|e| {
+                    ValueError::new(format!("Invalid date formatted string {s}: {e}"))
+                }),
+                "date-time" => parse_date_time(s).map(Value::Timestamp).map_err(|e| {
+                    ValueError::new(format!("Invalid date-time formatted string {s}: {e}"))
+                }),
+                "byte" => parse_byte(s).map(Value::bytes).map_err(|e| {
+                    ValueError::new(format!("Invalid byte formatted string {s}: {e}"))
+                }),
+                _ => Ok(Value::String(s.clone())),
+            }
+        }
+        "number" => match node {
+            Json::Double(d) => Ok(Value::Double(*d)),
+            Json::Int(i) => Ok(Value::Double(*i as f64)),
+            _ => Err(ValueError::new(format!(
+                "invalid data, expected float, got {}",
+                node.go_type_name()
+            ))),
+        },
+        "integer" => match node {
+            Json::Int(i) => Ok(Value::Int(*i)),
+            _ => Err(ValueError::new(format!(
+                "invalid data, expected int, got {}",
+                node.go_type_name()
+            ))),
+        },
+        "boolean" => match node {
+            Json::Bool(b) => Ok(Value::Bool(*b)),
+            _ => Err(ValueError::new(format!(
+                "invalid data, expected bool, got {}",
+                node.go_type_name()
+            ))),
+        },
+        "" if schema.extensions.preserve_unknown_fields => {
+            Ok(Value::Opaque(Arc::new(Unknown(node.clone()))))
+        }
+        other => Err(ValueError::new(format!("unsupported type: {other:?}"))),
+    }
+}
+
+/// A value CEL has no schema for (`x-kubernetes-preserve-unknown-fields` without a type, or an
+/// undeclared field of an object): it supports only equality, which is deep JSON equality.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unknown(pub Json);
+
+impl Opaque for Unknown {
+    fn type_name(&self) -> &str {
+        "unknown"
+    }
+
+    fn equals(&self, other: &dyn Opaque) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<Unknown>()
+            .is_some_and(|o| self.0.deep_equals(&o.0))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests;

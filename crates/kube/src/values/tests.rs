@@ -1,0 +1,195 @@
+use std::sync::Arc;
+
+use cel::Value;
+use cel::value::{KeyRef, List, Map};
+use serde_json::json;
+
+use super::*;
+use crate::schema_props::JsonSchemaProps;
+
+fn schema(v: serde_json::Value) -> Arc<Structural> {
+    let props: JsonSchemaProps = serde_json::from_value(v).expect("props");
+    Arc::new(Structural::from_props(&props).expect("structural"))
+}
+
+fn value(doc: serde_json::Value, s: &Arc<Structural>) -> Value {
+    to_value(&Json::from_serde(&doc).expect("json"), s).expect("value")
+}
+
+fn map(v: &Value) -> &Map {
+    match v {
+        Value::Map(m) => m,
+        other => panic!("not a map: {other:?}"),
+    }
+}
+
+fn list(v: &Value) -> &List {
+    match v {
+        Value::List(l) => l,
+        other => panic!("not a list: {other:?}"),
+    }
+}
+
+#[test]
+fn object_fields_null_is_absent_but_counted() {
+    let s = schema(json!({"type": "object", "properties": {
+        "a": {"type": "integer"}, "b": {"type": "string", "nullable": true},
+        "if": {"type": "number"}, "x-y": {"type": "string", "format": "date"}
+    }}));
+    let v = value(
+        json!({"a": 1, "b": null, "if": 2, "x-y": "1970-01-02", "unknown": true}),
+        &s,
+    );
+    let m = map(&v);
+    assert_eq!(m.len(), 5);
+    assert!(matches!(m.field("a"), Some(Value::Int(1))));
+    assert!(m.field("b").is_none());
+    assert!(matches!(m.field("__if__"), Some(Value::Double(d)) if d == 2.0));
+    assert!(matches!(m.field("if"), Some(Value::Double(d)) if d == 2.0));
+    assert!(matches!(m.field("x__dash__y"), Some(Value::Timestamp(t)) if t.seconds == 86_400));
+    assert!(m.field("unknown").is_none());
+    assert!(m.field("x-y").is_none());
+}
+
+#[test]
+fn resource_root_exposes_only_name_and_generate_name() {
+    let s = schema(json!({"type": "object", "properties": {"spec": {"type": "object"}}}));
+    let doc = Json::from_serde(&json!({"apiVersion": "v1", "kind": "K",
+        "metadata": {"name": "n", "labels": {"a": "b"}}, "spec": {}}))
+    .expect("json");
+    let v = root_value(&doc, &s).expect("value");
+    let meta = map(&v).field("metadata").expect("metadata");
+    assert!(matches!(map(&meta).field("name"), Some(Value::String(n)) if &*n == "n"));
+    assert!(map(&meta).field("labels").is_none());
+    assert!(matches!(map(&v).field("kind"), Some(Value::String(_))));
+}
+
+#[test]
+fn maps_int_or_string_and_errors() {
+    let s = schema(
+        json!({"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true}}),
+    );
+    let v = value(json!({"a.b": 1, "c": "x", "d": 1.5}), &s);
+    let m = map(&v);
+    assert!(matches!(m.get(KeyRef::String("a.b")), Some(Value::Int(1))));
+    assert!(matches!(m.get(KeyRef::String("c")), Some(Value::String(_))));
+    assert!(m.get(KeyRef::String("d")).is_none());
+    let int = schema(json!({"type": "integer"}));
+    let err = to_value(&Json::Double(1.5), &int).expect_err("not int");
+    assert_eq!(err.message, "invalid data, expected int, got float64");
+    let err = to_value(&Json::Null, &int).expect_err("null");
+    assert_eq!(
+        err.message,
+        "invalid data, got null for schema with nullable=false"
+    );
+    let num = schema(json!({"type": "number"}));
+    assert!(matches!(to_value(&Json::Int(3), &num), Ok(Value::Double(d)) if d == 3.0));
+    let big = Json::from_serde(&json!(18446744073709551615u64)).expect("json");
+    assert!(matches!(big, Json::Double(_)));
+}
+
+#[test]
+fn set_lists_compare_as_sets_on_the_left_only() {
+    let s = schema(
+        json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "integer"}}),
+    );
+    let v = value(json!([1, 2, 3]), &s);
+    let other = Value::list(vec![Value::Int(3), Value::Int(1), Value::Int(2)]);
+    assert!(v.equals(&other));
+    assert!(
+        !other.equals(&v),
+        "a plain list on the left compares in order"
+    );
+    assert!(!v.equals(&Value::list(vec![
+        Value::Int(1),
+        Value::Int(1),
+        Value::Int(2)
+    ])));
+    let ListRef(p) = provider(&v);
+    let sum = p
+        .add(list(&Value::list(vec![
+            Value::Int(4),
+            Value::Int(2),
+            Value::Int(5),
+        ])))
+        .expect("set")
+        .expect("ok");
+    let items: Vec<i64> = sum
+        .iter()
+        .filter_map(|v| if let Value::Int(i) = v { Some(i) } else { None })
+        .collect();
+    assert_eq!(items, [1, 2, 3, 4, 5]);
+    assert!(Value::List(sum).equals(&Value::list((1..=5).rev().map(Value::Int).collect())));
+}
+
+struct ListRef(Arc<dyn cel::value::ListProvider>);
+
+fn provider(v: &Value) -> ListRef {
+    match list(v) {
+        List::Provided(p) => ListRef(p.clone()),
+        List::Values(_) => panic!("plain list"),
+    }
+}
+
+#[test]
+fn map_lists_compare_by_key_and_merge() {
+    let s = schema(
+        json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+        "items": {"type": "object", "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}}}),
+    );
+    let a = value(json!([{"name": "a", "v": 1}, {"name": "b", "v": 2}]), &s);
+    let b = value(json!([{"name": "b", "v": 2}, {"name": "a", "v": 1}]), &s);
+    let c = value(json!([{"name": "b", "v": 3}, {"name": "a", "v": 1}]), &s);
+    assert!(a.equals(&b));
+    assert!(!a.equals(&c));
+    let ListRef(p) = provider(&a);
+    let merged = p
+        .add(list(&value(
+            json!([{"name": "b", "v": 9}, {"name": "c", "v": 0}]),
+            &s,
+        )))
+        .expect("map")
+        .expect("ok");
+    let names: Vec<(String, i64)> = merged
+        .iter()
+        .map(|e| {
+            let m = map(&e).clone();
+            let n = match m.field("name") {
+                Some(Value::String(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            let v = match m.field("v") {
+                Some(Value::Int(i)) => i,
+                _ => -1,
+            };
+            (n, v)
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("a".to_string(), 1),
+            ("b".to_string(), 9),
+            ("c".to_string(), 0)
+        ]
+    );
+}
+
+#[test]
+fn object_equality_counts_unknown_and_null_fields() {
+    let s = schema(
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+        "properties": {"a": {"type": "integer", "nullable": true}}}),
+    );
+    let x = value(json!({"a": 1, "extra": {"k": [1]}}), &s);
+    let y = value(json!({"extra": {"k": [1]}, "a": 1}), &s);
+    let z = value(json!({"a": 1, "extra": {"k": [2]}}), &s);
+    let w = value(json!({"a": 1, "extra": {"k": [1]}, "n": null}), &s);
+    assert!(x.equals(&y));
+    assert!(!x.equals(&z));
+    assert!(!x.equals(&w), "size differs");
+    let n1 = value(json!({"a": null, "extra": 1}), &s);
+    let n2 = value(json!({"extra": 1, "q": null}), &s);
+    // Kubernetes only walks the left's keys: same raw size, `a` null vs absent alike.
+    assert!(n1.equals(&n2));
+}

@@ -1,0 +1,702 @@
+//! YAML → JSON, as Kubernetes tooling converts it (`sigs.k8s.io/yaml` over `go-yaml` v2).
+//!
+//! Kubernetes never reads YAML into its types directly: kubectl and the API server convert YAML
+//! to JSON first and decode the JSON. This module does the same conversion, so a YAML form
+//! behaves exactly as it would after `kubectl apply`:
+//!
+//! * plain scalars resolve with YAML 1.1 rules as go-yaml v2 has them: `y`, `yes`, `on`, `true`
+//!   (any of `x`, `X`, `Xxx` casings) are booleans, `n`, `no`, `off`, `false` too; `~`, `null`
+//!   and the empty scalar are null; integers accept `_`, `0x`, `0o`, `0b` and leading-`0` octal;
+//!   `.inf`/`.nan` are floats; timestamps stay strings;
+//! * a float is written to JSON the way Go's `encoding/json` writes it, so `1.0` and `1e3` become
+//!   the integers `1` and `1000` once the API server decodes the JSON (NaN and infinities are an
+//!   error, as `json.Marshal` refuses them);
+//! * map keys become strings: booleans `"true"`/`"false"`, integers in decimal, floats with
+//!   `strconv.FormatFloat(f, 'g', -1, 32)`; null and collection keys are an error;
+//! * quoted and block scalars, and scalars tagged `!!str`, are strings;
+//! * anchors and aliases are expanded (with a budget against alias bombs), `<<` merge keys are
+//!   applied;
+//! * a key that appears twice in one mapping is an error, as in the strict decoding kubectl and
+//!   the API server use by default (`fieldValidation=Strict`).
+//!
+//! The parser is `yaml-rust2`: pure Rust, maintained, and event based, which lets this module own
+//! scalar resolution (needed for the YAML 1.1 rules above, which no YAML 1.2 library applies)
+//! and record the line of every node for error messages. `serde_yaml` is deprecated; its forks
+//! (`serde_yml`, `serde_norway`) resolve scalars with YAML 1.2 rules, which would silently differ
+//! from Kubernetes.
+//!
+//! Every node's position is kept in a [`Positions`] table keyed by JSON pointer, so a later error
+//! (a wrong type deep in a CRD) can name its line.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+use crate::gofmt::{FloatStyle, format_float};
+
+/// The deepest nesting of collections accepted in one document.
+pub const MAX_DEPTH: usize = 500;
+
+/// The most JSON nodes one stream may produce, counting alias expansions.
+pub const MAX_NODES: usize = 4_000_000;
+
+/// A position in a source text: 1-based line and column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {} column {}", self.line, self.column)
+    }
+}
+
+/// Positions of the nodes of one document, by JSON pointer (`/spec/versions/0`).
+#[derive(Clone, Debug, Default)]
+pub struct Positions {
+    by_pointer: HashMap<String, Position>,
+}
+
+impl Positions {
+    /// The position of the node at `pointer`, or of its nearest recorded ancestor (nodes inside
+    /// an expanded alias are located at the alias).
+    pub fn locate(&self, pointer: &str) -> Option<Position> {
+        let mut p = pointer;
+        loop {
+            if let Some(pos) = self.by_pointer.get(p) {
+                return Some(*pos);
+            }
+            let cut = p.rfind('/')?;
+            p = &p[..cut];
+        }
+    }
+
+    fn record(&mut self, pointer: &str, pos: Position) {
+        self.by_pointer.insert(pointer.to_string(), pos);
+    }
+}
+
+/// One document of a YAML stream, converted to JSON.
+#[derive(Clone, Debug)]
+pub struct YamlDocument {
+    pub value: Value,
+    /// Where the document's content starts (its `---` line when it is empty).
+    pub start: Position,
+    pub positions: Positions,
+}
+
+/// A YAML syntax or conversion error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlError {
+    pub position: Position,
+    pub message: String,
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.position, self.message)
+    }
+}
+
+impl std::error::Error for YamlError {}
+
+fn position(mark: &Marker) -> Position {
+    Position {
+        line: mark.line(),
+        column: mark.col() + 1,
+    }
+}
+
+/// Escapes a map key for a JSON pointer segment (RFC 6901).
+pub(crate) fn pointer_segment(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Parses a YAML stream into its documents. Empty documents (only comments, or nothing between
+/// two `---`) yield `Value::Null`, as `sigs.k8s.io/yaml` does; callers usually skip them.
+pub fn parse_stream(text: &str) -> Result<Vec<YamlDocument>, YamlError> {
+    let mut parser = Parser::new_from_str(text);
+    let mut builder = Builder::default();
+    let mut docs = Vec::new();
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| YamlError {
+            position: position(e.marker()),
+            message: e.info().to_string(),
+        })?;
+        match event {
+            Event::StreamEnd => break,
+            Event::StreamStart | Event::Nothing => {}
+            Event::DocumentStart => builder.start_document(position(&mark)),
+            Event::DocumentEnd => {
+                if let Some(doc) = builder.finish_document() {
+                    docs.push(doc);
+                }
+            }
+            other => builder.event(other, &mark)?,
+        }
+    }
+    Ok(docs)
+}
+
+/// A collection being built.
+enum Frame {
+    Seq {
+        items: Vec<Value>,
+        anchor: usize,
+        pointer: String,
+    },
+    Map {
+        map: Map<String, Value>,
+        key: Option<(String, Position)>,
+        /// Keys that came from `<<` merges: an explicit key may override them once.
+        merged: Vec<String>,
+        anchor: usize,
+        pointer: String,
+    },
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Frame>,
+    /// Anchored values of the current document with their node counts.
+    anchors: HashMap<usize, (Value, usize)>,
+    root: Option<Value>,
+    start: Position,
+    positions: Positions,
+    nodes: usize,
+}
+
+/// A resolved scalar, before it becomes a JSON value or a key.
+enum Scalar {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    Str(String),
+}
+
+impl Builder {
+    fn start_document(&mut self, start: Position) {
+        self.stack.clear();
+        self.anchors.clear();
+        self.root = None;
+        self.start = start;
+        self.positions = Positions::default();
+    }
+
+    fn finish_document(&mut self) -> Option<YamlDocument> {
+        let value = self.root.take().unwrap_or(Value::Null);
+        Some(YamlDocument {
+            value,
+            start: self
+                .positions
+                .by_pointer
+                .get("")
+                .copied()
+                .unwrap_or(self.start),
+            positions: std::mem::take(&mut self.positions),
+        })
+    }
+
+    fn count(&mut self, n: usize, pos: Position) -> Result<(), YamlError> {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > MAX_NODES {
+            return Err(YamlError {
+                position: pos,
+                message: format!(
+                    "document contains excessive aliasing (more than {MAX_NODES} nodes)"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The JSON pointer of the node that comes next, and whether it is a map key.
+    fn next_pointer(&self) -> (String, bool) {
+        match self.stack.last() {
+            None => (String::new(), false),
+            Some(Frame::Seq { items, pointer, .. }) => {
+                (format!("{pointer}/{}", items.len()), false)
+            }
+            Some(Frame::Map {
+                key: None, pointer, ..
+            }) => (pointer.clone(), true),
+            Some(Frame::Map {
+                key: Some((k, _)),
+                pointer,
+                ..
+            }) => (format!("{pointer}/{}", pointer_segment(k)), false),
+        }
+    }
+
+    fn event(&mut self, event: Event, mark: &Marker) -> Result<(), YamlError> {
+        let pos = position(mark);
+        let (pointer, is_key) = self.next_pointer();
+        match event {
+            Event::Scalar(text, style, anchor, tag) => {
+                self.count(1, pos)?;
+                let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let scalar = if style != TScalarStyle::Plain || is_str_tag {
+                    Scalar::Str(text)
+                } else {
+                    resolve_plain(text)
+                };
+                if is_key {
+                    let key = key_string(scalar, pos)?;
+                    return self.set_key(key, pos);
+                }
+                let value = scalar_to_json(scalar, pos)?;
+                self.positions.record(&pointer, pos);
+                if anchor > 0 {
+                    self.anchors.insert(anchor, (value.clone(), 1));
+                }
+                self.push_value(value, pos)
+            }
+            Event::Alias(id) => {
+                let Some((value, n)) = self.anchors.get(&id).cloned() else {
+                    return Err(YamlError {
+                        position: pos,
+                        message: "unknown anchor".into(),
+                    });
+                };
+                self.count(n, pos)?;
+                if is_key {
+                    match value {
+                        Value::String(s) => return self.set_key(s, pos),
+                        Value::Bool(b) => return self.set_key(b.to_string(), pos),
+                        Value::Number(n) => return self.set_key(n.to_string(), pos),
+                        _ => return Err(unsupported_key(pos)),
+                    }
+                }
+                self.positions.record(&pointer, pos);
+                self.push_value(value, pos)
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if is_key {
+                    return Err(unsupported_key(pos));
+                }
+                if self.stack.len() >= MAX_DEPTH {
+                    return Err(YamlError {
+                        position: pos,
+                        message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                    });
+                }
+                self.count(1, pos)?;
+                self.positions.record(&pointer, pos);
+                let frame = if matches!(event, Event::SequenceStart(..)) {
+                    Frame::Seq {
+                        items: Vec::new(),
+                        anchor,
+                        pointer,
+                    }
+                } else {
+                    Frame::Map {
+                        map: Map::new(),
+                        key: None,
+                        merged: Vec::new(),
+                        anchor,
+                        pointer,
+                    }
+                };
+                self.stack.push(frame);
+                Ok(())
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = self.stack.pop() else {
+                    return Err(YamlError {
+                        position: pos,
+                        message: "unbalanced collection end".into(),
+                    });
+                };
+                let (value, anchor) = match frame {
+                    Frame::Seq { items, anchor, .. } => (Value::Array(items), anchor),
+                    Frame::Map { map, anchor, .. } => (Value::Object(map), anchor),
+                };
+                if anchor > 0 {
+                    let n = count_nodes(&value);
+                    self.anchors.insert(anchor, (value.clone(), n));
+                }
+                self.push_value(value, pos)
+            }
+            Event::Nothing
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart
+            | Event::DocumentEnd => Ok(()),
+        }
+    }
+
+    fn set_key(&mut self, key: String, pos: Position) -> Result<(), YamlError> {
+        if let Some(Frame::Map { key: slot, .. }) = self.stack.last_mut() {
+            *slot = Some((key, pos));
+        }
+        Ok(())
+    }
+
+    fn push_value(&mut self, value: Value, pos: Position) -> Result<(), YamlError> {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(value);
+                Ok(())
+            }
+            Some(Frame::Seq { items, .. }) => {
+                items.push(value);
+                Ok(())
+            }
+            Some(Frame::Map {
+                map, key, merged, ..
+            }) => {
+                let Some((k, key_pos)) = key.take() else {
+                    return Err(YamlError {
+                        position: pos,
+                        message: "mapping value without key".into(),
+                    });
+                };
+                if k == "<<" {
+                    return merge(map, merged, value, key_pos);
+                }
+                if let Some(i) = merged.iter().position(|m| *m == k) {
+                    merged.swap_remove(i);
+                } else if map.contains_key(&k) {
+                    return Err(YamlError {
+                        position: key_pos,
+                        message: format!("key {} already set in map", crate::gofmt::quote(&k)),
+                    });
+                }
+                map.insert(k, value);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Applies a `<<` merge key: the entries of a mapping (or of each mapping of a sequence, first
+/// one winning) are added where the key is not set yet.
+fn merge(
+    map: &mut Map<String, Value>,
+    merged: &mut Vec<String>,
+    value: Value,
+    pos: Position,
+) -> Result<(), YamlError> {
+    let sources = match value {
+        Value::Object(m) => vec![m],
+        Value::Array(items) => {
+            let mut maps = Vec::with_capacity(items.len());
+            for item in items {
+                match item {
+                    Value::Object(m) => maps.push(m),
+                    _ => return Err(merge_error(pos)),
+                }
+            }
+            maps
+        }
+        _ => return Err(merge_error(pos)),
+    };
+    for source in sources {
+        for (k, v) in source {
+            if !map.contains_key(&k) {
+                merged.push(k.clone());
+                map.insert(k, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn merge_error(pos: Position) -> YamlError {
+    YamlError {
+        position: pos,
+        message: "map merge requires map or sequence of maps as the value".into(),
+    }
+}
+
+fn unsupported_key(pos: Position) -> YamlError {
+    YamlError {
+        position: pos,
+        message: "unsupported map key: keys must be scalars".into(),
+    }
+}
+
+fn count_nodes(v: &Value) -> usize {
+    let mut n = 0usize;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        n += 1;
+        match v {
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
+}
+
+/// A map key as `sigs.k8s.io/yaml` writes it into JSON.
+fn key_string(s: Scalar, pos: Position) -> Result<String, YamlError> {
+    Ok(match s {
+        Scalar::Str(s) => s,
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Uint(u) => u.to_string(),
+        Scalar::Float(f) if f.is_nan() => ".nan".into(),
+        Scalar::Float(f) if f.is_infinite() => if f > 0.0 { ".inf" } else { "-.inf" }.into(),
+        Scalar::Float(f) => format_float(f, true, FloatStyle::G),
+        Scalar::Null => {
+            return Err(YamlError {
+                position: pos,
+                message: "unsupported map key: null".into(),
+            });
+        }
+    })
+}
+
+/// A scalar as it reads back after Go's `json.Marshal` and the API server's decoding.
+fn scalar_to_json(s: Scalar, pos: Position) -> Result<Value, YamlError> {
+    Ok(match s {
+        Scalar::Null => Value::Null,
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::Number(i.into()),
+        Scalar::Uint(u) => Value::Number(u.into()),
+        Scalar::Str(s) => Value::String(s),
+        Scalar::Float(f) => {
+            if !f.is_finite() {
+                return Err(YamlError {
+                    position: pos,
+                    message: format!(
+                        "json: unsupported value: {}",
+                        format_float(f, false, FloatStyle::G)
+                    ),
+                });
+            }
+            // encoding/json writes integral floats below 1e21 without fraction or exponent.
+            if f.fract() == 0.0 && f.abs() < 1e21 {
+                if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+                    return Ok(Value::Number((f as i64).into()));
+                }
+                if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
+                    return Ok(Value::Number((f as u64).into()));
+                }
+            }
+            Number::from_f64(f)
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
+        }
+    })
+}
+
+/// go-yaml v2's resolution of a plain scalar.
+fn resolve_plain(text: String) -> Scalar {
+    match text.as_str() {
+        "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            return Scalar::Bool(true);
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            return Scalar::Bool(false);
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Scalar::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Scalar::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Scalar::Float(f64::NAN),
+        _ => {}
+    }
+    let first = text.as_bytes().first().copied().unwrap_or(b' ');
+    if !matches!(first, b'-' | b'+' | b'.' | b'0'..=b'9') {
+        return Scalar::Str(text);
+    }
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    if let Some(i) = go_parse_int(&plain) {
+        return Scalar::Int(i);
+    }
+    if let Some(u) = go_parse_uint(&plain) {
+        return Scalar::Uint(u);
+    }
+    if is_yaml_float(&plain)
+        && let Ok(f) = plain.parse::<f64>()
+    {
+        return Scalar::Float(f);
+    }
+    Scalar::Str(text)
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Splits a Go base-0 integer literal (without sign) into radix and digits.
+fn go_radix(s: &str) -> (u32, &str) {
+    let b = s.as_bytes();
+    if b.len() >= 2 && b[0] == b'0' {
+        match b[1] {
+            b'x' | b'X' => return (16, &s[2..]),
+            b'o' | b'O' => return (8, &s[2..]),
+            b'b' | b'B' => return (2, &s[2..]),
+            _ => return (8, &s[1..]),
+        }
+    }
+    (10, s)
+}
+
+/// Go's `strconv.ParseUint(s, 0, 64)` (underscores already removed).
+fn go_parse_uint(s: &str) -> Option<u64> {
+    let (radix, digits) = go_radix(s);
+    if digits.is_empty() || !digits.bytes().all(|c| (c as char).is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` (underscores already removed).
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (negative, rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let u = go_parse_uint(rest)?;
+    if negative {
+        if u <= i64::MAX as u64 + 1 {
+            Some((u as i64).wrapping_neg())
+        } else {
+            None
+        }
+    } else {
+        i64::try_from(u).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one(text: &str) -> Value {
+        let docs = parse_stream(text).expect("parses");
+        assert_eq!(docs.len(), 1);
+        docs.into_iter().next().map(|d| d.value).unwrap_or_default()
+    }
+
+    #[test]
+    fn yaml_1_1_scalars() {
+        let v = one(
+            "a: yes\nb: off\nc: ~\nd: 0x1F\ne: 017\nf: 1_000\ng: 1.0\nh: 1e3\ni: 2.5\nj: '5'\nk: 2024-01-01\nl: 0b101\nm: -12\nbig: 18446744073709551615\no: 08\n",
+        );
+        assert_eq!(
+            v,
+            json!({"a": true, "b": false, "c": null, "d": 31, "e": 15, "f": 1000, "g": 1, "h": 1000,
+                   "i": 2.5, "j": "5", "k": "2024-01-01", "l": 5, "m": -12,
+                   "big": 18446744073709551615u64, "o": 8})
+        );
+    }
+
+    #[test]
+    fn keys_become_strings() {
+        let v = one("y: 1\n1: 2\n1.5: 3\n1e6: 5\nnull_: 6\n");
+        assert_eq!(
+            v,
+            json!({"true": 1, "1": 2, "1.5": 3, "1e+06": 5, "null_": 6})
+        );
+        // `y` and `true` are the same key once resolved.
+        assert!(parse_stream("y: 1\ntrue: 2\n").is_err());
+        assert!(parse_stream("~: 1\n").is_err());
+        assert!(parse_stream("? [a]\n: 1\n").is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_with_line() {
+        let err = parse_stream("a: 1\nb: 2\na: 3\n").expect_err("duplicate");
+        assert_eq!(err.position.line, 3);
+        assert!(err.message.contains("already set"), "{}", err.message);
+    }
+
+    #[test]
+    fn multi_document_and_positions() {
+        let docs = parse_stream("---\na: 1\n---\n# only a comment\n---\nb:\n  - x\n  - q: 2\n")
+            .expect("parses");
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[1].value, Value::Null);
+        assert_eq!(docs[2].value, json!({"b": ["x", {"q": 2}]}));
+        assert_eq!(docs[2].positions.locate("/b/1/q").map(|p| p.line), Some(8));
+        assert_eq!(
+            docs[2].positions.locate("/b/1/q/zzz").map(|p| p.line),
+            Some(8)
+        );
+    }
+
+    #[test]
+    fn anchors_and_merge() {
+        let v = one("base: &b {p: 1, q: 2}\nd:\n  <<: *b\n  q: 3\nl: *b\n");
+        assert_eq!(
+            v,
+            json!({"base": {"p": 1, "q": 2}, "d": {"p": 1, "q": 3}, "l": {"p": 1, "q": 2}})
+        );
+    }
+
+    #[test]
+    fn alias_bomb_is_bounded() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let err = parse_stream(&text).expect_err("bounded");
+        assert!(err.message.contains("excessive aliasing"));
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let text = "[".repeat(10_000);
+        assert!(parse_stream(&text).is_err());
+    }
+
+    #[test]
+    fn infinity_cannot_become_json() {
+        assert!(parse_stream("a: .inf\n").is_err());
+        assert!(parse_stream("a: '.inf'\n").is_ok());
+    }
+}

@@ -1,0 +1,137 @@
+//! Loads every CRD under `../shared/corpora` (YAML and JSON, recursively), converts each version's
+//! schema to a structural schema and builds its CEL declarations.
+//!
+//! Files listed in `corpus_crds.skip` (path relative to the corpora folder, then the reason) are
+//! not loaded. Files that hold no CRD are not counted. Closing line: `N passed, N failed, N skipped`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kcel_kube::decl::{DeclType, DeclTypeProvider};
+use kcel_kube::load::load_file;
+use kcel_kube::structural::Structural;
+
+fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("KCEL_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else if p
+            .extension()
+            .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Whether a file may hold a CRD (cheap text check before parsing).
+fn mentions_crd(p: &Path) -> bool {
+    std::fs::read_to_string(p).is_ok_and(|t| t.contains("CustomResourceDefinition"))
+}
+
+#[test]
+fn corpus_crds_load_and_build() {
+    let Some(shared) = shared_dir() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "shared/ is missing under CI"
+        );
+        eprintln!("NOTICE: ../shared not found; corpus CRD test skipped");
+        return;
+    };
+    let corpora = shared.join("corpora");
+    let skip_text = include_str!("corpus_crds.skip");
+    let skips: Vec<(&str, &str)> = skip_text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            l.split_once(char::is_whitespace)
+                .map_or((l, ""), |(a, b)| (a, b.trim()))
+        })
+        .collect();
+    let mut all = Vec::new();
+    files(&corpora, &mut all);
+    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    let mut failures = Vec::new();
+    for path in all {
+        let rel = path
+            .strip_prefix(&corpora)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if let Some((_, reason)) = skips.iter().find(|(p, _)| *p == rel) {
+            eprintln!("skip {rel}: {reason}");
+            skipped += 1;
+            continue;
+        }
+        if !mentions_crd(&path) {
+            continue;
+        }
+        let crds = match load_file(&path) {
+            Ok(c) => c,
+            Err(e) => {
+                failed += 1;
+                failures.push(format!("{rel}: {e}"));
+                continue;
+            }
+        };
+        for loaded in crds {
+            let name = format!("{rel} {}", loaded.crd.metadata.name);
+            let mut problem = None;
+            let mut versions = 0;
+            for v in &loaded.crd.spec.versions {
+                let Some(schema) = v.open_api_v3_schema() else {
+                    continue;
+                };
+                versions += 1;
+                match Structural::from_props(schema) {
+                    Err(e) => problem = Some(format!("{name} {}: structural: {e}", v.name)),
+                    Ok(s) => {
+                        let s = Arc::new(s);
+                        match DeclType::from_schema(&s, true, "selfType0") {
+                            None => {
+                                problem =
+                                    Some(format!("{name} {}: root not visible to CEL", v.name))
+                            }
+                            Some(d) => {
+                                let provider = DeclTypeProvider::new(&d);
+                                if provider.object("selfType0.metadata").is_none() {
+                                    problem = Some(format!("{name} {}: no metadata type", v.name));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if versions == 0 && loaded.crd.spec.versions.is_empty() {
+                problem = Some(format!("{name}: no versions"));
+            }
+            match problem {
+                None => passed += 1,
+                Some(p) => {
+                    failed += 1;
+                    failures.push(p);
+                }
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("FAIL {f}");
+    }
+    println!("{passed} passed, {failed} failed, {skipped} skipped");
+    assert!(passed > 150, "too few CRDs found: {passed}");
+    assert_eq!(failed, 0, "{failures:#?}");
+}
