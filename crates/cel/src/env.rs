@@ -67,6 +67,7 @@ pub struct EnvBuilder {
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) type_identifiers: HashMap<String, Type>,
 }
 
 impl EnvBuilder {
@@ -127,6 +128,12 @@ impl EnvBuilder {
         self.overload_costs.insert(id.to_string(), f);
     }
 
+    /// Declares a type name usable as an identifier (`net.IP` evaluates to
+    /// the type value of `t`); libraries that define opaque types call this.
+    pub fn add_type(&mut self, name: &str, t: Type) {
+        self.type_identifiers.insert(name.to_string(), t);
+    }
+
     /// Installs the host's runtime call-cost estimator (see [`RuntimeCostHook`]).
     pub fn runtime_cost_hook(mut self, hook: RuntimeCostHook) -> Self {
         self.cost_hook = Some(hook);
@@ -153,6 +160,7 @@ impl EnvBuilder {
                 type_provider: self.type_provider,
                 overload_costs: self.overload_costs,
                 cost_hook: self.cost_hook,
+                type_identifiers: self.type_identifiers,
             }),
         }
     }
@@ -179,6 +187,7 @@ pub(crate) struct EnvInner {
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) type_identifiers: HashMap<String, Type>,
 }
 
 impl Env {
@@ -208,6 +217,11 @@ impl Env {
 
     pub fn type_provider(&self) -> Option<&dyn TypeProvider> {
         self.inner.type_provider.as_deref()
+    }
+
+    /// A type name declared with [`EnvBuilder::add_type`].
+    pub fn type_identifier(&self, name: &str) -> Option<&Type> {
+        self.inner.type_identifiers.get(name)
     }
 
     /// The runtime cost function attached to overload `id`, if any.

@@ -154,7 +154,14 @@ impl Plan {
                 let v = self.eval_node::<T>(&h.operand, cx);
                 abort_on!(v);
                 cx.charge::<T>(self.presence_cost)?;
-                ops::has_field(&v?, &h.field).map_err(|e| e.at(h.id))
+                match v? {
+                    // has() on an optional: absent when empty, else on the value.
+                    Value::Optional(None) => Ok(Value::Bool(false)),
+                    Value::Optional(Some(x)) => {
+                        ops::has_field(&x, &h.field).map_err(|e| e.at(h.id))
+                    }
+                    v => ops::has_field(&v, &h.field).map_err(|e| e.at(h.id)),
+                }
             }
             Node::And(ab) => {
                 let l = self.eval_node::<T>(&ab[0], cx);

@@ -234,6 +234,9 @@ impl<'a> Planner<'a> {
         if let Some(t) = std_type(name) {
             return Some(t);
         }
+        if let Some(t) = self.env.type_identifier(name) {
+            return Some(t.clone());
+        }
         if name == crate::types::OPTIONAL_TYPE_NAME && self.env.function("optional.of").is_some() {
             return Some(Type::optional(Type::Dyn));
         }
@@ -300,12 +303,14 @@ impl<'a> Planner<'a> {
         if let Some(r) = self.reference_name(e.id) {
             return Ok(Some(self.resolved_name(e.id, r, 0)));
         }
-        if self.checked.is_some() {
-            return Ok(None);
-        }
         let Some(segs) = ident_chain(e) else {
             return Ok(None);
         };
+        // With a checked AST, a chain whose root identifier has a reference is
+        // a field selection on that variable.
+        if self.checked.is_some() && self.reference_name(chain_root(e).id).is_some() {
+            return Ok(None);
+        }
         if self.local(segs[0]).is_some() {
             return Ok(None);
         }
@@ -729,6 +734,14 @@ fn fold_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) 
             FoldShape::All
         }
         _ => FoldShape::General,
+    }
+}
+
+/// The identifier at the root of a select chain.
+fn chain_root(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Select(s) => chain_root(&s.operand),
+        _ => e,
     }
 }
 
