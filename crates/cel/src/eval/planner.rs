@@ -157,9 +157,15 @@ impl<'a> Planner<'a> {
                             k.as_const().cloned().unwrap_or(Value::Null),
                             v.as_const().cloned().unwrap_or(Value::Null),
                         );
-                        let key = map_key(&k).map_err(|err| (e.id, err.message().to_string()))?;
+                        // An invalid constant map is an error value at runtime, as in cel-go.
+                        let key = match map_key(&k) {
+                            Ok(key) => key,
+                            Err(err) => return Ok(Node::Error(err.at(e.id))),
+                        };
                         if m.insert(key, v).is_some() {
-                            return Err((e.id, "Failed with repeated key".into()));
+                            return Ok(Node::Error(
+                                EvalError::msg("Failed with repeated key").at(e.id),
+                            ));
                         }
                     }
                     return Ok(Node::Const(Value::Map(Map::new(m))));

@@ -705,3 +705,121 @@ fn perf_probe_e5() {
         );
     }
 }
+
+/// Whole expressions through the parser (the benchmark probes of the
+/// standard library), with and without `optimize`.
+#[test]
+fn expressions_through_the_parser() {
+    let truths = [
+        "1 + 2 * 3 - 4 / 2 == 5 && 7 % 3 == 1 && -7 / 2 == -3 && 2.0 * 1.5 == 3.0",
+        "uint(1) + 2u == 3u && bytes('abc') == b'abc' && string(b'abc') == 'abc' && int('42') == 42 && double('1.5') == 1.5 && string(42) == '42'",
+        "dyn(1) == 1.0 && dyn(1u) == 1 && dyn(1) < 1.5",
+        "[1, 2.0] == [1.0, 2u]",
+        "'hello'.startsWith('he') && 'hello'.endsWith('lo') && 'hello'.contains('ell')",
+        "size('héllo') == 5",
+        "[1,2,3].all(x, x > 0) && [1,2,3].exists(x, x == 2) && [1,2,3].exists_one(x, x == 2) && [1,2,3].filter(x, x > 1) == [2,3] && [1,2,3].map(x, x * 2) == [2,4,6]",
+        "[1,2,3].map(x, x > 1, x * 10) == [20, 30]",
+        "{'a': 1, 'b': 2}.all(k, k in ['a', 'b']) && {'a': 1}.exists(k, k == 'a')",
+        "has({'a': 1}.a) && !has({'a': 1}.b)",
+        "'b' in {'a': 1, 'b': 2} && 3 in [1, 2, 3] && [1, 2, 3][1] == 2 && {'k': [1, {'z': true}]}['k'][1].z",
+        "(1 / 0 > 0) || true",
+        "timestamp('2023-01-01T00:00:00Z') + duration('24h') == timestamp('2023-01-02T00:00:00Z') && duration('1h30m') == duration('90m') && timestamp('2023-01-01T10:00:00Z') - timestamp('2023-01-01T09:00:00Z') == duration('1h') && duration('3600s').getHours() == 1",
+        "timestamp('2023-01-01T00:00:00Z').getHours('America/New_York') == 19 && timestamp('2023-06-01T00:00:00Z').getHours('Europe/Paris') == 2",
+        "timestamp('2023-01-01T00:00:00Z').getDayOfWeek('+05:30') == 0 && timestamp('2023-01-01T00:00:00Z').getHours('-02:00') == 22",
+        "timestamp('2023-01-01T00:00:00+02:00').getHours() == 22",
+        "string(timestamp('2009-02-13T23:31:30Z')) == '2009-02-13T23:31:30Z' && string(duration('1000000s')) == '1000000s'",
+        "'abc123'.matches('^[a-z]+[0-9]+$') && !'ABC'.matches('^[a-z]+$')",
+        "matches('xyz', 'y')",
+        "type(1) == int && type('a') == string && type([]) == list && type(1u) == uint && type(null) == null_type",
+        "google.protobuf.Timestamp == type(timestamp('2009-02-13T23:31:30Z'))",
+        "[[1, 2], [3]].map(l, l.map(x, x * 2)) == [[2, 4], [6]]",
+        "1 in [1, 2] && !(3 in [1, 2]) && 1.0 in [1, 2]",
+    ];
+    let errors = [
+        ("9223372036854775807 + 1", "integer overflow"),
+        ("1 / 0", "division by zero"),
+        ("{'a': 1, 'a': 2}", "Failed with repeated key"),
+        ("[1, 2][5]", "index out of bounds: 5, len: 2"),
+        ("'a' < 1", "no such overload"),
+    ];
+    for optimize in [false, true] {
+        let env = Env::builder()
+            .library(Std)
+            .options(|o| o.optimize = optimize)
+            .build();
+        for src in truths {
+            let prog = env.compile(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+            match prog.eval(&()) {
+                Ok(Value::Bool(true)) => {}
+                other => panic!("{src} (optimize {optimize}): {other:?}"),
+            }
+        }
+        for (src, msg) in errors {
+            let prog = env.compile(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+            match prog.eval(&()) {
+                Err(e) => assert_eq!(e.message(), msg, "{src}"),
+                other => panic!("{src}: expected an error, got {other:?}"),
+            }
+        }
+    }
+}
+
+/// A host list, which takes the general fold path.
+#[derive(Debug)]
+struct HostList(Vec<Value>);
+
+impl crate::value::ListProvider for HostList {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn get(&self, index: usize) -> Option<Value> {
+        self.0.get(index).cloned()
+    }
+}
+
+/// The exists/all fast path gives the general fold's values and costs,
+/// errors included.
+#[test]
+fn quantifier_fast_path_matches_general_fold() {
+    let lists: Vec<Vec<Value>> = vec![
+        vec![],
+        vec![Value::Int(1), Value::Int(0), Value::Int(5)],
+        vec![Value::Int(0), Value::Int(2)],
+        vec![Value::Int(3), Value::from("x"), Value::Int(0)],
+        vec![Value::Int(0), Value::Int(0)],
+    ];
+    for exists in [true, false] {
+        for items in &lists {
+            let mut b = B::default();
+            let l = b.ident("l");
+            // p(x) = 10 / x > 4 (errors on 0, no overload on strings)
+            let pred = |b: &mut B| {
+                let ten = b.int(10);
+                let x = b.ident("x");
+                let d = b.ocall("_/_", "divide_int64", vec![ten, x]);
+                let four = b.int(4);
+                b.ocall("_>_", "greater_int64", vec![d, four])
+            };
+            let e = if exists {
+                b.exists(l, "x", pred)
+            } else {
+                b.all(l, "x", pred)
+            };
+            let plain = HashMap::from([("l".to_string(), Value::list(items.clone()))]);
+            let host = HashMap::from([(
+                "l".to_string(),
+                Value::List(crate::value::List::Provided(Arc::new(HostList(
+                    items.clone(),
+                )))),
+            )]);
+            let (v1, c1) = run_with(&env(true, 0), &b, e.clone(), &plain);
+            let (v2, c2) = run_with(&env(true, 0), &b, e, &host);
+            assert_eq!(
+                format!("{v1:?}"),
+                format!("{v2:?}"),
+                "exists={exists} {items:?}"
+            );
+            assert_eq!(c1, c2, "cost, exists={exists} {items:?}");
+        }
+    }
+}
