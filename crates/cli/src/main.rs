@@ -7,8 +7,6 @@ mod decl;
 mod env;
 mod eval;
 mod r#gen;
-mod json;
-mod literal;
 
 use std::process::ExitCode;
 
