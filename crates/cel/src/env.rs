@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::checker::{CheckedAst, TypeProvider};
+use crate::cost::OverloadEstimateFn;
 use crate::diagnostics::Issues;
 use crate::functions::{Function, Overload, OverloadCostFn, RuntimeCostHook};
 use crate::program::Program;
@@ -67,6 +68,7 @@ pub struct EnvBuilder {
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
 }
 
 impl EnvBuilder {
@@ -127,6 +129,14 @@ impl EnvBuilder {
         self.overload_costs.insert(id.to_string(), f);
     }
 
+    /// Attaches a static cost estimator to the overload `id` (cel-go's
+    /// `checker.OverloadCostEstimate`, see [`OverloadEstimateFn`]); it takes
+    /// precedence over the host's call-cost hook and the built-in estimates in
+    /// [`crate::cost::estimate`].
+    pub fn add_overload_estimator(&mut self, id: &str, f: OverloadEstimateFn) {
+        self.overload_estimators.insert(id.to_string(), f);
+    }
+
     /// Installs the host's runtime call-cost estimator (see [`RuntimeCostHook`]).
     pub fn runtime_cost_hook(mut self, hook: RuntimeCostHook) -> Self {
         self.cost_hook = Some(hook);
@@ -153,6 +163,7 @@ impl EnvBuilder {
                 type_provider: self.type_provider,
                 overload_costs: self.overload_costs,
                 cost_hook: self.cost_hook,
+                overload_estimators: self.overload_estimators,
             }),
         }
     }
@@ -179,6 +190,7 @@ pub(crate) struct EnvInner {
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
 }
 
 impl Env {
@@ -213,6 +225,11 @@ impl Env {
     /// The runtime cost function attached to overload `id`, if any.
     pub fn overload_cost(&self, id: &str) -> Option<&OverloadCostFn> {
         self.inner.overload_costs.get(id)
+    }
+
+    /// The static cost estimator attached to overload `id`, if any.
+    pub fn overload_estimator(&self, id: &str) -> Option<&OverloadEstimateFn> {
+        self.inner.overload_estimators.get(id)
     }
 
     /// The host's runtime call-cost estimator, if any.
