@@ -38,15 +38,26 @@ pub enum ConfigError {
     VariableName { name: String, problem: NameProblem },
     /// Two declarations map to the same CEL variable.
     DuplicateVariable(String),
+    /// A size is given for a variable that is not declared.
+    UnknownVariable(String),
     /// A host function's name is not lower camel case (or is reserved).
     FunctionName { name: String, problem: NameProblem },
     /// A host function overload returns `dyn` (or a type containing it).
-    DynamicResult { function: String, overload_id: String },
+    DynamicResult {
+        function: String,
+        overload_id: String,
+    },
     /// A host function overload has no implementation.
-    MissingImplementation { function: String, overload_id: String },
+    MissingImplementation {
+        function: String,
+        overload_id: String,
+    },
     /// A host function overload reuses the id of an overload the environment
     /// already has (it would replace standard behaviour).
-    OverloadRedefined { function: String, overload_id: String },
+    OverloadRedefined {
+        function: String,
+        overload_id: String,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -69,13 +80,24 @@ impl fmt::Display for ConfigError {
                 "evaluation deadline {d:?} is outside (0, {MAX_DEADLINE:?}]"
             ),
             ConfigError::VariableName { name, problem } => {
-                write!(f, "variable '{name}': {}", describe(problem, "lower snake case"))
+                write!(
+                    f,
+                    "variable '{name}': {}",
+                    describe(problem, "lower snake case")
+                )
             }
             ConfigError::DuplicateVariable(name) => {
                 write!(f, "variable '{name}' is declared twice")
             }
+            ConfigError::UnknownVariable(name) => {
+                write!(f, "variable '{name}' is not declared")
+            }
             ConfigError::FunctionName { name, problem } => {
-                write!(f, "function '{name}': {}", describe(problem, "lower camel case"))
+                write!(
+                    f,
+                    "function '{name}': {}",
+                    describe(problem, "lower camel case")
+                )
             }
             ConfigError::DynamicResult {
                 function,
@@ -119,6 +141,8 @@ pub(crate) struct Declaration {
     /// variables, the property name for properties (`namespace` for
     /// `__namespace__`).
     pub(crate) binding: String,
+    /// The largest size of its values (code points, bytes, entries), if known.
+    pub(crate) max_size: Option<u64>,
 }
 
 /// Configures a [`PolicyEnv`]. Setters never fail; [`PolicyEnvBuilder::build`]
@@ -126,6 +150,8 @@ pub(crate) struct Declaration {
 pub struct PolicyEnvBuilder {
     limits: Limits,
     variables: IndexMap<String, Declaration>,
+    /// Maximum sizes by CEL variable name, applied at build.
+    sizes: Vec<(String, u64)>,
     functions: Vec<Function>,
     libraries: Vec<Box<dyn Library>>,
     errors: Vec<ConfigError>,
@@ -143,6 +169,7 @@ impl Default for PolicyEnvBuilder {
                 deadline: MAX_DEADLINE,
             },
             variables: IndexMap::new(),
+            sizes: Vec::new(),
             functions: Vec::new(),
             libraries: Vec::new(),
             errors: Vec::new(),
@@ -180,8 +207,12 @@ impl PolicyEnvBuilder {
     /// The largest cost an expression may have, in CEL cost units (the units
     /// of cel-go's cost model). *Validation*: expressions must be checked for
     /// "Time and space complexity (which must be assessed in the context in
-    /// which the expression will be evaluated)". Enforced at evaluation as a
-    /// cost limit: an evaluation past it is aborted and counts as `false`.
+    /// which the expression will be evaluated)". Checked statically on the
+    /// upper bound of the estimated cost ([`crate::cost::estimate`], with the
+    /// sizes of [`Self::max_size`] as the context), which bounds time and the
+    /// space of values built alike; enforced again at evaluation as a runtime
+    /// cost limit (for host values larger than their declared size): an
+    /// evaluation past it is aborted and counts as `false`.
     pub fn max_cost(mut self, n: u64) -> Self {
         if n == 0 {
             self.errors.push(ConfigError::CostLimit(n));
@@ -270,10 +301,30 @@ impl PolicyEnvBuilder {
     /// Declares standardized variables (*Variables*: "The following
     /// additional variables are standardized and MUST be used when
     /// applicable"), e.g. [`StandardVariable::ALL`].
+    ///
+    /// The IP address variables get a maximum size of
+    /// [`StandardVariable::max_size`] (45 code points, the longest textual
+    /// IPv6 address), so that string functions on them have a bounded cost;
+    /// the bodies have none until the host sets one with [`Self::max_size`].
     pub fn standard_variables(mut self, vars: impl IntoIterator<Item = StandardVariable>) -> Self {
         for v in vars {
             self.declare(v.name().to_string(), v.name().to_string(), v.cel_type());
+            if let Some(n) = v.max_size() {
+                self.sizes.push((v.name().to_string(), n));
+            }
         }
+        self
+    }
+
+    /// The largest size the values of variable `name` (its CEL name) can have:
+    /// code points of a string, bytes, entries of a list or map. The cost
+    /// estimate uses it; without it, a string, bytes, list or map variable
+    /// has an unknown size and any work proportional to its size has an
+    /// unbounded estimated cost, which [`Self::max_cost`] rejects. The host's
+    /// values must respect it (the runtime cost limit still catches values
+    /// that do not).
+    pub fn max_size(mut self, name: &str, n: u64) -> Self {
+        self.sizes.push((name.to_string(), n));
         self
     }
 
@@ -282,7 +333,14 @@ impl PolicyEnvBuilder {
             self.errors.push(ConfigError::DuplicateVariable(name));
             return;
         }
-        self.variables.insert(name, Declaration { ty, binding });
+        self.variables.insert(
+            name,
+            Declaration {
+                ty,
+                binding,
+                max_size: None,
+            },
+        );
     }
 
     /// Adds a host function. *Additional functions*: "these functions MUST
@@ -335,6 +393,13 @@ impl PolicyEnvBuilder {
     /// the libraries, the host functions and the variables.
     pub fn build(self) -> Result<PolicyEnv, Vec<ConfigError>> {
         let mut errors = self.errors;
+        let mut variables = self.variables;
+        for (name, n) in self.sizes {
+            match variables.get_mut(&name) {
+                Some(d) => d.max_size = Some(n),
+                None => errors.push(ConfigError::UnknownVariable(name)),
+            }
+        }
         let mut env = EnvBuilder::new().library(Std);
         env.options_mut().parser.macros = macros::standard();
         env.options_mut().parser.max_nesting_depth = self.limits.max_nesting_depth;
@@ -360,18 +425,17 @@ impl PolicyEnvBuilder {
             }
             env.add_function(f);
         }
-        for (name, d) in &self.variables {
+        for (name, d) in &variables {
             env.add_variable(name, d.ty.clone());
         }
         if !errors.is_empty() {
             return Err(errors);
         }
-        let bindings = self
-            .variables
-            .into_iter()
-            .map(|(name, d)| (name, d.binding))
-            .collect();
-        Ok(PolicyEnv::new(env.build(), self.limits, bindings))
+        Ok(PolicyEnv::new(
+            env.build(),
+            self.limits,
+            variables.into_iter().collect(),
+        ))
     }
 }
 

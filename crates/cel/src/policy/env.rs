@@ -6,9 +6,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::builder::PolicyEnvBuilder;
+use super::builder::{Declaration, PolicyEnvBuilder};
 use super::evaluate::Policy;
 use super::repetition::{self, RepetitionExceeded};
+use crate::cost::{
+    self, AstNode, CostEstimate, EstimateError, EstimateOptions, Hooks, NoEstimates, SizeEstimate,
+    SizeEstimator,
+};
 use crate::diagnostics::Issues;
 use crate::env::Env;
 use crate::syntax::Location;
@@ -35,8 +39,8 @@ pub struct PolicyEnv {
 pub(crate) struct Inner {
     pub(crate) env: Env,
     pub(crate) limits: Limits,
-    /// CEL variable name → the name the host binds it under.
-    pub(crate) bindings: HashMap<String, String>,
+    /// The declared variables by CEL name.
+    pub(crate) variables: HashMap<String, Declaration>,
 }
 
 /// Why an expression is rejected. Every check runs on the verbatim text.
@@ -58,6 +62,10 @@ pub enum ExpressionError {
     Check(Issues),
     /// The expression's type is not the expected result type.
     ResultType { expected: Type, actual: Type },
+    /// The estimated cost (its upper bound) is above the environment's limit.
+    TooCostly { estimate: CostEstimate, limit: u64 },
+    /// The cost could not be estimated.
+    CostEstimate(EstimateError),
     /// The expression cannot be planned (e.g. an invalid constant regular
     /// expression).
     Plan(Issues),
@@ -88,6 +96,12 @@ impl fmt::Display for ExpressionError {
                 f,
                 "expression must evaluate to {expected}, but its type is {actual}"
             ),
+            ExpressionError::TooCostly { estimate, limit } => write!(
+                f,
+                "estimated cost of the expression is up to {}, more than the limit of {limit}",
+                estimate.max
+            ),
+            ExpressionError::CostEstimate(e) => e.fmt(f),
         }
     }
 }
@@ -100,12 +114,12 @@ impl PolicyEnv {
         PolicyEnvBuilder::new()
     }
 
-    pub(crate) fn new(env: Env, limits: Limits, bindings: HashMap<String, String>) -> Self {
+    pub(crate) fn new(env: Env, limits: Limits, variables: HashMap<String, Declaration>) -> Self {
         PolicyEnv {
             inner: Arc::new(Inner {
                 env,
                 limits,
-                bindings,
+                variables,
             }),
         }
     }
@@ -139,16 +153,34 @@ impl PolicyEnv {
         self.inner.limits.deadline
     }
 
-    /// The declared variables, by CEL name, with the name each is bound under.
-    pub fn variables(&self) -> impl Iterator<Item = (&str, &str)> {
+    /// The declared variables: CEL name, the name the host binds it under
+    /// (the property name for properties), type.
+    pub fn variables(&self) -> impl Iterator<Item = (&str, &str, &Type)> {
         self.inner
-            .bindings
+            .variables
             .iter()
-            .map(|(name, binding)| (name.as_str(), binding.as_str()))
+            .map(|(name, d)| (name.as_str(), d.binding.as_str(), &d.ty))
+    }
+
+    /// The estimated cost range of an accepted expression's checked form
+    /// (cel-go's cost model, with the variables' maximum sizes).
+    fn estimate(
+        &self,
+        checked: &crate::checker::CheckedAst,
+    ) -> Result<CostEstimate, EstimateError> {
+        let sizes = DeclaredSizes {
+            variables: &self.inner.variables,
+        };
+        let hooks = Hooks {
+            size: &sizes,
+            calls: &NoEstimates,
+        };
+        cost::estimate(checked, &self.inner.env, &EstimateOptions::default(), hooks)
     }
 
     /// Checks `text` exactly as given and compiles it. The checks, in order:
-    /// length, syntax and nesting (parser), repetitions, types, result type.
+    /// length, syntax and nesting (parser), repetitions, types, result type,
+    /// estimated cost.
     /// An expression that passes is accepted as is: the [`Policy`] keeps the
     /// verbatim text (*Validation*: "Client-specified expressions that pass
     /// these checks MUST be accepted and used verbatim").
@@ -182,6 +214,15 @@ impl PolicyEnv {
                 actual: actual.clone(),
             });
         }
+        let estimate = self
+            .estimate(&checked)
+            .map_err(ExpressionError::CostEstimate)?;
+        if estimate.max > limits.max_cost {
+            return Err(ExpressionError::TooCostly {
+                estimate,
+                limit: limits.max_cost,
+            });
+        }
         let program = env
             .program_checked(&checked)
             .map_err(ExpressionError::Plan)?;
@@ -204,8 +245,29 @@ pub(crate) fn compatible(actual: &Type, expected: &Type) -> bool {
         (Type::Null, Type::Wrapper(_)) => true,
         (a, Type::Wrapper(e)) => compatible(a, e),
         (Type::Opaque(an, ap), Type::Opaque(en, ep)) => {
-            an == en && ap.len() == ep.len() && ap.iter().zip(ep.iter()).all(|(a, e)| compatible(a, e))
+            an == en
+                && ap.len() == ep.len()
+                && ap.iter().zip(ep.iter()).all(|(a, e)| compatible(a, e))
         }
         (a, e) => a == e,
+    }
+}
+
+/// The declared maximum sizes, answered for the variables themselves (paths
+/// of one segment: the checker names a dotted variable by its full name).
+struct DeclaredSizes<'a> {
+    variables: &'a HashMap<String, Declaration>,
+}
+
+impl SizeEstimator for DeclaredSizes<'_> {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        match node.path() {
+            [name] => self
+                .variables
+                .get(name)?
+                .max_size
+                .map(|n| SizeEstimate::new(0, n)),
+            _ => None,
+        }
     }
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::builder::Declaration;
 use super::env::{PolicyEnv, compatible};
 use crate::activation::Activation;
 use crate::error::{ErrorKind, EvalError};
@@ -67,7 +68,11 @@ pub enum AbortReason {
 
 impl fmt::Display for Abort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "expression evaluation aborted after {:?}: ", self.elapsed)?;
+        write!(
+            f,
+            "expression evaluation aborted after {:?}: ",
+            self.elapsed
+        )?;
         match self.reason {
             AbortReason::Deadline { limit } => write!(f, "deadline of {limit:?} exceeded")?,
             AbortReason::CostLimit { limit } => write!(f, "cost limit of {limit} exceeded")?,
@@ -133,7 +138,7 @@ impl Policy {
         let limits = &inner.limits;
         let declared = Declared {
             host: activation,
-            bindings: &inner.bindings,
+            variables: &inner.variables,
         };
         let start = Instant::now();
         let options = EvalOptions {
@@ -189,11 +194,11 @@ impl Policy {
 /// declared variables resolve, each under its binding name.
 struct Declared<'a> {
     host: &'a dyn Activation,
-    bindings: &'a std::collections::HashMap<String, String>,
+    variables: &'a std::collections::HashMap<String, Declaration>,
 }
 
 impl Activation for Declared<'_> {
     fn resolve(&self, name: &str) -> Option<Value> {
-        self.host.resolve(self.bindings.get(name)?)
+        self.host.resolve(&self.variables.get(name)?.binding)
     }
 }

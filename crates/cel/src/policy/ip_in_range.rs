@@ -58,12 +58,14 @@ fn eval(ip: &Value, cidr: &Value) -> EvalResult {
 pub fn ip_in_range(ip: &str, cidr: &str) -> EvalResult<bool> {
     let addr = IpAddr::from_str(ip)
         .map_err(|_| EvalError::msg(format!("{NAME}: invalid IP address {ip:?}")))?;
-    let (network, prefix) = parse_cidr(cidr)
-        .ok_or_else(|| EvalError::msg(format!("{NAME}: invalid CIDR {cidr:?}")))?;
+    let (network, prefix) =
+        parse_cidr(cidr).ok_or_else(|| EvalError::msg(format!("{NAME}: invalid CIDR {cidr:?}")))?;
     Ok(match (addr, network) {
-        (IpAddr::V4(a), IpAddr::V4(n)) => {
-            same_prefix(u128::from(a.to_bits()) << 96, u128::from(n.to_bits()) << 96, prefix)
-        }
+        (IpAddr::V4(a), IpAddr::V4(n)) => same_prefix(
+            u128::from(a.to_bits()) << 96,
+            u128::from(n.to_bits()) << 96,
+            prefix,
+        ),
         (IpAddr::V6(a), IpAddr::V6(n)) => same_prefix(a.to_bits(), n.to_bits(), prefix),
         _ => false,
     })
@@ -106,7 +108,13 @@ mod tests {
     fn cidr_forms() {
         assert!(parse_cidr("10.0.0.0/8").is_some());
         assert!(parse_cidr("::/0").is_some());
-        for bad in ["10.0.0.0", "10.0.0.0/", "10.0.0.0/33", "10.0.0.0/08", "10.0.0.0/+8"] {
+        for bad in [
+            "10.0.0.0",
+            "10.0.0.0/",
+            "10.0.0.0/33",
+            "10.0.0.0/08",
+            "10.0.0.0/+8",
+        ] {
             assert!(parse_cidr(bad).is_none(), "{bad}");
         }
         assert!(parse_cidr("::/129").is_none());

@@ -19,8 +19,27 @@ use std::borrow::Cow;
 /// literals and `in`, and the words reserved for embedding CEL in host
 /// languages.
 pub const RESERVED_WORDS: [&str; 21] = [
-    "as", "break", "const", "continue", "else", "false", "for", "function", "if", "import", "in",
-    "let", "loop", "namespace", "null", "package", "return", "true", "var", "void", "while",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "false",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "let",
+    "loop",
+    "namespace",
+    "null",
+    "package",
+    "return",
+    "true",
+    "var",
+    "void",
+    "while",
 ];
 
 /// Is `word` a CEL reserved identifier?
@@ -132,7 +151,15 @@ mod tests {
         for ok in ["isAscii", "getX", "toV4", "ipInRange", "f", "sha256"] {
             assert!(is_lower_camel_case(ok), "{ok}");
         }
-        for bad in ["", "isASCII", "IsAscii", "is_ascii", "2x", "a.b", "ipV4XAddr"] {
+        for bad in [
+            "",
+            "isASCII",
+            "IsAscii",
+            "is_ascii",
+            "2x",
+            "a.b",
+            "ipV4XAddr",
+        ] {
             assert!(!is_lower_camel_case(bad), "{bad}");
         }
     }

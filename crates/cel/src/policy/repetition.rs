@@ -119,7 +119,12 @@ struct Counter {
 }
 
 impl Counter {
-    fn exceeded(&self, rule: RepeatedRule, count: usize, id: ExprId) -> Result<(), RepetitionExceeded> {
+    fn exceeded(
+        &self,
+        rule: RepeatedRule,
+        count: usize,
+        id: ExprId,
+    ) -> Result<(), RepetitionExceeded> {
         if count > self.limit {
             return Err(RepetitionExceeded {
                 rule,
@@ -198,7 +203,11 @@ impl Counter {
                     None => {
                         self.exceeded(RepeatedRule::CallArguments, call.args.len(), e.id)?;
                         if call.target.is_some() {
-                            self.link(RepeatedRule::Selection, e.id, runs.first().copied().flatten())
+                            self.link(
+                                RepeatedRule::Selection,
+                                e.id,
+                                runs.first().copied().flatten(),
+                            )
                         } else {
                             Ok(None)
                         }

@@ -54,6 +54,16 @@ impl StandardVariable {
         }
     }
 
+    /// The maximum size the preset declares: 45 code points for the IP
+    /// addresses (the longest textual IPv6 address,
+    /// `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`), none otherwise.
+    pub fn max_size(self) -> Option<u64> {
+        match self {
+            StandardVariable::DestinationIp | StandardVariable::SourceIp => Some(45),
+            _ => None,
+        }
+    }
+
     /// The declared type.
     pub fn cel_type(self) -> Type {
         match self {
