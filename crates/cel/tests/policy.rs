@@ -832,3 +832,31 @@ fn stored_expressions_keep_text_and_api_version() {
         Err(VersionError::UnknownVersion(v)) if v == "v9"
     ));
 }
+
+/// *Minimum support*: "if floating-point values are supported, then `8.0`,
+/// `8.`, `8`, and `8e0` MUST all be recognized as `8.0`". CEL (as cel-go)
+/// has `8.0`, `8e0` and `.8e1` as doubles; an `int` literal compares with a
+/// double through the cross-type numeric comparisons the environment turns
+/// on, and equals it at runtime (heterogeneous equality); the checker, as
+/// cel-go's, rejects `==` between an `int` and a `double` expression, and
+/// `8.` is not CEL syntax.
+#[test]
+fn numeric_literal_forms() {
+    let env = build(PolicyEnv::builder().variable("d", Type::Double));
+    let act = vars(&[("d", Value::Double(8.0))]);
+    for text in [
+        "d == 8.0 && d == 8e0 && d == .8e1 && d == 80e-1",
+        "d >= 8 && d <= 8 && !(d < 8) && !(d > 8)",
+        "dyn(d) == dyn(8) && [dyn(8)].exists(x, x == d)",
+    ] {
+        assert!(eval_bool(&env, text, &act), "{text}");
+    }
+    assert!(matches!(
+        compile_err(&env, "d == 8"),
+        ExpressionError::Check(_)
+    ));
+    assert!(matches!(
+        compile_err(&env, "d == 8."),
+        ExpressionError::Syntax(_)
+    ));
+}

@@ -404,6 +404,9 @@ impl PolicyEnvBuilder {
         env.options_mut().parser.macros = macros::standard();
         env.options_mut().parser.max_nesting_depth = self.limits.max_nesting_depth;
         env.options_mut().parser.max_expression_length = self.limits.max_length;
+        // *Minimum support*: an `int` literal must be usable where a double
+        // is compared (`d > 8`).
+        env.options_mut().cross_type_numeric_comparisons = true;
         env.add_function(ip_in_range::function());
         for lib in &self.libraries {
             lib.install(&mut env);

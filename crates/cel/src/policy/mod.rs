@@ -9,6 +9,7 @@
 //!     .max_expression_length(500)
 //!     .standard_variables(StandardVariable::ALL)
 //!     .property("namespace", cel::Type::String) // exposed as `__namespace__`
+//!     .max_size("__namespace__", 63)
 //!     .build()?;
 //! let policy = env.compile("ipInRange(source.ip, '10.0.0.0/8')")?;
 //! let outcome = policy.evaluate(&activation)?;
@@ -23,17 +24,24 @@
 //!   maximum length ([`PolicyEnvBuilder::max_expression_length`]), nesting
 //!   depth ([`PolicyEnvBuilder::max_nesting_depth`]), repetitions
 //!   ([`PolicyEnvBuilder::max_repetitions`], see [`repetition`]), types and
-//!   the expected result type ([`PolicyEnvBuilder::result_type`]), complexity
-//!   ([`PolicyEnvBuilder::max_cost`]).
+//!   the expected result type ([`PolicyEnvBuilder::result_type`]; `dyn`
+//!   expressions pass and are checked on their value), complexity as cel-go's
+//!   estimated cost ([`PolicyEnvBuilder::max_cost`], in the context of the
+//!   variables' declared maximum sizes, [`PolicyEnvBuilder::max_size`]).
 //! * **Evaluation** ([`Policy::evaluate`]): the deadline
-//!   ([`PolicyEnvBuilder::deadline`]), after which the expression counts as
-//!   `false` and the abort is reported in [`PolicyOutcome::aborted`].
+//!   ([`PolicyEnvBuilder::deadline`]) and the cost limit again (for host
+//!   values larger than declared), past which the expression counts as
+//!   `false` and the abort is reported in [`PolicyOutcome::aborted`]; only
+//!   declared variables are looked up in the host's activation.
 //! * **Declarations** ([`PolicyEnvBuilder`]): variable names
 //!   ([`naming`]), the standardized variables ([`StandardVariable`]),
 //!   `ipInRange` ([`ip_in_range`]), the naming rules of additional functions,
 //!   and the minimum language subset (CEL's standard library and macros, which
 //!   cover every row of the guideline's *Minimum support* table, literals of
-//!   every type, and the standard conversions between them).
+//!   every type, and the standard conversions between them; cross-type numeric
+//!   comparisons are on, so `d > 8` compiles for a double `d`. As in cel-go,
+//!   `8.` is not CEL syntax and the checker rejects `==` between `int` and
+//!   `double` expressions, which are equal at runtime).
 //! * **Versioning** ([`versions`]): expressions are stored verbatim with the
 //!   API version they were written against and evaluated in that version's
 //!   environment.
