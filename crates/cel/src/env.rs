@@ -69,6 +69,7 @@ pub struct EnvBuilder {
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
     pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: HashMap<String, Type>,
 }
 
 impl EnvBuilder {
@@ -137,6 +138,12 @@ impl EnvBuilder {
         self.overload_estimators.insert(id.to_string(), f);
     }
 
+    /// Declares a type name usable as an identifier (`net.IP` evaluates to
+    /// the type value of `t`); libraries that define opaque types call this.
+    pub fn add_type(&mut self, name: &str, t: Type) {
+        self.type_identifiers.insert(name.to_string(), t);
+    }
+
     /// Installs the host's runtime call-cost estimator (see [`RuntimeCostHook`]).
     pub fn runtime_cost_hook(mut self, hook: RuntimeCostHook) -> Self {
         self.cost_hook = Some(hook);
@@ -164,6 +171,7 @@ impl EnvBuilder {
                 overload_costs: self.overload_costs,
                 cost_hook: self.cost_hook,
                 overload_estimators: self.overload_estimators,
+                type_identifiers: self.type_identifiers,
             }),
         }
     }
@@ -191,6 +199,7 @@ pub(crate) struct EnvInner {
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
     pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: HashMap<String, Type>,
 }
 
 impl Env {
@@ -220,6 +229,11 @@ impl Env {
 
     pub fn type_provider(&self) -> Option<&dyn TypeProvider> {
         self.inner.type_provider.as_deref()
+    }
+
+    /// A type name declared with [`EnvBuilder::add_type`].
+    pub fn type_identifier(&self, name: &str) -> Option<&Type> {
+        self.inner.type_identifiers.get(name)
     }
 
     /// The runtime cost function attached to overload `id`, if any.
