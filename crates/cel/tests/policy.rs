@@ -366,6 +366,51 @@ fn repetition_limit() {
     assert!(!eval_bool(&env, &pred, &none));
 }
 
+/// Repetitions are counted before type checking: these need not type-check.
+#[test]
+fn repetition_limit_other_rules() {
+    let env = build(
+        PolicyEnv::builder()
+            .max_nesting_depth(100)
+            .variable("m", Type::Dyn),
+    );
+    let args = |n| format!("f({})", joined(n, "1", ", "));
+    assert!(matches!(
+        compile_err(&env, &args(32)),
+        ExpressionError::Check(_)
+    ));
+    assert_eq!(
+        repetitions(&env, &args(33)),
+        (RepeatedRule::CallArguments, 33, 32)
+    );
+    let index = |n| format!("m{}", "[0]".repeat(n));
+    assert!(env.compile(&index(32)).is_ok());
+    assert_eq!(
+        repetitions(&env, &index(33)),
+        (RepeatedRule::Indexing, 33, 32)
+    );
+    // Index and selection runs are counted separately.
+    assert!(
+        env.compile(&format!("m{}{}", "[0]".repeat(30), ".f".repeat(30)))
+            .is_ok()
+    );
+    let select = |n| format!("m{}", ".f".repeat(n));
+    assert_eq!(
+        repetitions(&env, &select(33)),
+        (RepeatedRule::Selection, 33, 32)
+    );
+    let relations = |n: usize| joined(n + 1, "m", " < ");
+    assert_eq!(
+        repetitions(&env, &relations(33)),
+        (RepeatedRule::Relation, 33, 32)
+    );
+    let products = |n: usize| format!("{} > 0", joined(n + 1, "2", " * "));
+    assert_eq!(
+        repetitions(&env, &products(33)),
+        (RepeatedRule::Multiplicative, 33, 32)
+    );
+}
+
 #[test]
 fn repetition_limit_can_be_raised() {
     let env = build(PolicyEnv::builder().max_repetitions(40));
