@@ -27,7 +27,10 @@ fn shared_dir() -> Option<PathBuf> {
 fn yaml(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("read cases");
     let docs = kcel_kube::yaml::parse_stream(&text).expect("cases parse");
-    docs.into_iter().next().map(|d| d.value).unwrap_or(Value::Null)
+    docs.into_iter()
+        .next()
+        .map(|d| d.value)
+        .unwrap_or(Value::Null)
 }
 
 /// Causes as `field: message` strings.
@@ -119,8 +122,17 @@ struct Case<'a> {
 /// Runs one case; `Ok(rules_skipped)` when it matches.
 fn run_case(c: &Case<'_>) -> Result<(), String> {
     let name = c.case.get("name").and_then(Value::as_str).unwrap_or("");
-    let crd_id = c.case.get("crd").and_then(Value::as_str).unwrap_or("");
-    let crd_value = c.crds.get(crd_id).ok_or_else(|| format!("no CRD {crd_id}"))?;
+    // YAML 1.1 turned some ids (`n`) into booleans, in keys and values alike.
+    let crd_id = match c.case.get("crd") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    };
+    let crd_id = crd_id.as_str();
+    let crd_value = c
+        .crds
+        .get(crd_id)
+        .ok_or_else(|| format!("no CRD {crd_id}"))?;
     let crd: CustomResourceDefinition =
         serde_json::from_value(crd_value.clone()).map_err(|e| format!("CRD decode: {e}"))?;
     let kv = KubeVersion::new(35);
@@ -212,7 +224,11 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         .want
         .get("unknownFields")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     if got.unknown_fields != want_unknown {
         return Err(format!(
@@ -231,7 +247,11 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         .want
         .get("warnings")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let status_result = match c.want.get("status") {
         Some(want_status) => {
@@ -308,8 +328,9 @@ fn oracle_cases() {
         let cases_path = dir.join(format!("cases{suffix}.yaml"));
         let out_path = dir.join(format!("out{suffix}.json"));
         let cases = yaml(&cases_path);
-        let outs: Value = serde_json::from_str(&std::fs::read_to_string(&out_path).expect("read out"))
-            .expect("out json");
+        let outs: Value =
+            serde_json::from_str(&std::fs::read_to_string(&out_path).expect("read out"))
+                .expect("out json");
         let crds: HashMap<String, Value> = cases
             .get("crds")
             .and_then(Value::as_object)
@@ -317,7 +338,10 @@ fn oracle_cases() {
             .unwrap_or_default();
         let file = format!("cases{suffix}");
         let empty = Vec::new();
-        let list = cases.get("cases").and_then(Value::as_array).unwrap_or(&empty);
+        let list = cases
+            .get("cases")
+            .and_then(Value::as_array)
+            .unwrap_or(&empty);
         let outs = outs.as_array().unwrap_or(&empty);
         for (case, want) in list.iter().zip(outs) {
             let name = case.get("name").and_then(Value::as_str).unwrap_or("");
@@ -340,7 +364,11 @@ fn oracle_cases() {
                 }
             }
         }
-        assert_eq!(list.len(), outs.len(), "{file}: cases and outputs differ in number");
+        assert_eq!(
+            list.len(),
+            outs.len(),
+            "{file}: cases and outputs differ in number"
+        );
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert_eq!(failed, 0, "{failed} oracle cases failed");

@@ -43,8 +43,12 @@ pub fn validate_crd(crd: &CustomResourceDefinition, version: KubeVersion) -> Vec
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
-    let schemas: Vec<Option<&JsonSchemaProps>> =
-        crd.spec.versions.iter().map(|v| v.open_api_v3_schema()).collect();
+    let schemas: Vec<Option<&JsonSchemaProps>> = crd
+        .spec
+        .versions
+        .iter()
+        .map(|v| v.open_api_v3_schema())
+        .collect();
     let identical = schemas.windows(2).all(|w| w[0] == w[1]);
     for (i, v) in crd.spec.versions.iter().enumerate() {
         let Some(schema) = v.open_api_v3_schema() else {
@@ -54,7 +58,9 @@ pub fn validate_crd(crd: &CustomResourceDefinition, version: KubeVersion) -> Vec
             break;
         }
         let base = if identical {
-            Path::new("spec").child("validation").child("openAPIV3Schema")
+            Path::new("spec")
+                .child("validation")
+                .child("openAPIV3Schema")
         } else {
             Path::new("spec")
                 .child("versions")
@@ -87,7 +93,10 @@ impl Checker<'_> {
     fn root(&mut self, s: &JsonSchemaProps, path: &Path, status_subresource: bool) {
         match s.type_.as_deref() {
             None | Some("") => {
-                self.push(FieldError::required(path.child("type"), "must not be empty at the root"));
+                self.push(FieldError::required(
+                    path.child("type"),
+                    "must not be empty at the root",
+                ));
             }
             Some("object") => {}
             Some(t) if TYPES.contains(&t) => self.push(FieldError::invalid(
@@ -98,7 +107,10 @@ impl Checker<'_> {
             Some(_) => {}
         }
         if s.nullable {
-            self.push(FieldError::forbidden(path.child("nullable"), "nullable cannot be true at the root"));
+            self.push(FieldError::forbidden(
+                path.child("nullable"),
+                "nullable cannot be true at the root",
+            ));
         }
         if s.additional_properties.is_some() {
             self.push(FieldError::forbidden(
@@ -138,44 +150,48 @@ impl Checker<'_> {
             }
         }
         if status_subresource {
-            let mut allowed = JsonSchemaProps {
-                description: s.description.clone(),
-                type_: s.type_.clone(),
-                format: s.format.clone(),
-                title: s.title.clone(),
-                maximum: s.maximum,
-                exclusive_maximum: s.exclusive_maximum,
-                minimum: s.minimum,
-                exclusive_minimum: s.exclusive_minimum,
-                max_length: s.max_length,
-                min_length: s.min_length,
-                pattern: s.pattern.clone(),
-                max_items: s.max_items,
-                min_items: s.min_items,
-                unique_items: s.unique_items,
-                multiple_of: s.multiple_of,
-                required: s.required.clone(),
-                items: s.items.clone(),
-                properties: s.properties.clone(),
-                external_docs: s.external_docs.clone(),
-                example: s.example.clone(),
-                x_preserve_unknown_fields: s.x_preserve_unknown_fields,
-                x_validations: s.x_validations.clone(),
-                ..JsonSchemaProps::default()
-            };
-            allowed.nullable = s.nullable;
-            allowed.additional_properties = s.additional_properties.clone();
-            if allowed != *s && (!s.any_of.is_empty() || !s.all_of.is_empty() || !s.one_of.is_empty() || s.not.is_some() || !s.enum_.is_empty()) {
+            let disallowed = s.id.as_deref().is_some_and(|x| !x.is_empty())
+                || s.schema.as_deref().is_some_and(|x| !x.is_empty())
+                || s.ref_.is_some()
+                || s.nullable
+                || s.default.is_some()
+                || !s.enum_.is_empty()
+                || s.max_properties.is_some()
+                || s.min_properties.is_some()
+                || !s.all_of.is_empty()
+                || !s.one_of.is_empty()
+                || !s.any_of.is_empty()
+                || s.not.is_some()
+                || s.additional_properties.is_some()
+                || !s.pattern_properties.is_empty()
+                || !s.dependencies.is_empty()
+                || s.additional_items.is_some()
+                || !s.definitions.is_empty()
+                || s.x_embedded_resource
+                || s.x_int_or_string
+                || !s.x_list_map_keys.is_empty()
+                || s.x_list_type.is_some()
+                || s.x_map_type.is_some();
+            if disallowed {
+                // The value is the Go struct's JSON (field order, not sorted keys): printed
+                // through the detail, with the value itself omitted.
                 self.push(FieldError::invalid(
                     path.clone(),
                     BadValue::Omit,
-                    "only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled",
+                    format!(
+                        "{}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled",
+                        go_struct_json(s)
+                    ),
                 ));
             }
         }
         // Junctors at the root must only name properties defined structurally.
         let mut junctor_props = Vec::new();
-        for (name, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (name, list) in [
+            ("allOf", &s.all_of),
+            ("anyOf", &s.any_of),
+            ("oneOf", &s.one_of),
+        ] {
             for (i, sub) in list.iter().enumerate() {
                 for p in sub.properties.keys() {
                     junctor_props.push((p.clone(), format!("{name}[{i}].properties[{p}]")));
@@ -217,7 +233,7 @@ impl Checker<'_> {
                 ));
             }
         }
-        if t.is_empty() && !s.x_int_or_string && !preserve {
+        if t.is_empty() && !s.x_int_or_string && !preserve && s.ref_.is_none() {
             match place {
                 Place::Property => self.push(FieldError::required(
                     path.child("type"),
@@ -235,7 +251,10 @@ impl Checker<'_> {
             }
         }
         if t == "array" && s.items.is_none() {
-            self.push(FieldError::required(path.child("items"), "must be specified"));
+            self.push(FieldError::required(
+                path.child("items"),
+                "must be specified",
+            ));
         }
         if let Some(SchemaOrArray::Array(_)) = &s.items {
             self.push(FieldError::forbidden(
@@ -243,7 +262,11 @@ impl Checker<'_> {
                 "items must be a schema object and not an array",
             ));
         }
-        if !s.properties.is_empty() && s.additional_properties.as_ref().is_some_and(|a| a.schema().is_some() || matches!(a, SchemaOrBool::Bool(true))) {
+        if !s.properties.is_empty()
+            && s.additional_properties
+                .as_ref()
+                .is_some_and(|a| a.schema().is_some() || !a.allows())
+        {
             self.push(FieldError::forbidden(
                 path.child("additionalProperties"),
                 "additionalProperties and properties are mutual exclusive",
@@ -264,7 +287,10 @@ impl Checker<'_> {
             ("id", s.id.as_deref().is_some_and(|x| !x.is_empty())),
         ] {
             if present {
-                self.push(FieldError::forbidden(path.child(field), format!("{field} is not supported")));
+                self.push(FieldError::forbidden(
+                    path.child(field),
+                    format!("{field} is not supported"),
+                ));
             }
         }
         if let Some(p) = s.pattern.as_deref()
@@ -273,7 +299,10 @@ impl Checker<'_> {
             self.push(FieldError::invalid(
                 path.child("pattern"),
                 BadValue::String(p.to_string()),
-                format!("must be a valid regular expression, but isn't: {}", go_regexp_error(p, &e)),
+                format!(
+                    "must be a valid regular expression, but isn't: {}",
+                    go_regexp_error(p, &e)
+                ),
             ));
         }
         if s.x_preserve_unknown_fields == Some(false) {
@@ -318,13 +347,29 @@ impl Checker<'_> {
             self.default(s, d, path, depth);
         }
         for (name, p) in &s.properties {
-            self.node(p, &path.child("properties").key(name), Place::Property, depth + 1);
+            let ppath = path.child("properties").key(name);
+            if place == Place::Root
+                && matches!(name.as_str(), "metadata" | "apiVersion" | "kind")
+                && p.default.is_some()
+            {
+                // Reported by the root checks; such defaults are not validated.
+                let mut without = p.clone();
+                without.default = None;
+                self.node(&without, &ppath, Place::Property, depth + 1);
+                continue;
+            }
+            self.node(p, &ppath, Place::Property, depth + 1);
         }
         if let Some(SchemaOrArray::Schema(i)) = &s.items {
             self.node(i, &path.child("items"), Place::Items, depth + 1);
         }
         if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
-            self.node(a, &path.child("additionalProperties"), Place::AdditionalProperties, depth + 1);
+            self.node(
+                a,
+                &path.child("additionalProperties"),
+                Place::AdditionalProperties,
+                depth + 1,
+            );
         }
     }
 
@@ -342,11 +387,18 @@ impl Checker<'_> {
                     "set" => {
                         if let Some(SchemaOrArray::Schema(i)) = &s.items {
                             let it = i.type_.as_deref().unwrap_or("");
-                            if (it == "object" || it == "array") && i.x_map_type.as_deref() != Some("atomic") && i.x_list_type.as_deref() != Some("atomic") {
-                                let sub = if it == "object" { "x-kubernetes-map-type" } else { "x-kubernetes-list-type" };
+                            if (it == "object" || it == "array")
+                                && i.x_map_type.as_deref() != Some("atomic")
+                                && i.x_list_type.as_deref() != Some("atomic")
+                            {
+                                let sub = if it == "object" {
+                                    "x-kubernetes-map-type"
+                                } else {
+                                    "x-kubernetes-list-type"
+                                };
                                 self.push(FieldError::invalid(
                                     path.child("items").child(sub),
-                                    if it == "object" { BadValue::Null } else { BadValue::Null },
+                                    BadValue::Null,
                                     "must be atomic as item of a list with x-kubernetes-list-type=set",
                                 ));
                             }
@@ -389,7 +441,9 @@ impl Checker<'_> {
         if !s.x_list_map_keys.is_empty() && s.x_list_type.as_deref() != Some("map") {
             self.push(FieldError::invalid(
                 path.child("x-kubernetes-list-type"),
-                s.x_list_type.as_ref().map_or(BadValue::Null, |l| BadValue::String(l.clone())),
+                s.x_list_type
+                    .as_ref()
+                    .map_or(BadValue::Null, |l| BadValue::String(l.clone())),
                 "must be map if x-kubernetes-list-map-keys is non-empty",
             ));
         }
@@ -414,7 +468,11 @@ impl Checker<'_> {
     /// Inside `allOf`/`anyOf`/`oneOf`/`not`: only value validations may appear.
     fn junctors(&mut self, s: &JsonSchemaProps, path: &Path, depth: usize) {
         let mut subs: Vec<(Path, &JsonSchemaProps)> = Vec::new();
-        for (name, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (name, list) in [
+            ("allOf", &s.all_of),
+            ("anyOf", &s.any_of),
+            ("oneOf", &s.one_of),
+        ] {
             for (i, sub) in list.iter().enumerate() {
                 subs.push((path.child(name).index(i), sub));
             }
@@ -442,34 +500,64 @@ impl Checker<'_> {
             self.push(FieldError::forbidden(path.child("title"), empty));
         }
         if s.default.is_some() {
-            self.push(FieldError::forbidden(path.child("default"), "must be undefined to be structural"));
+            self.push(FieldError::forbidden(
+                path.child("default"),
+                "must be undefined to be structural",
+            ));
         }
         if s.nullable {
-            self.push(FieldError::forbidden(path.child("nullable"), "must be false to be structural"));
+            self.push(FieldError::forbidden(
+                path.child("nullable"),
+                "must be false to be structural",
+            ));
         }
         if s.additional_properties.is_some() {
-            self.push(FieldError::forbidden(path.child("additionalProperties"), "must be undefined to be structural"));
+            self.push(FieldError::forbidden(
+                path.child("additionalProperties"),
+                "must be undefined to be structural",
+            ));
         }
         if s.x_preserve_unknown_fields.is_some() {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-preserve-unknown-fields"), "must be false to be structural"));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-preserve-unknown-fields"),
+                "must be false to be structural",
+            ));
         }
         if s.x_embedded_resource {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-embedded-resource"), "must be false to be structural"));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-embedded-resource"),
+                "must be false to be structural",
+            ));
         }
         if s.x_int_or_string {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-int-or-string"), "must be false to be structural"));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-int-or-string"),
+                "must be false to be structural",
+            ));
         }
         if !s.x_list_map_keys.is_empty() {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-list-map-keys"), empty));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-list-map-keys"),
+                empty,
+            ));
         }
         if s.x_list_type.is_some() {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-list-type"), empty));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-list-type"),
+                empty,
+            ));
         }
         if s.x_map_type.is_some() {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-map-type"), empty));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-map-type"),
+                empty,
+            ));
         }
         if !s.x_validations.is_empty() {
-            self.push(FieldError::forbidden(path.child("x-kubernetes-validations"), empty));
+            self.push(FieldError::forbidden(
+                path.child("x-kubernetes-validations"),
+                empty,
+            ));
         }
         if s.properties.contains_key("metadata") && depth > 0 {
             // metadata inside a junctor
@@ -486,7 +574,11 @@ impl Checker<'_> {
         if let Some(SchemaOrArray::Schema(i)) = &s.items {
             self.nested_value_validation(i, &path.child("items"), depth + 1);
         }
-        for (name, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (name, list) in [
+            ("allOf", &s.all_of),
+            ("anyOf", &s.any_of),
+            ("oneOf", &s.one_of),
+        ] {
             for (i, sub) in list.iter().enumerate() {
                 self.nested_value_validation(sub, &path.child(name).index(i), depth + 1);
             }
@@ -519,4 +611,209 @@ impl Checker<'_> {
 /// `<path>.<suffix>` as text (junctor property paths are named in messages).
 fn path_text(base: &Path, suffix: &str) -> String {
     format!("{base}.{suffix}")
+}
+
+/// Go's `encoding/json` of the internal `apiextensions.JSONSchemaProps` struct (no JSON tags:
+/// Go field names, every field, `null` for nil pointers and slices), as CRD errors print a
+/// whole schema.
+pub fn go_struct_json(s: &JsonSchemaProps) -> String {
+    let mut out = String::new();
+    write_props(s, &mut out, 0);
+    out
+}
+
+/// Go's `encoding/json` of an internal `apiextensions.ValidationRule`.
+pub fn go_rule_json(r: &crate::schema_props::ValidationRule) -> String {
+    let q = |s: &str| crate::field::go_json(&Value::String(s.to_string()));
+    format!(
+        "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{},\"FieldPath\":{},\"OptionalOldSelf\":{}}}",
+        q(&r.rule),
+        q(&r.message),
+        q(&r.message_expression),
+        r.reason.as_deref().map_or("null".to_string(), q),
+        q(&r.field_path),
+        r.optional_old_self
+            .map_or("null".to_string(), |b| b.to_string())
+    )
+}
+
+fn write_props(s: &JsonSchemaProps, out: &mut String, depth: usize) {
+    if depth > MAX_DEPTH {
+        out.push_str("null");
+        return;
+    }
+    let q = |s: &str| crate::field::go_json(&Value::String(s.to_string()));
+    let opt_str = |v: &Option<String>| q(v.as_deref().unwrap_or(""));
+    let opt_f = |v: Option<f64>| {
+        v.map_or("null".to_string(), |f| {
+            crate::field::go_json(&Value::from(f))
+        })
+    };
+    let opt_i = |v: Option<i64>| v.map_or("null".to_string(), |i| i.to_string());
+    let opt_json = |v: &Option<Value>| v.as_ref().map_or("null".to_string(), crate::field::go_json);
+    let list = |v: &[JsonSchemaProps], out: &mut String| {
+        if v.is_empty() {
+            out.push_str("null");
+            return;
+        }
+        out.push('[');
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_props(x, out, depth + 1);
+        }
+        out.push(']');
+    };
+    let map = |m: &indexmap::IndexMap<String, JsonSchemaProps>, out: &mut String| {
+        if m.is_empty() {
+            out.push_str("null");
+            return;
+        }
+        let mut keys: Vec<&String> = m.keys().collect();
+        keys.sort();
+        out.push('{');
+        for (i, k) in keys.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&q(k));
+            out.push(':');
+            if let Some(x) = m.get(k) {
+                write_props(x, out, depth + 1);
+            }
+        }
+        out.push('}');
+    };
+    let schema_or_bool = |v: &Option<SchemaOrBool>, out: &mut String| match v {
+        None => out.push_str("null"),
+        Some(SchemaOrBool::Bool(b)) => out.push_str(&format!("{{\"Allows\":{b},\"Schema\":null}}")),
+        Some(SchemaOrBool::Schema(x)) => {
+            out.push_str("{\"Allows\":true,\"Schema\":");
+            write_props(x, out, depth + 1);
+            out.push('}');
+        }
+    };
+    out.push_str(&format!(
+        "{{\"ID\":{},\"Schema\":{},\"Ref\":{},\"Description\":{},\"Type\":{},\"Nullable\":{},\"Format\":{},\"Title\":{},\"Default\":{},\"Maximum\":{},\"ExclusiveMaximum\":{},\"Minimum\":{},\"ExclusiveMinimum\":{},\"MaxLength\":{},\"MinLength\":{},\"Pattern\":{},\"MaxItems\":{},\"MinItems\":{},\"UniqueItems\":{},\"MultipleOf\":{},\"Enum\":{},\"MaxProperties\":{},\"MinProperties\":{},\"Required\":{},\"Items\":",
+        opt_str(&s.id),
+        opt_str(&s.schema),
+        s.ref_.as_deref().map_or("null".to_string(), q),
+        opt_str(&s.description),
+        opt_str(&s.type_),
+        s.nullable,
+        opt_str(&s.format),
+        opt_str(&s.title),
+        opt_json(&s.default),
+        opt_f(s.maximum),
+        s.exclusive_maximum,
+        opt_f(s.minimum),
+        s.exclusive_minimum,
+        opt_i(s.max_length),
+        opt_i(s.min_length),
+        opt_str(&s.pattern),
+        opt_i(s.max_items),
+        opt_i(s.min_items),
+        s.unique_items,
+        opt_f(s.multiple_of),
+        if s.enum_.is_empty() { "null".to_string() } else { crate::field::go_json(&Value::Array(s.enum_.clone())) },
+        opt_i(s.max_properties),
+        opt_i(s.min_properties),
+        if s.required.is_empty() { "null".to_string() } else { crate::field::go_json(&Value::from(s.required.clone())) },
+    ));
+    match &s.items {
+        None => out.push_str("null"),
+        Some(SchemaOrArray::Schema(x)) => {
+            out.push_str("{\"Schema\":");
+            write_props(x, out, depth + 1);
+            out.push_str(",\"JSONSchemas\":null}");
+        }
+        Some(SchemaOrArray::Array(xs)) => {
+            out.push_str("{\"Schema\":null,\"JSONSchemas\":");
+            list(xs, out);
+            out.push('}');
+        }
+    }
+    out.push_str(",\"AllOf\":");
+    list(&s.all_of, out);
+    out.push_str(",\"OneOf\":");
+    list(&s.one_of, out);
+    out.push_str(",\"AnyOf\":");
+    list(&s.any_of, out);
+    out.push_str(",\"Not\":");
+    match &s.not {
+        None => out.push_str("null"),
+        Some(n) => write_props(n, out, depth + 1),
+    }
+    out.push_str(",\"Properties\":");
+    map(&s.properties, out);
+    out.push_str(",\"AdditionalProperties\":");
+    schema_or_bool(&s.additional_properties, out);
+    out.push_str(",\"PatternProperties\":");
+    map(&s.pattern_properties, out);
+    out.push_str(",\"Dependencies\":");
+    if s.dependencies.is_empty() {
+        out.push_str("null");
+    } else {
+        let mut keys: Vec<&String> = s.dependencies.keys().collect();
+        keys.sort();
+        out.push('{');
+        for (i, k) in keys.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&q(k));
+            out.push(':');
+            match s.dependencies.get(k) {
+                Some(crate::schema_props::SchemaOrStringArray::Schema(x)) => {
+                    out.push_str("{\"Schema\":");
+                    write_props(x, out, depth + 1);
+                    out.push_str(",\"Property\":null}");
+                }
+                Some(crate::schema_props::SchemaOrStringArray::Properties(p)) => {
+                    out.push_str("{\"Schema\":null,\"Property\":");
+                    out.push_str(&crate::field::go_json(&Value::from(p.clone())));
+                    out.push('}');
+                }
+                None => out.push_str("null"),
+            }
+        }
+        out.push('}');
+    }
+    out.push_str(",\"AdditionalItems\":");
+    schema_or_bool(&s.additional_items, out);
+    out.push_str(",\"Definitions\":");
+    map(&s.definitions, out);
+    out.push_str(",\"ExternalDocs\":");
+    match &s.external_docs {
+        None => out.push_str("null"),
+        Some(d) => out.push_str(&format!(
+            "{{\"Description\":{},\"URL\":{}}}",
+            q(&d.description),
+            q(&d.url)
+        )),
+    }
+    out.push_str(&format!(
+        ",\"Example\":{},\"XPreserveUnknownFields\":{},\"XEmbeddedResource\":{},\"XIntOrString\":{},\"XListMapKeys\":{},\"XListType\":{},\"XMapType\":{},\"XValidations\":",
+        opt_json(&s.example),
+        s.x_preserve_unknown_fields.map_or("null".to_string(), |b| b.to_string()),
+        s.x_embedded_resource,
+        s.x_int_or_string,
+        if s.x_list_map_keys.is_empty() { "null".to_string() } else { crate::field::go_json(&Value::from(s.x_list_map_keys.clone())) },
+        s.x_list_type.as_deref().map_or("null".to_string(), q),
+        s.x_map_type.as_deref().map_or("null".to_string(), q),
+    ));
+    if s.x_validations.is_empty() {
+        out.push_str("null");
+    } else {
+        out.push('[');
+        for (i, r) in s.x_validations.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&go_rule_json(r));
+        }
+        out.push(']');
+    }
+    out.push('}');
 }

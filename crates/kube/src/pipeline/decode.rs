@@ -84,7 +84,14 @@ const META_FIELDS: &[(&str, GoType)] = &[
     ("managedFields", GoType::ManagedFields),
 ];
 
-const OWNER_REF_FIELDS: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+const OWNER_REF_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion",
+];
 const MANAGED_FIELDS_FIELDS: &[&str] = &[
     "manager",
     "operation",
@@ -113,7 +120,9 @@ fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> String {
         Value::Number(_) => "number".to_string(),
         _ => json_kind(v),
     };
-    format!("json: cannot unmarshal {kind} into Go struct field ObjectMeta.{field} of type {go_type}")
+    format!(
+        "json: cannot unmarshal {kind} into Go struct field ObjectMeta.{field} of type {go_type}"
+    )
 }
 
 /// The typed `ObjectMeta` decoded from `metadata`: the normalised map (zero values dropped, as
@@ -232,13 +241,16 @@ mod tests {
 
     #[test]
     fn metadata() {
-        let d = decode_object_meta(&json!({"name": "a", "foo": 1, "labels": {}}), "").expect("meta");
+        let d =
+            decode_object_meta(&json!({"name": "a", "foo": 1, "labels": {}}), "").expect("meta");
         assert_eq!(d.unknown, ["metadata.foo"]);
         assert_eq!(Value::Object(d.meta), json!({"name": "a"}));
         let e = decode_object_meta(&json!({"labels": "x"}), "").err();
         assert_eq!(
             e.as_deref(),
-            Some("json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string")
+            Some(
+                "json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string"
+            )
         );
     }
 }

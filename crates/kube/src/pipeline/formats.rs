@@ -262,7 +262,7 @@ fn is_mac(s: &str) -> bool {
         return false;
     }
     if b[2] == b':' || b[2] == b'-' {
-        if (b.len() + 1) % 3 != 0 {
+        if !(b.len() + 1).is_multiple_of(3) {
             return false;
         }
         let n = (b.len() + 1) / 3;
@@ -277,7 +277,7 @@ fn is_mac(s: &str) -> bool {
                 && (i + 1 == n || b[x + 2] == sep)
         })
     } else if b[4] == b'.' {
-        if (b.len() + 1) % 5 != 0 {
+        if !(b.len() + 1).is_multiple_of(5) {
             return false;
         }
         let n = 2 * (b.len() + 1) / 5;
@@ -294,7 +294,9 @@ fn is_mac(s: &str) -> bool {
 }
 
 fn isbn_digits(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace() && *c != '-').collect()
+    s.chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .collect()
 }
 
 fn is_isbn10(s: &str) -> bool {
@@ -315,7 +317,7 @@ fn is_isbn10(s: &str) -> bool {
     } else {
         10 * u32::from(b[9] - b'0')
     };
-    sum % 11 == 0
+    sum.is_multiple_of(11)
 }
 
 fn is_isbn13(s: &str) -> bool {
@@ -350,7 +352,7 @@ fn is_credit_card(s: &str) -> bool {
         sum += d;
         double = !double;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// Go's `net/mail.ParseAddress` (accepting `Name <addr>` and bare addresses) with a non-empty
@@ -376,13 +378,16 @@ fn is_atext(c: char) -> bool {
 
 fn is_display_name(name: &str) -> bool {
     if let Some(q) = name.strip_prefix('"') {
-        return q.ends_with('"') && q.len() >= 1;
+        return q.ends_with('"') && !q.is_empty();
     }
-    name.split_whitespace().all(|w| w.chars().all(|c| is_atext(c) || c == '.'))
+    name.split_whitespace()
+        .all(|w| w.chars().all(|c| is_atext(c) || c == '.'))
 }
 
 fn is_dot_atom(s: &str) -> bool {
-    !s.is_empty() && s.split('.').all(|p| !p.is_empty() && p.chars().all(is_atext))
+    !s.is_empty()
+        && s.split('.')
+            .all(|p| !p.is_empty() && p.chars().all(is_atext))
 }
 
 fn is_addr_spec(s: &str) -> bool {
@@ -391,7 +396,8 @@ fn is_addr_spec(s: &str) -> bool {
     };
     let (local, domain) = (&s[..at], &s[at + 1..]);
     let local_ok = if let Some(q) = local.strip_prefix('"') {
-        q.strip_suffix('"').is_some_and(|inner| !inner.contains('"') || inner.contains("\\\""))
+        q.strip_suffix('"')
+            .is_some_and(|inner| !inner.contains('"') || inner.contains("\\\""))
     } else {
         is_dot_atom(local)
     };

@@ -18,7 +18,13 @@ pub fn validate(path: &Path, schema: &JsonSchemaProps, value: &Value) -> Vec<Fie
     errs
 }
 
-fn walk(path: &Path, schema: &JsonSchemaProps, value: &Value, errs: &mut Vec<FieldError>, depth: usize) {
+fn walk(
+    path: &Path,
+    schema: &JsonSchemaProps,
+    value: &Value,
+    errs: &mut Vec<FieldError>,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -88,6 +94,7 @@ fn map_duplicates(path: &Path, keys: &[String], items: &[Value], errs: &mut Vec<
         return;
     }
     let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
+    let mut reported: HashSet<String> = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         let mut key_map = Map::new();
         if let Value::Object(o) = item {
@@ -101,7 +108,8 @@ fn map_duplicates(path: &Path, keys: &[String], items: &[Value], errs: &mut Vec<
             .iter()
             .map(|k| key_map.get(k).map_or_else(|| "-".to_string(), set_key))
             .collect();
-        if !seen.insert(identity.join("\u{0}")) {
+        let identity = identity.join("\u{0}");
+        if !seen.insert(identity.clone()) && reported.insert(identity) {
             errs.push(FieldError::duplicate(
                 path.index(i),
                 BadValue::Json(Value::Object(key_map)),

@@ -247,7 +247,11 @@ fn scale_replicas(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
         Value::Number(n) if !n.is_f64() => {
             let r = n.as_i64().unwrap_or(0);
             if r < 0 {
-                errs.push(FieldError::invalid(path, BadValue::Int(r), "should be a non-negative integer"));
+                errs.push(FieldError::invalid(
+                    path,
+                    BadValue::Int(r),
+                    "should be a non-negative integer",
+                ));
             } else if r > i64::from(i32::MAX) {
                 errs.push(FieldError::invalid(
                     path,
@@ -296,14 +300,20 @@ impl<'a> Pipeline<'a> {
         version: &str,
         rules: Option<&'a dyn RuleValidator>,
     ) -> Result<Pipeline<'a>, PipelineError> {
-        let v = crd
-            .version(version)
-            .ok_or_else(|| PipelineError(format!("CRD {} has no version {version:?}", crd.metadata.name)))?;
-        let schema = v.open_api_v3_schema().cloned().unwrap_or_else(|| JsonSchemaProps {
-            type_: Some("object".into()),
-            x_preserve_unknown_fields: Some(true),
-            ..JsonSchemaProps::default()
-        });
+        let v = crd.version(version).ok_or_else(|| {
+            PipelineError(format!(
+                "CRD {} has no version {version:?}",
+                crd.metadata.name
+            ))
+        })?;
+        let schema = v
+            .open_api_v3_schema()
+            .cloned()
+            .unwrap_or_else(|| JsonSchemaProps {
+                type_: Some("object".into()),
+                x_preserve_unknown_fields: Some(true),
+                ..JsonSchemaProps::default()
+            });
         Ok(Pipeline {
             crd,
             version: v,
@@ -314,10 +324,6 @@ impl<'a> Pipeline<'a> {
 
     fn kind(&self) -> &str {
         &self.crd.spec.names.kind
-    }
-
-    fn group(&self) -> &str {
-        &self.crd.spec.group
     }
 
     fn namespaced(&self) -> bool {
@@ -349,8 +355,15 @@ impl<'a> Pipeline<'a> {
             prune::prune_nulls(&mut obj, &self.schema, 0);
         }
         let mut embedded_unknown = Vec::new();
-        prune::coerce_embedded(&mut obj, &self.schema, &Path::root(), "", &mut embedded_unknown, 0)
-            .map_err(|e| e.to_string())?;
+        prune::coerce_embedded(
+            &mut obj,
+            &self.schema,
+            &Path::root(),
+            "",
+            &mut embedded_unknown,
+            0,
+        )
+        .map_err(|e| e.to_string())?;
         unknown.extend(embedded_unknown);
         prune::apply_defaults(&mut obj, &self.schema, 0);
         Ok((obj, unknown))
@@ -405,7 +418,10 @@ impl<'a> Pipeline<'a> {
             FieldValidation::Warn => warnings.extend(unknown_fields.iter().cloned()),
             _ => {}
         }
-        let default_ns = options.namespace.clone().unwrap_or_else(|| "default".into());
+        let default_ns = options
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
         if self.namespaced() && meta_str(&obj, "namespace").is_empty() {
             set_meta(&mut obj, "namespace", Value::String(default_ns.clone()));
         }
@@ -450,13 +466,18 @@ impl<'a> Pipeline<'a> {
             }
             (Operation::UpdateStatus(_), Some(old)) => {
                 obj = self.prepare_status_update(obj, old);
-                rules_skipped = self.validate_status_update(&obj, old, kv, &mut errs, &mut warnings);
+                rules_skipped =
+                    self.validate_status_update(&obj, old, kv, &mut errs, &mut warnings);
             }
         }
         let status = if errs.is_empty() {
             Status::success()
         } else {
-            Status::invalid(self.group(), self.kind(), meta_str(&obj, "name"), &errs, kv)
+            // The status names the object's own group and kind (`ObjectKinds(obj)`).
+            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+            let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+            let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            Status::invalid(group, kind, meta_str(&obj, "name"), &errs, kv)
         };
         Response {
             unknown_fields,
@@ -517,7 +538,12 @@ impl<'a> Pipeline<'a> {
                 } else {
                     m.insert("generation".into(), Value::from(generation));
                 }
-                for k in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+                for k in [
+                    "uid",
+                    "creationTimestamp",
+                    "deletionTimestamp",
+                    "deletionGracePeriodSeconds",
+                ] {
                     if !m.contains_key(k)
                         && let Some(x) = old.get("metadata").and_then(|om| om.get(k))
                     {
@@ -589,15 +615,29 @@ impl<'a> Pipeline<'a> {
     }
 
     fn scale_spec(&self, obj: &Value, errs: &mut Vec<FieldError>) {
-        if let Some(scale) = self.version.subresources.as_ref().and_then(|s| s.scale.as_ref()) {
+        if let Some(scale) = self
+            .version
+            .subresources
+            .as_ref()
+            .and_then(|s| s.scale.as_ref())
+        {
             scale_replicas(obj, &scale.spec_replicas_path, errs);
         }
     }
 
     fn scale_status(&self, obj: &Value, errs: &mut Vec<FieldError>) {
-        if let Some(scale) = self.version.subresources.as_ref().and_then(|s| s.scale.as_ref()) {
+        if let Some(scale) = self
+            .version
+            .subresources
+            .as_ref()
+            .and_then(|s| s.scale.as_ref())
+        {
             scale_replicas(obj, &scale.status_replicas_path, errs);
-            if let Some(sel) = scale.label_selector_path.as_deref().filter(|s| !s.is_empty()) {
+            if let Some(sel) = scale
+                .label_selector_path
+                .as_deref()
+                .filter(|s| !s.is_empty())
+            {
                 scale_selector(obj, sel, errs);
             }
         }
@@ -695,7 +735,11 @@ impl<'a> Pipeline<'a> {
             true,
             &mpath,
         ));
-        errs.extend(objectmeta::validate_object_meta_update(&meta, &meta_of(old), &mpath));
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta,
+            &meta_of(old),
+            &mpath,
+        ));
     }
 
     fn validate_update(
@@ -713,7 +757,11 @@ impl<'a> Pipeline<'a> {
             return false;
         }
         let mpath = Path::new("metadata");
-        errs.extend(objectmeta::validate_object_meta_update(&meta_of(obj), &meta_of(old), &mpath));
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta_of(obj),
+            &meta_of(old),
+            &mpath,
+        ));
         errs.extend(self.openapi(obj, Some(old), kv));
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
@@ -741,7 +789,11 @@ impl<'a> Pipeline<'a> {
             return false;
         }
         let mpath = Path::new("metadata");
-        errs.extend(objectmeta::validate_object_meta_update(&meta_of(obj), &meta_of(old), &mpath));
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta_of(obj),
+            &meta_of(old),
+            &mpath,
+        ));
         if let (Some(status_schema), Some(status)) = (self.status_schema(), obj.get("status")) {
             let v = SchemaValidator::new(kv);
             let base = Path::new("status");
@@ -782,7 +834,13 @@ fn finalizer_warnings(meta: &Map<String, Value>) -> Vec<String> {
     out
 }
 
-fn walk_embedded(v: &Value, s: &JsonSchemaProps, path: &Path, errs: &mut Vec<FieldError>, depth: usize) {
+fn walk_embedded(
+    v: &Value,
+    s: &JsonSchemaProps,
+    path: &Path,
+    errs: &mut Vec<FieldError>,
+    depth: usize,
+) {
     use crate::schema_props::{SchemaOrArray, SchemaOrBool};
     if depth > 1000 {
         return;

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 use crate::field::{BadValue, FieldError, Path};
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
@@ -134,7 +135,11 @@ pub fn qualified_name(s: &str, label_key: bool) -> Vec<String> {
             };
             return vec![format!(
                 "{lead}{} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
+                regex_error(
+                    QUALIFIED_NAME_ERR,
+                    QUALIFIED_NAME_FMT,
+                    &["MyName", "my.name", "123-abc"]
+                )
             )];
         }
     };
@@ -146,7 +151,11 @@ pub fn qualified_name(s: &str, label_key: bool) -> Vec<String> {
     if !full_match("qualified", name) {
         errs.push(format!(
             "name part {}",
-            regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                QUALIFIED_NAME_ERR,
+                QUALIFIED_NAME_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -303,13 +312,19 @@ pub fn validate_object_meta(
             "must be greater than or equal to 0",
         ));
     }
-    errs.extend(validate_labels(&string_map(meta, "labels"), &path.child("labels")));
+    errs.extend(validate_labels(
+        &string_map(meta, "labels"),
+        &path.child("labels"),
+    ));
     errs.extend(validate_annotations(
         &string_map(meta, "annotations"),
         &path.child("annotations"),
     ));
     if let Some(Value::Array(refs)) = meta.get("ownerReferences") {
-        errs.extend(validate_owner_references(refs, &path.child("ownerReferences")));
+        errs.extend(validate_owner_references(
+            refs,
+            &path.child("ownerReferences"),
+        ));
     }
     if let Some(Value::Array(fins)) = meta.get("finalizers") {
         let fpath = path.child("finalizers");
@@ -339,10 +354,18 @@ pub fn validate_labels(labels: &[(String, String)], path: &Path) -> Vec<FieldErr
     let mut errs = Vec::new();
     for (k, v) in labels {
         for msg in qualified_name(k, true) {
-            errs.push(FieldError::invalid(path.clone(), BadValue::String(k.clone()), msg));
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::String(k.clone()),
+                msg,
+            ));
         }
         for msg in label_value(v) {
-            errs.push(FieldError::invalid(path.clone(), BadValue::String(v.clone()), msg));
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::String(v.clone()),
+                msg,
+            ));
         }
     }
     errs
@@ -354,12 +377,19 @@ pub fn validate_annotations(annotations: &[(String, String)], path: &Path) -> Ve
     let mut total: i64 = 0;
     for (k, v) in annotations {
         for msg in qualified_name(&k.to_lowercase(), false) {
-            errs.push(FieldError::invalid(path.clone(), BadValue::String(k.clone()), msg));
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::String(k.clone()),
+                msg,
+            ));
         }
         total += (k.len() + v.len()) as i64;
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-        errs.push(FieldError::too_long(path.clone(), TOTAL_ANNOTATION_SIZE_LIMIT));
+        errs.push(FieldError::too_long(
+            path.clone(),
+            TOTAL_ANNOTATION_SIZE_LIMIT,
+        ));
     }
     errs
 }
@@ -390,11 +420,7 @@ fn validate_owner_references(refs: &[Value], path: &Path) -> Vec<FieldError> {
             }
         }
         if r.get("controller").and_then(Value::as_bool) == Some(true) {
-            controllers.push(format!(
-                "{}/{}",
-                str_field(r, "kind"),
-                str_field(r, "name")
-            ));
+            controllers.push(format!("{}/{}", str_field(r, "kind"), str_field(r, "name")));
         }
     }
     if controllers.len() > 1 {
@@ -425,7 +451,8 @@ pub fn validate_object_meta_update(
             "must be specified for an update",
         ));
     }
-    let generation = |m: &Map<String, Value>| m.get("generation").and_then(Value::as_i64).unwrap_or(0);
+    let generation =
+        |m: &Map<String, Value>| m.get("generation").and_then(Value::as_i64).unwrap_or(0);
     if generation(new) < generation(old) {
         errs.push(FieldError::invalid(
             path.child("generation"),
@@ -455,7 +482,11 @@ pub fn validate_object_meta_update(
                 }
                 None => BadValue::String(String::new()),
             };
-            errs.push(FieldError::invalid(path.child(field), bad, "field is immutable"));
+            errs.push(FieldError::invalid(
+                path.child(field),
+                bad,
+                "field is immutable",
+            ));
         }
     }
     errs

@@ -146,7 +146,9 @@ fn go_v(f: f64) -> String {
 
 /// Go's `int64(f)` on amd64: truncation, and `math.MinInt64` for NaN and out-of-range values.
 pub fn go_f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9.223_372_036_854_775_807e18 || f < -9.223_372_036_854_775_808e18 {
+    // 2^63 is exactly representable; every float in [-2^63, 2^63) converts.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-TWO_63..TWO_63).contains(&f) {
         i64::MIN
     } else {
         f as i64
@@ -255,7 +257,7 @@ impl SchemaValidator {
         path: &str,
         old: Option<&Value>,
     ) -> Outcome {
-        let corr = old.map(|o| Correlation::root(o));
+        let corr = old.map(Correlation::root);
         self.node(value, schema, path, corr.as_ref(), 0)
     }
 
@@ -396,15 +398,13 @@ impl SchemaValidator {
             && contains("integer");
         let is_int_float = sch_type == "integer" && contains("number");
         let is_string_or_slice = value.is_string() || value.is_array();
-        if !is_string_or_slice
-            && !format.is_empty()
-            && !(contains(sch_type) || data_format == format || is_float_int || is_int_float)
-        {
+        let format_matches =
+            contains(sch_type) || data_format == format || is_float_int || is_int_float;
+        if !(is_string_or_slice || format.is_empty() || format_matches) {
             out.errors.push(invalid(format.to_string(), data_format));
             return;
         }
-        if !(contains("number") || contains("integer")) && !format.is_empty() && is_string_or_slice
-        {
+        if is_string_or_slice && !(contains("number") || contains("integer") || format.is_empty()) {
             out.matches += 1;
             return;
         }
@@ -437,7 +437,11 @@ impl SchemaValidator {
                 out.merge(r);
             }
             if !all_valid {
-                let suffix = if validated == 0 { ". None validated" } else { "" };
+                let suffix = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
                 out.errors.push(plain(
                     path,
                     format!("{quoted} must validate all the schemas (allOf){suffix}"),
@@ -853,13 +857,7 @@ impl SchemaValidator {
                     }
                 }
                 SchemaOrStringArray::Schema(s) => {
-                    let r = self.node(
-                        &Value::Object(map.clone()),
-                        s,
-                        path,
-                        None,
-                        depth + 1,
-                    );
+                    let r = self.node(&Value::Object(map.clone()), s, path, None, depth + 1);
                     out.merge(r);
                 }
             }
@@ -1029,7 +1027,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            errors(json!({"type": "string", "anyOf": [{"maxLength": 1}]}), json!("ab")),
+            errors(
+                json!({"type": "string", "anyOf": [{"maxLength": 1}]}),
+                json!("ab")
+            ),
             [
                 "<nil>: Invalid value: \"\": \"\" must validate at least one schema (anyOf)",
                 "<nil>: Too long: may not be more than 1 byte"

@@ -96,7 +96,14 @@ fn prune_node(
         Value::Array(a) => {
             let item_schema = s.and_then(items);
             for (i, x) in a.iter_mut().enumerate() {
-                prune_node(x, item_schema, false, &format!("{path}[{i}]"), pruned, depth + 1);
+                prune_node(
+                    x,
+                    item_schema,
+                    false,
+                    &format!("{path}[{i}]"),
+                    pruned,
+                    depth + 1,
+                );
             }
         }
         _ => {}
@@ -131,7 +138,14 @@ fn skip_prune(
         Value::Array(a) => {
             if let Some(item_schema) = items(s) {
                 for (i, x) in a.iter_mut().enumerate() {
-                    skip_prune(x, item_schema, false, &format!("{path}[{i}]"), pruned, depth + 1);
+                    skip_prune(
+                        x,
+                        item_schema,
+                        false,
+                        &format!("{path}[{i}]"),
+                        pruned,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -148,10 +162,7 @@ pub fn prune_nulls(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
         Value::Object(m) => {
             let mut remove = Vec::new();
             for (k, child) in m.iter_mut() {
-                let cs = s
-                    .properties
-                    .get(k)
-                    .or_else(|| additional(s).flatten());
+                let cs = s.properties.get(k).or_else(|| additional(s).flatten());
                 let Some(cs) = cs else { continue };
                 if child.is_null() {
                     if !cs.nullable && cs.default.is_none() {
@@ -245,7 +256,7 @@ pub fn coerce_embedded(
     text_path: &str,
     unknown: &mut Vec<String>,
     depth: usize,
-) -> Result<(), FieldError> {
+) -> Result<(), Box<FieldError>> {
     if depth > MAX_DEPTH {
         return Ok(());
     }
@@ -255,20 +266,42 @@ pub fn coerce_embedded(
                 coerce_embedded_meta(m, path, text_path, unknown)?;
             }
             for (k, child) in m.iter_mut() {
-                if s.x_embedded_resource && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+                if s.x_embedded_resource && matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
+                {
                     continue;
                 }
                 if let Some(prop) = s.properties.get(k) {
-                    coerce_embedded(child, prop, &path.child(k), &join(text_path, k), unknown, depth + 1)?;
+                    coerce_embedded(
+                        child,
+                        prop,
+                        &path.child(k),
+                        &join(text_path, k),
+                        unknown,
+                        depth + 1,
+                    )?;
                 } else if let Some(Some(ap)) = additional(s) {
-                    coerce_embedded(child, ap, &path.key(k), &join(text_path, k), unknown, depth + 1)?;
+                    coerce_embedded(
+                        child,
+                        ap,
+                        &path.key(k),
+                        &join(text_path, k),
+                        unknown,
+                        depth + 1,
+                    )?;
                 }
             }
         }
         Value::Array(a) => {
             if let Some(is) = items(s) {
                 for (i, x) in a.iter_mut().enumerate() {
-                    coerce_embedded(x, is, &path.index(i), &format!("{text_path}[{i}]"), unknown, depth + 1)?;
+                    coerce_embedded(
+                        x,
+                        is,
+                        &path.index(i),
+                        &format!("{text_path}[{i}]"),
+                        unknown,
+                        depth + 1,
+                    )?;
                 }
             }
         }
@@ -282,16 +315,16 @@ fn coerce_embedded_meta(
     path: &Path,
     text_path: &str,
     unknown: &mut Vec<String>,
-) -> Result<(), FieldError> {
+) -> Result<(), Box<FieldError>> {
     for k in ["apiVersion", "kind"] {
         if let Some(x) = m.get(k)
             && !x.is_string()
         {
-            return Err(FieldError::invalid(
+            return Err(Box::new(FieldError::invalid(
                 path.child(k),
                 super::openapi::bad_value_of(x),
                 "must be a string",
-            ));
+            )));
         }
     }
     if let Some(meta) = m.get("metadata") {
@@ -301,11 +334,11 @@ fn coerce_embedded_meta(
                 m.insert("metadata".into(), Value::Object(d.meta));
             }
             Err(e) => {
-                return Err(FieldError::invalid(
+                return Err(Box::new(FieldError::invalid(
                     path.child("metadata"),
                     BadValue::Json(meta.clone()),
                     e,
-                ));
+                )));
             }
         }
     }

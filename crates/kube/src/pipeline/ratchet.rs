@@ -61,11 +61,14 @@ impl<'a> Correlation<'a> {
         old_items
             .iter()
             .find(|o| match o {
-                Value::Object(old_item) => keys.iter().all(|k| match (new_item.get(k), old_item.get(k)) {
-                    (Some(a), Some(b)) => go_deep_equal(a, b),
-                    (None, None) => true,
-                    _ => false,
-                }),
+                Value::Object(old_item) => {
+                    keys.iter()
+                        .all(|k| match (new_item.get(k), old_item.get(k)) {
+                            (Some(a), Some(b)) => go_deep_equal(a, b),
+                            (None, None) => true,
+                            _ => false,
+                        })
+                }
                 _ => false,
             })
             .map(Correlation::node)
@@ -79,13 +82,11 @@ impl<'a> Correlation<'a> {
 
 /// The schema of property `k`, if the schema describes it.
 pub fn property_schema<'s>(schema: &'s JsonSchemaProps, k: &str) -> Option<&'s JsonSchemaProps> {
-    schema
-        .properties
-        .get(k)
-        .or_else(|| match &schema.additional_properties {
-            Some(SchemaOrBool::Schema(s)) => Some(&**s),
-            _ => None,
-        })
+    let additional = match &schema.additional_properties {
+        Some(SchemaOrBool::Schema(s)) => Some(&**s),
+        _ => None,
+    };
+    schema.properties.get(k).or(additional)
 }
 
 /// See [`Correlation::unchanged`].
@@ -158,7 +159,13 @@ mod tests {
                   "items": {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "integer"}}}}
         }}));
         assert!(unchanged(&json!({"a": 1}), &json!({"a": 1}), &s, false, 0));
-        assert!(!unchanged(&json!({"a": 1}), &json!({"a": 1.0}), &s, false, 0));
+        assert!(!unchanged(
+            &json!({"a": 1}),
+            &json!({"a": 1.0}),
+            &s,
+            false,
+            0
+        ));
         assert!(!unchanged(&json!({"x": 1}), &json!({"x": 1}), &s, false, 0));
         assert!(unchanged(
             &json!({"l": [{"k": "a", "v": 1}, {"k": "b"}]}),

@@ -19,6 +19,7 @@ pub struct Cause {
 /// `metav1.StatusDetails`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Details {
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub group: String,
@@ -193,11 +194,13 @@ fn go_sharp_v(v: &Value) -> String {
     match v {
         Value::Null => "interface {}(nil)".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_f64() => format_float(n.as_f64().unwrap_or(0.0), false, FloatStyle::V),
+        Value::Number(n) if n.is_f64() => {
+            format_float(n.as_f64().unwrap_or(0.0), false, FloatStyle::V)
+        }
         Value::Number(n) => n.to_string(),
         Value::String(s) => quote(s),
         Value::Array(a) => {
-            let items: Vec<String> = a.iter().map(|x| go_sharp_v(x)).collect();
+            let items: Vec<String> = a.iter().map(go_sharp_v).collect();
             format!("[]interface {{}}{{{}}}", items.join(", "))
         }
         Value::Object(m) => {
@@ -205,7 +208,13 @@ fn go_sharp_v(v: &Value) -> String {
             keys.sort();
             let items: Vec<String> = keys
                 .iter()
-                .map(|k| format!("{}:{}", quote(k), m.get(*k).map_or(String::new(), |x| go_sharp_v(x))))
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        quote(k),
+                        m.get(*k).map_or(String::new(), go_sharp_v)
+                    )
+                })
                 .collect();
             format!("map[string]interface {{}}{{{}}}", items.join(", "))
         }
@@ -222,7 +231,10 @@ mod tests {
     fn renders() {
         let errs = vec![
             FieldError::too_long(Path::new("spec").child("a"), 1),
-            FieldError::duplicate(Path::new("spec").child("l").index(1), BadValue::Json(json!({"name": "a"}))),
+            FieldError::duplicate(
+                Path::new("spec").child("l").index(1),
+                BadValue::Json(json!({"name": "a"})),
+            ),
         ];
         let s = Status::invalid("example.com", "Widget", "w1", &errs, KubeVersion::new(35));
         assert_eq!(
@@ -236,6 +248,9 @@ mod tests {
         );
         let one = vec![errs[0].clone(), errs[0].clone()];
         let s = Status::invalid("", "Pod", "p", &one, KubeVersion::new(35));
-        assert_eq!(s.message, "Pod \"p\" is invalid: spec.a: Too long: may not be more than 1 byte");
+        assert_eq!(
+            s.message,
+            "Pod \"p\" is invalid: spec.a: Too long: may not be more than 1 byte"
+        );
     }
 }
