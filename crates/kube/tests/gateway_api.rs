@@ -125,11 +125,15 @@ fn gateway_api_examples() {
                             } else {
                                 ""
                             };
-                            eprintln!("FAIL {key}: accepted={accepted}, want {want_valid}{note}: {msg}");
+                            eprintln!(
+                                "FAIL {key}: accepted={accepted}, want {want_valid}{note}: {msg}"
+                            );
                         }
                         Ok(None) => {
                             failed += 1;
-                            eprintln!("FAIL {key}: kind defined by no CRD and not listed in the skip file");
+                            eprintln!(
+                                "FAIL {key}: kind defined by no CRD and not listed in the skip file"
+                            );
                         }
                         Err(e) => {
                             failed += 1;

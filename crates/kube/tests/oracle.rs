@@ -123,6 +123,7 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         field_validation: FieldValidation::Ignore,
         namespace: None,
         name_suffix,
+        ratcheting: true,
     };
     let pipeline = Pipeline::new(&crd, &version, None).map_err(|e| e.to_string())?;
     let got: Response = pipeline.run(obj.clone(), &operation, &options);

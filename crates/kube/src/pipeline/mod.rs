@@ -95,6 +95,8 @@ pub struct Options {
     pub namespace: Option<String>,
     /// The 5 characters appended to `generateName` (random when unset).
     pub name_suffix: Option<String>,
+    /// Whether updates ratchet (feature gate `CRDValidationRatcheting`, locked on since 1.33).
+    pub ratcheting: bool,
 }
 
 impl Default for Options {
@@ -104,6 +106,7 @@ impl Default for Options {
             field_validation: FieldValidation::Strict,
             namespace: None,
             name_suffix: None,
+            ratcheting: true,
         }
     }
 }
@@ -462,12 +465,25 @@ impl<'a> Pipeline<'a> {
                     set_meta(&mut obj, "resourceVersion", Value::String("1".into()));
                 }
                 self.prepare_update(&mut obj, old);
-                rules_skipped = self.validate_update(&obj, old, kv, &mut errs, &mut warnings);
+                rules_skipped = self.validate_update(
+                    &obj,
+                    old,
+                    options.ratcheting,
+                    kv,
+                    &mut errs,
+                    &mut warnings,
+                );
             }
             (Operation::UpdateStatus(_), Some(old)) => {
                 obj = self.prepare_status_update(obj, old);
-                rules_skipped =
-                    self.validate_status_update(&obj, old, kv, &mut errs, &mut warnings);
+                rules_skipped = self.validate_status_update(
+                    &obj,
+                    old,
+                    options.ratcheting,
+                    kv,
+                    &mut errs,
+                    &mut warnings,
+                );
             }
         }
         let status = if errs.is_empty() {
@@ -654,6 +670,7 @@ impl<'a> Pipeline<'a> {
         &self,
         obj: &Value,
         old: Option<&Value>,
+        ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
@@ -677,7 +694,7 @@ impl<'a> Pipeline<'a> {
             schema: &self.schema,
             object: obj,
             old_object: old,
-            ratcheting: old.is_some(),
+            ratcheting: ratcheting && old.is_some(),
             kube_version: kv,
         });
         errs.extend(out.errors);
@@ -711,7 +728,7 @@ impl<'a> Pipeline<'a> {
         self.scale_status(obj, errs);
         errs.extend(self.embedded(obj));
         errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
-        let skipped = self.rules_step(obj, None, kv, errs, warnings);
+        let skipped = self.rules_step(obj, None, false, kv, errs, warnings);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_object_meta(
                 &meta,
@@ -746,6 +763,7 @@ impl<'a> Pipeline<'a> {
         &self,
         obj: &Value,
         old: &Value,
+        ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
@@ -762,14 +780,14 @@ impl<'a> Pipeline<'a> {
             &meta_of(old),
             &mpath,
         ));
-        errs.extend(self.openapi(obj, Some(old), kv));
+        errs.extend(self.openapi(obj, Some(old).filter(|_| ratcheting), kv));
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
         errs.extend(self.embedded(obj));
         if listtype::validate(&Path::root(), &self.schema, old).is_empty() {
             errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
         }
-        let skipped = self.rules_step(obj, Some(old), kv, errs, warnings);
+        let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
         warnings.extend(finalizer_warnings(&meta_of(obj)));
         skipped
     }
@@ -778,6 +796,7 @@ impl<'a> Pipeline<'a> {
         &self,
         obj: &Value,
         old: &Value,
+        ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
@@ -798,7 +817,7 @@ impl<'a> Pipeline<'a> {
             let v = SchemaValidator::new(kv);
             let base = Path::new("status");
             let old_status = old.get("status");
-            let out = match old_status {
+            let out = match old_status.filter(|_| ratcheting) {
                 Some(os) => {
                     let corr = ratchet::Correlation::node(os);
                     v.validate_correlated(status, status_schema, "", &corr)
@@ -812,7 +831,7 @@ impl<'a> Pipeline<'a> {
         if !new_lt.is_empty() && listtype::validate(&Path::root(), &self.schema, old).is_empty() {
             errs.extend(new_lt);
         }
-        self.rules_step(obj, Some(old), kv, errs, warnings)
+        self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings)
     }
 }
 
