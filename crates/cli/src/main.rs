@@ -8,6 +8,7 @@ mod env;
 mod eval;
 mod json;
 mod literal;
+mod test_cmd;
 
 use std::process::ExitCode;
 
@@ -25,6 +26,9 @@ struct Cli {
 enum Command {
     /// Compile and evaluate a CEL expression.
     Eval(eval::Args),
+    /// Run custom-resource test files: oracle-style case files, or declarative CRD test
+    /// suites (`*.testsuite.yaml`) against `--crd` files.
+    Test(test_cmd::Args),
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -36,5 +40,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Eval(args) => eval::run(args),
+        Command::Test(args) => test_cmd::run(args),
     }
 }
