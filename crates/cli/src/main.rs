@@ -6,8 +6,7 @@
 mod decl;
 mod env;
 mod eval;
-mod json;
-mod literal;
+mod r#gen;
 mod test_cmd;
 
 use std::process::ExitCode;
@@ -26,6 +25,8 @@ struct Cli {
 enum Command {
     /// Compile and evaluate a CEL expression.
     Eval(eval::Args),
+    /// Generate OpenAPI schemas or a CRD from .proto files with +kubebuilder markers.
+    Gen(r#gen::Args),
     /// Run custom-resource test files: oracle-style case files, or declarative CRD test
     /// suites (`*.testsuite.yaml`) against `--crd` files.
     Test(test_cmd::Args),
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Eval(args) => eval::run(args),
+        Command::Gen(args) => r#gen::run(args),
         Command::Test(args) => test_cmd::run(args),
     }
 }
