@@ -7,6 +7,7 @@ mod decl;
 mod env;
 mod eval;
 mod r#gen;
+mod test_cmd;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,9 @@ enum Command {
     Eval(eval::Args),
     /// Generate OpenAPI schemas or a CRD from .proto files with +kubebuilder markers.
     Gen(r#gen::Args),
+    /// Run custom-resource test files: oracle-style case files, or declarative CRD test
+    /// suites (`*.testsuite.yaml`) against `--crd` files.
+    Test(test_cmd::Args),
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -38,5 +42,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Gen(args) => r#gen::run(args),
+        Command::Test(args) => test_cmd::run(args),
     }
 }
