@@ -266,8 +266,8 @@ impl<'a> Checker<'a> {
                 // An absolute name that a comprehension variable would shadow
                 // keeps its leading dot, so that the planner looks past the
                 // local (`['x'].exists(y, .y == 'y')`).
-                let shadowed = name.starts_with('.')
-                    && self.locals.iter().any(|(n, _)| **n == *decl.name);
+                let shadowed =
+                    name.starts_with('.') && self.locals.iter().any(|(n, _)| **n == *decl.name);
                 if shadowed {
                     *name = format!(".{}", decl.name);
                 } else if *name != decl.name {
