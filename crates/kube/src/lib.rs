@@ -28,6 +28,7 @@ pub mod escaping;
 pub mod field;
 pub mod gofmt;
 pub mod library;
+pub mod rules;
 pub mod load;
 pub mod schema_props;
 pub mod structural;

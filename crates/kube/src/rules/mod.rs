@@ -1,0 +1,22 @@
+//! CEL validation rules (`x-kubernetes-validations`): compilation at CRD level and evaluation
+//! against custom resources, as kube-apiserver does both (reference §2–§4, §9).
+//!
+//! * [`env`]: the Kubernetes CEL environment by version (1.33–1.37) and view (new or stored
+//!   expressions), the limits.
+//! * [`compile`]: the rules of one schema node → programs or Kubernetes' compile errors.
+//! * [`field_path`]: the `fieldPath` grammar.
+//! * [`estimate`]: estimated rule costs.
+//! * [`ratchet`]: old/new correlation and ratcheting.
+//! * [`validator`]: the validator tree and the walk over an object.
+
+pub mod compile;
+pub mod env;
+pub mod estimate;
+pub mod field_path;
+pub mod ratchet;
+pub mod validator;
+
+pub use compile::{CompiledRule, EnvLoader, RuleError, StoredExpressions};
+pub use env::{EnvKind, EnvSpec, KubeVersion};
+pub use ratchet::{Correlation, Ratchet};
+pub use validator::{Outcome, Validator};
