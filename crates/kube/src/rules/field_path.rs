@@ -189,7 +189,7 @@ mod tests {
             check("['f\\qo']"),
             Err("invalid string literal: invalid escape char \\q".into())
         );
-        assert_eq!(check(".list[0]"), Err("does not refer to a valid field".into()));
+        assert_eq!(check(".list[0]"), Err("expected single quoted string but got 0".into()));
         assert_eq!(check(".foo.x"), Err("does not refer to a valid field".into()));
     }
 

@@ -356,7 +356,7 @@ impl Validator {
                 path.child(&compiled.normalized_field_path)
             };
             let ratchets = !compiled.uses_old_self && ratchet.should_ratchet();
-            let mut add = |out: &mut Outcome, e: FieldError| {
+            let add = |out: &mut Outcome, e: FieldError| {
                 if ratchets {
                     out.warnings.push(e.to_string());
                 } else {
