@@ -218,15 +218,16 @@ impl NodeEnvs<'_> {
     }
 }
 
-/// Compiles the rules of `schema` (a node whose CEL type is built as a resource root when
-/// `is_resource_root`). Fails (Kubernetes' "rule compiler initialization error") when the node has
-/// rules but no CEL type.
+/// Compiles `rules` against the node `schema` (whose CEL type is built as a resource root when
+/// `is_resource_root`; the rules are usually the node's own, or those of one of its `allOf`
+/// entries). Fails (Kubernetes' "rule compiler initialization error") when the node has rules
+/// but no CEL type.
 pub fn compile_node(
     schema: &Arc<Structural>,
+    rules: &[ValidationRule],
     is_resource_root: bool,
     loader: &EnvLoader,
 ) -> Result<Vec<CompiledRule>, String> {
-    let rules = &schema.extensions.validations;
     if rules.is_empty() {
         return Ok(Vec::new());
     }
@@ -468,7 +469,12 @@ mod tests {
                 {"rule": "self.all(oldSelf, oldSelf != '')"}
             ]
         }));
-        let rules = compile_node(&s, false, &EnvLoader::create(KubeVersion::NEWEST))
+        let rules = compile_node(
+            &s,
+            &s.extensions.validations,
+            false,
+            &EnvLoader::create(KubeVersion::NEWEST),
+        )
             .expect("node compiles");
         assert_eq!(rules.len(), 6);
         assert!(rules[0].program.is_some() && rules[0].error.is_none());
@@ -494,7 +500,8 @@ mod tests {
             "x-kubernetes-preserve-unknown-fields": true,
             "x-kubernetes-validations": [{"rule": "true"}]
         }));
-        assert!(compile_node(&s, false, &EnvLoader::runtime(KubeVersion::NEWEST)).is_err());
+        let loader = EnvLoader::runtime(KubeVersion::NEWEST);
+        assert!(compile_node(&s, &s.extensions.validations, false, &loader).is_err());
     }
 
     #[test]

@@ -198,6 +198,15 @@ impl Ratchet {
         }
     }
 
+    /// The state an `allOf` branch validates with: not ratcheted at the node itself (as schema
+    /// ratcheting does not ratchet `allOf`), only through the nearest correlatable ancestor.
+    pub fn for_all_of(&self) -> Ratchet {
+        Ratchet {
+            current: None,
+            nearest_parent: self.nearest_parent.clone(),
+        }
+    }
+
     /// The state at field `field`. `apiVersion` and `kind` of the root never ratchet.
     pub fn key(&self, field: &str) -> Ratchet {
         let Some(current) = &self.current else {

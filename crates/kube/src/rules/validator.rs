@@ -34,6 +34,8 @@ pub struct Validator {
     items: Option<Box<Validator>>,
     properties: IndexMap<String, Validator>,
     additional_properties: Option<Box<Validator>>,
+    /// Rules inside `allOf` entries, validated against this same node.
+    all_of: Vec<Validator>,
 }
 
 /// What validating one object produced.
@@ -48,12 +50,26 @@ pub struct Outcome {
     pub remaining_budget: i64,
 }
 
-/// Whether any node of `s` has rules.
+/// The `allOf` entries of `s` as structural schemas (entries that have none are ignored).
+fn all_of(s: &Structural) -> Vec<Structural> {
+    s.value_validation
+        .as_deref()
+        .map(|v| {
+            v.all_of
+                .iter()
+                .filter_map(|p| Structural::from_props(p).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether any node of `s` (including `allOf` entries) has rules.
 fn has_rules(s: &Structural) -> bool {
     !s.extensions.validations.is_empty()
         || s.items.as_deref().is_some_and(has_rules)
         || s.properties.values().any(|p| has_rules(p))
         || s.additional_properties_schema().is_some_and(|a| has_rules(a))
+        || all_of(s).iter().any(has_rules)
 }
 
 impl Validator {
@@ -69,7 +85,11 @@ impl Validator {
             return None;
         }
         let decl = DeclType::from_schema(schema, is_resource_root, "object");
-        build(schema, is_resource_root, decl.as_ref(), loader, per_call_limit, 0)
+        let b = Builder {
+            loader,
+            per_call_limit,
+        };
+        b.build(schema, schema, is_resource_root, decl.as_ref(), 0)
     }
 
     /// A validator as kube-apiserver builds it for a custom resource: stored expressions, the
@@ -87,6 +107,9 @@ impl Validator {
 
     fn collect_rules<'a>(&'a self, at: &str, out: &mut Vec<(&'a CompiledRule, String)>) {
         out.extend(self.rules.iter().map(|r| (r, at.to_string())));
+        for a in &self.all_of {
+            a.collect_rules(at, out);
+        }
         if let Some(i) = &self.items {
             i.collect_rules(&format!("{at}[*]"), out);
         }
@@ -136,6 +159,12 @@ impl Validator {
         let mut budget = self.validate_rules(out, path, obj, old, ratchet, budget);
         if budget < 0 {
             return budget;
+        }
+        for a in &self.all_of {
+            budget = a.walk(out, path, obj, old, &ratchet.for_all_of(), budget, depth + 1);
+            if budget < 0 {
+                return budget;
+            }
         }
         match obj {
             Json::Array(items) => {
@@ -483,73 +512,108 @@ impl cel::Activation for RuleActivation {
     }
 }
 
-fn build(
-    schema: &Arc<Structural>,
-    is_resource_root: bool,
-    decl: Option<&Arc<DeclType>>,
-    loader: &EnvLoader,
+/// Builds validator trees with one environment loader and per-call limit.
+struct Builder<'a> {
+    loader: &'a EnvLoader,
     per_call_limit: u64,
-    depth: usize,
-) -> Option<Validator> {
-    if depth > crate::structural::MAX_SCHEMA_DEPTH || !has_rules(schema) {
-        return None;
-    }
-    let (rules, setup_error) = match compile_node(schema, is_resource_root, loader) {
-        Ok(r) => (r, None),
-        Err(e) => (Vec::new(), Some(e)),
-    };
-    let elem = decl.and_then(|d| match &d.kind {
-        DeclKind::List(e) | DeclKind::Map(e) => Some(e),
-        _ => None,
-    });
-    let items = schema.items.as_ref().and_then(|i| {
-        build(i, i.extensions.embedded_resource, elem, loader, per_call_limit, depth + 1)
-    });
-    let additional_properties = schema.additional_properties_schema().and_then(|a| {
-        build(a, a.extensions.embedded_resource, elem, loader, per_call_limit, depth + 1)
-    });
-    let mut properties = IndexMap::new();
-    for (name, prop) in &schema.properties {
-        let field_type = match escaping::escape(name) {
-            Some(escaped) => {
-                let Some(field) = decl
-                    .and_then(|d| d.as_object())
-                    .and_then(|o| o.fields.get(escaped.as_ref()))
-                else {
-                    continue;
-                };
-                field.ty.clone()
-            }
-            None => {
-                let Some(t) =
-                    DeclType::from_schema(prop, prop.extensions.embedded_resource, "object")
-                else {
-                    continue;
-                };
-                t
-            }
-        };
-        if let Some(v) = build(
-            prop,
-            prop.extensions.embedded_resource,
-            Some(&field_type),
-            loader,
-            per_call_limit,
-            depth + 1,
-        ) {
-            properties.insert(name.clone(), v);
+}
+
+impl Builder<'_> {
+    /// The validator of the rules of `validation` (the node's schema, or one of its `allOf`
+    /// entries) applied to the node `node`.
+    fn build(
+        &self,
+        validation: &Structural,
+        node: &Arc<Structural>,
+        is_resource_root: bool,
+        decl: Option<&Arc<DeclType>>,
+        depth: usize,
+    ) -> Option<Validator> {
+        if depth > crate::structural::MAX_SCHEMA_DEPTH || !has_rules(validation) {
+            return None;
         }
+        let (rules, setup_error) = match compile_node(
+            node,
+            &validation.extensions.validations,
+            is_resource_root,
+            self.loader,
+        ) {
+            Ok(r) => (r, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let elem = decl.and_then(|d| match &d.kind {
+            DeclKind::List(e) | DeclKind::Map(e) => Some(e),
+            _ => None,
+        });
+        let items = match (&validation.items, &node.items) {
+            (Some(v), Some(n)) => {
+                self.build(v, n, n.extensions.embedded_resource, elem, depth + 1)
+            }
+            _ => None,
+        };
+        let additional_properties = match (
+            validation.additional_properties_schema(),
+            node.additional_properties_schema(),
+        ) {
+            (Some(v), Some(n)) => {
+                self.build(v, n, n.extensions.embedded_resource, elem, depth + 1)
+            }
+            _ => None,
+        };
+        let mut properties = IndexMap::new();
+        for (name, vprop) in &validation.properties {
+            // Only properties on the node's structural spine are validated.
+            let Some(nprop) = node.properties.get(name) else {
+                continue;
+            };
+            let field_type = match escaping::escape(name) {
+                Some(escaped) => {
+                    let Some(field) = decl
+                        .and_then(|d| d.as_object())
+                        .and_then(|o| o.fields.get(escaped.as_ref()))
+                    else {
+                        // Fields CEL cannot see are left out entirely.
+                        continue;
+                    };
+                    field.ty.clone()
+                }
+                None => {
+                    let Some(t) = DeclType::from_schema(
+                        nprop,
+                        nprop.extensions.embedded_resource,
+                        "object",
+                    ) else {
+                        continue;
+                    };
+                    t
+                }
+            };
+            if let Some(v) = self.build(
+                vprop,
+                nprop,
+                nprop.extensions.embedded_resource,
+                Some(&field_type),
+                depth + 1,
+            ) {
+                properties.insert(name.clone(), v);
+            }
+        }
+        let all_of = all_of(validation)
+            .iter()
+            .filter_map(|a| self.build(a, node, is_resource_root, decl, depth + 1))
+            .collect();
+        let uses_old_self = rules.iter().any(|r| r.uses_old_self);
+        Some(Validator {
+            schema: node.clone(),
+            is_resource_root,
+            rules,
+            setup_error,
+            uses_old_self,
+            per_call_limit: self.per_call_limit,
+            items: items.map(Box::new),
+            properties,
+            additional_properties: additional_properties.map(Box::new),
+            all_of,
+        })
     }
-    let uses_old_self = rules.iter().any(|r| r.uses_old_self);
-    Some(Validator {
-        schema: schema.clone(),
-        is_resource_root,
-        rules,
-        setup_error,
-        uses_old_self,
-        per_call_limit,
-        items: items.map(Box::new),
-        properties,
-        additional_properties: additional_properties.map(Box::new),
-    })
 }
