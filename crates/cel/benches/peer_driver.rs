@@ -51,7 +51,7 @@ fn read(path: &str) -> Result<Json, String> {
 
 fn bench(protocol_path: &str, data_path: &str) -> Result<(), String> {
     let protocol = read(protocol_path)?;
-    let data = common::plain_json::to_value(&read(data_path)?);
+    let data = Value::from_json(&read(data_path)?);
     let timing = &protocol["timing"];
     let warmup = timing["warmup_s"].as_f64().unwrap_or(0.3);
     let rounds = timing["rounds"].as_u64().unwrap_or(5) as usize;

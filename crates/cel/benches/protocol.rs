@@ -51,10 +51,7 @@ fn load() -> Result<Option<(Vec<Expression>, Value)>, String> {
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(Some((
-        expressions,
-        common::plain_json::to_value(&read(&data)?),
-    )))
+    Ok(Some((expressions, Value::from_json(&read(&data)?))))
 }
 
 fn main() {

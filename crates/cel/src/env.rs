@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::checker::{CheckedAst, TypeProvider};
+use crate::cost::OverloadEstimateFn;
 use crate::diagnostics::Issues;
 use crate::functions::{Function, Overload, OverloadCostFn, RuntimeCostHook};
 use crate::program::Program;
@@ -67,6 +68,8 @@ pub struct EnvBuilder {
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: HashMap<String, Type>,
 }
 
 impl EnvBuilder {
@@ -127,6 +130,20 @@ impl EnvBuilder {
         self.overload_costs.insert(id.to_string(), f);
     }
 
+    /// Attaches a static cost estimator to the overload `id` (cel-go's
+    /// `checker.OverloadCostEstimate`, see [`OverloadEstimateFn`]); it takes
+    /// precedence over the host's call-cost hook and the built-in estimates in
+    /// [`crate::cost::estimate`].
+    pub fn add_overload_estimator(&mut self, id: &str, f: OverloadEstimateFn) {
+        self.overload_estimators.insert(id.to_string(), f);
+    }
+
+    /// Declares a type name usable as an identifier (`net.IP` evaluates to
+    /// the type value of `t`); libraries that define opaque types call this.
+    pub fn add_type(&mut self, name: &str, t: Type) {
+        self.type_identifiers.insert(name.to_string(), t);
+    }
+
     /// Installs the host's runtime call-cost estimator (see [`RuntimeCostHook`]).
     pub fn runtime_cost_hook(mut self, hook: RuntimeCostHook) -> Self {
         self.cost_hook = Some(hook);
@@ -153,6 +170,8 @@ impl EnvBuilder {
                 type_provider: self.type_provider,
                 overload_costs: self.overload_costs,
                 cost_hook: self.cost_hook,
+                overload_estimators: self.overload_estimators,
+                type_identifiers: self.type_identifiers,
             }),
         }
     }
@@ -179,6 +198,8 @@ pub(crate) struct EnvInner {
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: HashMap<String, Type>,
 }
 
 impl Env {
@@ -210,9 +231,19 @@ impl Env {
         self.inner.type_provider.as_deref()
     }
 
+    /// A type name declared with [`EnvBuilder::add_type`].
+    pub fn type_identifier(&self, name: &str) -> Option<&Type> {
+        self.inner.type_identifiers.get(name)
+    }
+
     /// The runtime cost function attached to overload `id`, if any.
     pub fn overload_cost(&self, id: &str) -> Option<&OverloadCostFn> {
         self.inner.overload_costs.get(id)
+    }
+
+    /// The static cost estimator attached to overload `id`, if any.
+    pub fn overload_estimator(&self, id: &str) -> Option<&OverloadEstimateFn> {
+        self.inner.overload_estimators.get(id)
     }
 
     /// The host's runtime call-cost estimator, if any.

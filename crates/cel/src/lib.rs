@@ -4,6 +4,7 @@
 //!
 //! * [`syntax`]: lexer, parser, macro expansion, the AST with ids and positions;
 //! * [`checker`]: declarations, type inference, overload resolution;
+//! * [`cost`]: the static cost estimate of a checked expression;
 //! * [`eval`]: the planner and the interpreter;
 //! * [`library`]: the standard library and the extensions.
 //!
@@ -19,6 +20,7 @@
 
 pub mod activation;
 pub mod checker;
+pub mod cost;
 pub mod diagnostics;
 pub mod env;
 pub mod error;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use cel::{Type, Value};
 use clap::ValueEnum;
 
-use crate::{EXIT_FAILED, EXIT_USAGE, decl, env, json, literal};
+use crate::{EXIT_FAILED, EXIT_USAGE, decl, env};
 
 /// Inputs larger than this are refused (`--var name=@file`).
 const MAX_INPUT_BYTES: u64 = 256 << 20;
@@ -33,12 +33,13 @@ pub struct Args {
 enum Format {
     /// CEL literal syntax.
     Cel,
-    /// JSON (bytes in base64, timestamps and durations as strings).
+    /// JSON (bytes in base64, timestamps and durations as strings; NaN,
+    /// infinities and type values have no JSON form and are errors).
     Json,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let (bindings, decls) = match inputs(&args) {
+    let Inputs { bindings, decls } = match inputs(&args) {
         Ok(x) => x,
         Err(message) => {
             eprintln!("kcel eval: {message}");
@@ -65,8 +66,10 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let shown = match args.output {
-        Format::Cel => literal::to_literal(&value),
-        Format::Json => json::from_value(&value)
+        Format::Cel => Ok(value.to_string()),
+        Format::Json => value
+            .to_json()
+            .map_err(|e| e.to_string())
             .and_then(|j| serde_json::to_string_pretty(&j).map_err(|e| e.to_string())),
     };
     match shown {
@@ -81,9 +84,14 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// The bindings and the declarations (every bound variable is declared,
-/// `dyn` unless `--decl` says otherwise).
-fn inputs(args: &Args) -> Result<(HashMap<String, Value>, Vec<(String, Type)>), String> {
+/// What the command line binds and declares.
+struct Inputs {
+    bindings: HashMap<String, Value>,
+    /// Every bound variable is declared, `dyn` unless `--decl` says otherwise.
+    decls: Vec<(String, Type)>,
+}
+
+fn inputs(args: &Args) -> Result<Inputs, String> {
     let mut decls: Vec<(String, Type)> = Vec::new();
     for d in &args.decls {
         let (name, t) = decl::parse_decl(d)?;
@@ -108,7 +116,7 @@ fn inputs(args: &Args) -> Result<(HashMap<String, Value>, Vec<(String, Type)>), 
         let parsed: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("--var {name}: invalid JSON: {e}"))?;
         if bindings
-            .insert(name.to_string(), json::to_value(&parsed))
+            .insert(name.to_string(), Value::from_json(&parsed))
             .is_some()
         {
             return Err(format!("--var {name}: bound twice"));
@@ -117,7 +125,7 @@ fn inputs(args: &Args) -> Result<(HashMap<String, Value>, Vec<(String, Type)>), 
             decls.push((name.to_string(), Type::Dyn));
         }
     }
-    Ok((bindings, decls))
+    Ok(Inputs { bindings, decls })
 }
 
 fn read_file(path: &str) -> Result<String, String> {

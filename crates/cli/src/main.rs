@@ -6,8 +6,7 @@
 mod decl;
 mod env;
 mod eval;
-mod json;
-mod literal;
+mod r#gen;
 
 use std::process::ExitCode;
 
@@ -25,6 +24,8 @@ struct Cli {
 enum Command {
     /// Compile and evaluate a CEL expression.
     Eval(eval::Args),
+    /// Generate OpenAPI schemas or a CRD from .proto files with +kubebuilder markers.
+    Gen(r#gen::Args),
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -36,5 +37,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Eval(args) => eval::run(args),
+        Command::Gen(args) => r#gen::run(args),
     }
 }

@@ -39,35 +39,91 @@ pub(crate) fn call_cost(env: &Env, meta: &CallMeta, args: &[Value], result: Opti
     {
         return c;
     }
-    builtin_cost(&meta.overload_id, args)
+    meta.rule.cost(args)
 }
 
-/// cel-go's default rules (overload ids not listed cost 1).
-pub(crate) fn builtin_cost(overload_id: &str, args: &[Value]) -> u64 {
-    let size = |i: usize| args.get(i).map_or(1, actual_size);
-    match overload_id {
-        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
-            ceil_mul(size(0), 0.1)
+/// cel-go's default cost rules, by overload id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CostRule {
+    /// Everything not listed: 1.
+    One,
+    /// ⌈0.1·size(arg0)⌉: startsWith, endsWith, bytes(string), string(bytes).
+    FirstTraversal,
+    /// size(arg1): `in` on a list.
+    InList,
+    /// ⌈0.1·min(size(arg0), size(arg1))⌉: equality, string/bytes ordering.
+    MinTraversal,
+    /// ⌈0.1·(size(arg0) + size(arg1))⌉: string/bytes concatenation.
+    SumTraversal,
+    /// ⌈0.1·(size(s)+1)⌉·⌈0.25·size(re)⌉.
+    Matches,
+    /// ⌈0.1·size(s)⌉·⌈0.1·size(sub)⌉.
+    Contains,
+}
+
+impl CostRule {
+    pub(crate) fn of(overload_id: &str) -> CostRule {
+        match overload_id {
+            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
+                CostRule::FirstTraversal
+            }
+            "in_list" => CostRule::InList,
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals" => CostRule::MinTraversal,
+            "add_string" | "add_bytes" => CostRule::SumTraversal,
+            "matches_string" => CostRule::Matches,
+            "contains_string" => CostRule::Contains,
+            _ => CostRule::One,
         }
-        "in_list" => size(1),
-        "less_string"
-        | "greater_string"
-        | "less_equals_string"
-        | "greater_equals_string"
-        | "less_bytes"
-        | "greater_bytes"
-        | "less_equals_bytes"
-        | "greater_equals_bytes"
-        | "equals"
-        | "not_equals" => ceil_mul(size(0).min(size(1)), 0.1),
-        "add_string" | "add_bytes" => ceil_mul(size(0).saturating_add(size(1)), 0.1),
-        "matches_string" => {
-            let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
-            s.saturating_mul(ceil_mul(size(1), 0.25))
-        }
-        "contains_string" => ceil_mul(size(0), 0.1).saturating_mul(ceil_mul(size(1), 0.1)),
-        _ => 1,
     }
+
+    pub(crate) fn cost(self, args: &[Value]) -> u64 {
+        self.cost_sized(|i| args.get(i).map_or(1, actual_size))
+    }
+
+    /// The rule applied to argument sizes (`size(i)`: of argument `i`).
+    #[inline]
+    pub(crate) fn cost_sized(self, size: impl Fn(usize) -> u64) -> u64 {
+        match self {
+            CostRule::One => 1,
+            CostRule::FirstTraversal => ceil_mul(size(0), 0.1),
+            CostRule::InList => size(1),
+            CostRule::MinTraversal => ceil_mul(size(0).min(size(1)), 0.1),
+            CostRule::SumTraversal => ceil_mul(size(0).saturating_add(size(1)), 0.1),
+            CostRule::Matches => {
+                let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
+                s.saturating_mul(ceil_mul(size(1), 0.25))
+            }
+            CostRule::Contains => ceil_mul(size(0), 0.1).saturating_mul(ceil_mul(size(1), 0.1)),
+        }
+    }
+}
+
+/// The cost of a call whose arguments are borrowed: the built-in rule when
+/// nothing custom applies (no argument list is built), else [`call_cost`].
+#[inline]
+pub(crate) fn cost_of(env: &Env, meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
+    if !meta.custom {
+        return meta
+            .rule
+            .cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v)));
+    }
+    let owned: Vec<Value> = args.iter().map(|v| (*v).clone()).collect();
+    call_cost(env, meta, &owned, result)
+}
+
+/// cel-go's default rules by overload id (tests).
+#[cfg(test)]
+pub(crate) fn builtin_cost(overload_id: &str, args: &[Value]) -> u64 {
+    CostRule::of(overload_id).cost(args)
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@ pub(crate) struct Ctx<'a> {
     pub max_size: usize,
 }
 
+static NULL: Value = Value::Null;
+
 /// Errors that end evaluation instead of flowing as CEL error values.
 #[inline]
 fn is_abort(e: &EvalError) -> bool {
@@ -142,13 +144,24 @@ impl Plan {
     pub(crate) fn eval_node<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
         match n {
             Node::Const(v) => Ok(v.clone()),
+            Node::Local(s) => {
+                cx.charge::<T>(1)?;
+                cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null))
+            }
             Node::Attr(a) => self.eval_attr::<T>(a, cx, true),
             Node::CondAttr(c) => self.eval_cond::<T>(c, cx),
             Node::Has(h) => {
                 let v = self.eval_node::<T>(&h.operand, cx);
                 abort_on!(v);
                 cx.charge::<T>(self.presence_cost)?;
-                ops::has_field(&v?, &h.field).map_err(|e| e.at(h.id))
+                match v? {
+                    // has() on an optional: absent when empty, else on the value.
+                    Value::Optional(None) => Ok(Value::Bool(false)),
+                    Value::Optional(Some(x)) => {
+                        ops::has_field(&x, &h.field).map_err(|e| e.at(h.id))
+                    }
+                    v => ops::has_field(&v, &h.field).map_err(|e| e.at(h.id)),
+                }
             }
             Node::And(ab) => {
                 let l = self.eval_node::<T>(&ab[0], cx);
@@ -175,8 +188,8 @@ impl Plan {
                 abort_on!(v);
                 let out = Value::Bool(!matches!(v, Ok(Value::Bool(false))));
                 if T {
-                    let a = [v.unwrap_or(Value::Null)];
-                    cx.charge::<T>(cost::call_cost(&self.env, meta, &a, Some(&out)))?;
+                    let a = v.as_ref().unwrap_or(&NULL);
+                    cx.charge::<T>(cost::cost_of(&self.env, meta, &[a], Some(&out)))?;
                 }
                 Ok(out)
             }
@@ -188,12 +201,15 @@ impl Plan {
                     Err(e) => Err(e.clone()),
                 };
                 if T {
-                    let args = [a.unwrap_or(Value::Null)];
-                    cx.charge::<T>(cost::call_cost(&self.env, &op.meta, &args, r.as_ref().ok()))?;
+                    let a = a.as_ref().unwrap_or(&NULL);
+                    cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a], r.as_ref().ok()))?;
                 }
                 r
             }
             Node::Op2(op) => {
+                if let Node::Const(c) = &op.args[1] {
+                    return self.eval_op2_const::<T>(op, c, cx);
+                }
                 let a = self.eval_node::<T>(&op.args[0], cx);
                 abort_on!(a);
                 let b = self.eval_node::<T>(&op.args[1], cx);
@@ -203,8 +219,8 @@ impl Plan {
                     (Err(e), _) | (_, Err(e)) => Err(e.clone()),
                 };
                 if T {
-                    let args = [a.unwrap_or(Value::Null), b.unwrap_or(Value::Null)];
-                    cx.charge::<T>(cost::call_cost(&self.env, &op.meta, &args, r.as_ref().ok()))?;
+                    let (a, b) = (a.as_ref().unwrap_or(&NULL), b.as_ref().unwrap_or(&NULL));
+                    cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok()))?;
                 }
                 if let Ok(v) = &r
                     && cx.max_size != usize::MAX
@@ -224,8 +240,13 @@ impl Plan {
                     (Ok(_), _) => Err(EvalError::no_such_overload().at(m.meta.id)),
                 };
                 if T {
-                    let args = [t.unwrap_or(Value::Null), m.pattern.clone()];
-                    cx.charge::<T>(cost::call_cost(&self.env, &m.meta, &args, r.as_ref().ok()))?;
+                    let t = t.as_ref().unwrap_or(&NULL);
+                    cx.charge::<T>(cost::cost_of(
+                        &self.env,
+                        &m.meta,
+                        &[t, &m.pattern],
+                        r.as_ref().ok(),
+                    ))?;
                 }
                 r
             }
@@ -261,6 +282,45 @@ impl Plan {
         }
     }
 
+    /// A binary operator whose right operand is a constant: no clone of the
+    /// constant, and a comprehension variable on the left is borrowed.
+    #[inline]
+    fn eval_op2_const<const T: bool>(&self, op: &Op2, c: &Value, cx: &mut Ctx<'_>) -> EvalResult {
+        if let Node::Local(s) = &op.args[0] {
+            cx.charge::<T>(1)?;
+            let r = match cx.slots.get(*s) {
+                Some(Ok(x)) => (op.f)(x, c).map_err(|e| e.at(op.meta.id)),
+                Some(Err(e)) => Err(e.clone()),
+                None => Err(EvalError::msg("internal error: slot")),
+            };
+            if T {
+                let a = match cx.slots.get(*s) {
+                    Some(Ok(x)) => x,
+                    _ => &NULL,
+                };
+                let cost = cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok());
+                cx.charge::<T>(cost)?;
+            }
+            return r;
+        }
+        let a = self.eval_node::<T>(&op.args[0], cx);
+        abort_on!(a);
+        let r = match &a {
+            Ok(x) => (op.f)(x, c).map_err(|e| e.at(op.meta.id)),
+            Err(e) => Err(e.clone()),
+        };
+        if T {
+            let a = a.as_ref().unwrap_or(&NULL);
+            cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok()))?;
+        }
+        if let Ok(v) = &r
+            && cx.max_size != usize::MAX
+        {
+            cx.check_value_size(v)?;
+        }
+        r
+    }
+
     fn eval_cond<const T: bool>(&self, c: &CondAttr, cx: &mut Ctx<'_>) -> EvalResult {
         match self.eval_node::<T>(&c.cond, cx)? {
             Value::Bool(true) => self.eval_branch::<T>(&c.truthy, cx),
@@ -274,6 +334,7 @@ impl Plan {
     fn eval_branch<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
         match n {
             Node::Attr(a) => self.eval_attr::<T>(a, cx, false),
+            Node::Local(s) => cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null)),
             Node::CondAttr(c) => self.eval_cond::<T>(c, cx),
             other => self.eval_node::<T>(other, cx),
         }
@@ -374,6 +435,7 @@ impl Plan {
         Ok(v)
     }
 
+    #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
         let n = c.args.len();
         let mut small: [Value; 3] = [Value::Null, Value::Null, Value::Null];
@@ -420,6 +482,7 @@ impl Plan {
         r
     }
 
+    #[inline(never)]
     fn build_list<const T: bool>(&self, l: &ListNode, cx: &mut Ctx<'_>) -> EvalResult {
         cx.check_size(l.elems.len())?;
         let mut out = Vec::with_capacity(l.elems.len());
@@ -443,6 +506,7 @@ impl Plan {
         Ok(Value::List(List::new(out)))
     }
 
+    #[inline(never)]
     fn build_map<const T: bool>(&self, m: &MapNode, cx: &mut Ctx<'_>) -> EvalResult {
         cx.check_size(m.entries.len())?;
         let mut out = indexmap::IndexMap::with_capacity(m.entries.len());
@@ -471,8 +535,15 @@ impl Plan {
         Ok(Value::Map(Map::new(out)))
     }
 
+    #[inline(never)]
     fn eval_compr<const T: bool>(&self, c: &Compr, cx: &mut Ctx<'_>) -> EvalResult {
         let range = self.eval_node::<T>(&c.range, cx)?;
+        if c.shape != FoldShape::General
+            && let Value::List(l) = &range
+            && let Some(items) = l.as_slice()
+        {
+            return self.quantifier::<T>(c, cx, items);
+        }
         let init = self.eval_node::<T>(&c.accu_init, cx);
         abort_on!(init);
         set_slot(cx, c.accu_slot, init);
@@ -528,6 +599,78 @@ impl Plan {
         r
     }
 
+    /// `exists` / `all` over a plain list: the fold of the general path
+    /// (same accumulator, same result, same cost) without walking the
+    /// condition and step nodes: only the predicate is evaluated.
+    fn quantifier<const T: bool>(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        items: &[Value],
+    ) -> EvalResult {
+        let exists = c.shape == FoldShape::Exists;
+        let (Node::And(ab) | Node::Or(ab)) = &c.step else {
+            return Err(EvalError::msg("internal error: fold shape"));
+        };
+        let Node::NotStrictlyFalse(cond_arg, nsf_meta) = &c.cond else {
+            return Err(EvalError::msg("internal error: fold shape"));
+        };
+        let not_meta = match &**cond_arg {
+            Node::Op1(op) => Some(&op.meta),
+            _ => None,
+        };
+        let pred = &ab[1];
+        let mut acc: EvalResult = Ok(Value::Bool(!exists));
+        for (i, item) in items.iter().enumerate() {
+            cx.tick()?;
+            self.bind_list_item(c, cx, i, item.clone());
+            // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
+            let tested = if exists {
+                let not = match &acc {
+                    Ok(v) => ops::not(v),
+                    Err(e) => Err(e.clone()),
+                };
+                if T {
+                    let a = acc.as_ref().unwrap_or(&NULL);
+                    let cost = not_meta
+                        .map_or(1, |m| cost::cost_of(&self.env, m, &[a], not.as_ref().ok()));
+                    cx.charge::<T>(1 + cost)?;
+                }
+                not
+            } else {
+                cx.charge::<T>(1)?;
+                acc.clone()
+            };
+            let go = !matches!(tested, Ok(Value::Bool(false)));
+            if T {
+                let a = tested.as_ref().unwrap_or(&NULL);
+                let out = Value::Bool(go);
+                cx.charge::<T>(cost::cost_of(&self.env, nsf_meta, &[a], Some(&out)))?;
+            }
+            if !go {
+                break;
+            }
+            // Step: acc || p / acc && p.
+            cx.charge::<T>(1)?;
+            if matches!(acc, Ok(Value::Bool(b)) if b == exists) {
+                continue;
+            }
+            let p = self.eval_node::<T>(pred, cx);
+            abort_on!(p);
+            acc = match (&acc, p) {
+                // acc is the neutral value here: the predicate decides.
+                (Ok(Value::Bool(_)), Ok(Value::Bool(b))) => Ok(Value::Bool(b)),
+                (_, p) => logic(acc, p, exists),
+            };
+        }
+        set_slot(cx, c.iter_slot, Ok(Value::Null));
+        if let Some(s2) = c.iter_slot2 {
+            set_slot(cx, s2, Ok(Value::Null));
+        }
+        cx.charge::<T>(1)?; // the result reads the accumulator
+        acc
+    }
+
     #[inline]
     fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
         match c.iter_slot2 {
@@ -575,12 +718,8 @@ impl Plan {
             (Ok(acc), Ok(x)) => ops::add(&acc, &Value::list(vec![x])).map_err(|e| e.at(a.add.id)),
         };
         if T {
-            let args = match &r {
-                Ok(v) => [v.clone(), Value::Null],
-                Err(_) => [Value::Null, Value::Null],
-            };
-            let c = cost::call_cost(&self.env, &a.add, &args, r.as_ref().ok());
-            drop(args);
+            let first = r.as_ref().unwrap_or(&NULL);
+            let c = cost::cost_of(&self.env, &a.add, &[first, &NULL], r.as_ref().ok());
             cx.charge::<T>(c)?;
         }
         r

@@ -17,6 +17,9 @@ use crate::value::{Key, Value};
 pub(crate) enum Node {
     /// A constant (literal, folded expression, type name). Cost 0.
     Const(Value),
+    /// A comprehension variable or accumulator read as is (an attribute
+    /// without qualifiers; cost 1, 0 as a branch of `?:`).
+    Local(usize),
     /// A variable (or relative operand) with qualifiers.
     Attr(Box<Attr>),
     /// `c ? t : f`.
@@ -61,6 +64,11 @@ pub(crate) struct CallMeta {
     pub overload_id: Arc<str>,
     /// A cost function attached to that overload.
     pub cost_fn: Option<OverloadCostFn>,
+    /// The built-in rule for the overload id.
+    pub rule: super::cost::CostRule,
+    /// True when the cost may come from outside the built-in rule (an
+    /// overload cost function or the host's hook): the arguments are needed.
+    pub custom: bool,
 }
 
 /// Where an attribute's value comes from.
@@ -157,8 +165,23 @@ pub(crate) struct MapNode {
     pub entries: Vec<(Node, Node, bool)>,
 }
 
+/// A recognised fold shape the untracked interpreter runs without
+/// evaluating the loop condition and step nodes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FoldShape {
+    /// Any fold.
+    General,
+    /// `exists`: init `false`, condition `@not_strictly_false(!acc)`, step
+    /// `acc || p`, result `acc`.
+    Exists,
+    /// `all`: init `true`, condition `@not_strictly_false(acc)`, step
+    /// `acc && p`, result `acc`.
+    All,
+}
+
 pub(crate) struct Compr {
     pub id: ExprId,
+    pub shape: FoldShape,
     pub range: Node,
     pub iter_slot: usize,
     pub iter_slot2: Option<usize>,

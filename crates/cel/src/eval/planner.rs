@@ -157,9 +157,15 @@ impl<'a> Planner<'a> {
                             k.as_const().cloned().unwrap_or(Value::Null),
                             v.as_const().cloned().unwrap_or(Value::Null),
                         );
-                        let key = map_key(&k).map_err(|err| (e.id, err.message().to_string()))?;
+                        // An invalid constant map is an error value at runtime, as in cel-go.
+                        let key = match map_key(&k) {
+                            Ok(key) => key,
+                            Err(err) => return Ok(Node::Error(err.at(e.id))),
+                        };
                         if m.insert(key, v).is_some() {
-                            return Err((e.id, "Failed with repeated key".into()));
+                            return Ok(Node::Error(
+                                EvalError::msg("Failed with repeated key").at(e.id),
+                            ));
                         }
                     }
                     return Ok(Node::Const(Value::Map(Map::new(m))));
@@ -234,6 +240,9 @@ impl<'a> Planner<'a> {
         if let Some(t) = std_type(name) {
             return Some(t);
         }
+        if let Some(t) = self.env.type_identifier(name) {
+            return Some(t.clone());
+        }
         if name == crate::types::OPTIONAL_TYPE_NAME && self.env.function("optional.of").is_some() {
             return Some(Type::optional(Type::Dyn));
         }
@@ -300,12 +309,14 @@ impl<'a> Planner<'a> {
         if let Some(r) = self.reference_name(e.id) {
             return Ok(Some(self.resolved_name(e.id, r, 0)));
         }
-        if self.checked.is_some() {
-            return Ok(None);
-        }
         let Some(segs) = ident_chain(e) else {
             return Ok(None);
         };
+        // With a checked AST, a chain whose root identifier has a reference is
+        // a field selection on that variable.
+        if self.checked.is_some() && self.reference_name(chain_root(e).id).is_some() {
+            return Ok(None);
+        }
         if self.local(segs[0]).is_some() {
             return Ok(None);
         }
@@ -337,11 +348,15 @@ impl<'a> Planner<'a> {
         } else {
             self.env.overload_cost(&overload_id).cloned()
         };
+        let custom = cost_fn.is_some() || self.env.cost_hook().is_some();
+        let rule = super::cost::CostRule::of(&overload_id);
         CallMeta {
             id,
             function: function.into(),
             overload_id,
             cost_fn,
+            rule,
+            custom,
         }
     }
 
@@ -599,8 +614,10 @@ impl<'a> Planner<'a> {
             .push((c.accu_var.clone(), Local::Slot(accu_slot)));
         let result = self.plan(&c.result)?;
         self.scopes.truncate(depth);
+        let shape = fold_shape(&accu_init, &cond, &step, &result, accu_slot);
         Ok(Node::Compr(Box::new(Compr {
             id,
+            shape,
             range,
             iter_slot,
             iter_slot2,
@@ -694,7 +711,7 @@ impl<'a> Planner<'a> {
 /// The node for a local name.
 fn local_attr(id: ExprId, l: Local) -> Node {
     let base = match l {
-        Local::Slot(s) => Base::Slot(s),
+        Local::Slot(s) => return Node::Local(s),
         Local::Block(b) => Base::BlockSlot(b),
     };
     Node::Attr(Box::new(Attr {
@@ -702,6 +719,36 @@ fn local_attr(id: ExprId, l: Local) -> Node {
         base,
         quals: Vec::new(),
     }))
+}
+
+/// Recognises the `exists` and `all` expansions (see [`FoldShape`]).
+fn fold_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) -> FoldShape {
+    let is_acc = |n: &Node| matches!(n, Node::Local(s) if *s == acc);
+    if !is_acc(result) {
+        return FoldShape::General;
+    }
+    let Node::NotStrictlyFalse(c, _) = cond else {
+        return FoldShape::General;
+    };
+    match (init.as_const(), &**c, step) {
+        (Some(Value::Bool(false)), Node::Op1(not), Node::Or(ab))
+            if is_acc(&not.arg) && &*not.meta.function == "!_" && is_acc(&ab[0]) =>
+        {
+            FoldShape::Exists
+        }
+        (Some(Value::Bool(true)), c, Node::And(ab)) if is_acc(c) && is_acc(&ab[0]) => {
+            FoldShape::All
+        }
+        _ => FoldShape::General,
+    }
+}
+
+/// The identifier at the root of a select chain.
+fn chain_root(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Select(s) => chain_root(&s.operand),
+        _ => e,
+    }
 }
 
 /// `a.b.c` as `["a", "b", "c"]` when the expression is only identifiers and selects.
@@ -732,6 +779,11 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
             a.quals.push(q);
             Node::Attr(a)
         }
+        Node::Local(s) => Node::Attr(Box::new(Attr {
+            id: q.id,
+            base: Base::Slot(s),
+            quals: vec![q],
+        })),
         Node::CondAttr(mut c) => {
             let q2 = clone_qual(&q);
             let truthy = std::mem::replace(&mut c.truthy, Node::Const(Value::Null));

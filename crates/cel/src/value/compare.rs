@@ -73,24 +73,24 @@ fn int_uint_cmp(i: i64, u: u64) -> Ordering {
     }
 }
 
+/// cel-go's `compareIntDouble`: doubles outside the int range by bounds,
+/// otherwise compared as doubles (the int converted, lossily, as in cel-go:
+/// `9223372036854775807 < 9223372036854775808.0` is false).
 fn int_double_cmp(i: i64, d: f64) -> Option<Ordering> {
     if d.is_nan() {
         return None;
     }
-    // Every i64 lies in [-2^63, 2^63); compare exactly at the edges.
-    if d < -9.223_372_036_854_776e18 {
+    if d < i64::MIN as f64 {
         return Some(Ordering::Greater);
     }
-    if d >= 9.223_372_036_854_776e18 {
+    if d > i64::MAX as f64 {
         return Some(Ordering::Less);
     }
-    let t = d.trunc();
-    match i.cmp(&(t as i64)) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(d - t)),
-        o => Some(o),
-    }
+    (i as f64).partial_cmp(&d)
 }
 
+/// cel-go's `compareUintDouble`: negative and too-large doubles by bounds,
+/// otherwise compared as doubles.
 fn uint_double_cmp(u: u64, d: f64) -> Option<Ordering> {
     if d.is_nan() {
         return None;
@@ -98,14 +98,10 @@ fn uint_double_cmp(u: u64, d: f64) -> Option<Ordering> {
     if d < 0.0 {
         return Some(Ordering::Greater);
     }
-    if d >= 1.844_674_407_370_955_2e19 {
+    if d > u64::MAX as f64 {
         return Some(Ordering::Less);
     }
-    let t = d.trunc();
-    match u.cmp(&(t as u64)) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(d - t)),
-        o => Some(o),
-    }
+    (u as f64).partial_cmp(&d)
 }
 
 fn list_equals(a: &List, b: &List) -> bool {

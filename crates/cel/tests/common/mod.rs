@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 pub mod full_env;
-pub mod plain_json;
+pub mod fuzz_env;
 pub mod proto_json;
 pub mod shared;
 pub mod structural;

@@ -57,6 +57,9 @@ fn member(id: &str, params: Vec<Type>, result: Type, imp: FnImpl) -> Overload {
 
 impl Library for Lists {
     fn install(&self, env: &mut EnvBuilder) {
+        if self.version >= 3 {
+            crate::cost::install_lists_estimators(env);
+        }
         let list_t = Type::list(Type::param("T"));
         env.add_function(Function::new("slice").overload(member(
             "list_slice",

@@ -20,6 +20,7 @@ pub struct Sets;
 
 impl Library for Sets {
     fn install(&self, env: &mut EnvBuilder) {
+        crate::cost::install_sets_estimators(env);
         let list_t = Type::list(Type::param("T"));
         for (name, id, imp) in [
             (

@@ -225,10 +225,7 @@ mod tests {
     #[test]
     fn numeric_conversions_check_ranges() {
         assert_eq!(msg(to_int(&Value::Uint(u64::MAX))), "integer overflow");
-        assert_eq!(
-            msg(to_int(&Value::Double(9.3e18))),
-            "integer overflow"
-        );
+        assert_eq!(msg(to_int(&Value::Double(9.3e18))), "integer overflow");
         assert_eq!(msg(to_int(&Value::Double(1e99))), "integer overflow");
         assert!(matches!(to_int(&Value::Double(-1.9)), Ok(Value::Int(-1))));
         assert_eq!(msg(to_uint(&Value::Int(-1))), "unsigned integer overflow");

@@ -127,9 +127,14 @@ fn comparison(name: &str, prefix: &str, f: fn(&Value, &Value) -> EvalResult) -> 
 }
 
 impl Library for Std {
+    /// Adds the standard functions and cel-go's standard macros (`has`,
+    /// `all`, `exists`, `exists_one`, `map`, `filter`).
     fn install(&self, env: &mut EnvBuilder) {
         for f in functions() {
             env.add_function(f);
+        }
+        for m in crate::syntax::macros::standard() {
+            env.add_macro(m);
         }
     }
 }

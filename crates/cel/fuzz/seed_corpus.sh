@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Seeds corpus/parse and corpus/eval with every expression of the cel-spec
+# conformance suite (../shared/cel-spec/json, or $KCEL_SHARED/cel-spec/json),
+# the benchmark protocol and cel-go's parser/checker test inputs, one file
+# per distinct expression. The corpora are not committed (see .gitignore).
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+SHARED="${KCEL_SHARED:-$HERE/../../../../shared}"
+python3 - "$SHARED" "$HERE/corpus" <<'PY'
+import glob, hashlib, json, os, sys
+shared, out = sys.argv[1], sys.argv[2]
+exprs = set()
+def walk(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == "expr" and isinstance(v, str):
+                exprs.add(v)
+            else:
+                walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+paths = glob.glob(os.path.join(shared, "cel-spec/json/*.json")) \
+    + glob.glob(os.path.join(shared, "cel-spec/cel-go-extra/*.json")) \
+    + [os.path.join(shared, "bench/protocol.json")]
+for p in paths:
+    if os.path.exists(p):
+        walk(json.load(open(p)))
+if not exprs:
+    sys.exit(f"no expressions found under {shared}")
+for target in ("parse", "eval"):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    for e in exprs:
+        data = e.encode()
+        with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
+            f.write(data)
+print(f"{len(exprs)} expressions written to {out}/{{parse,eval}}")
+PY

@@ -1,0 +1,816 @@
+//! The checking walk: types every node, resolves names and overloads, and
+//! reports cel-go's errors. It rewrites the tree as cel-go does: identifiers and
+//! selections that name a declaration become fully qualified identifiers,
+//! namespaced calls (`base64.encode(x)`) become global calls, and message
+//! constructions get their fully qualified type name.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::diagnostics::Issues;
+use crate::env::Env;
+use crate::functions::{Function, Overload};
+use crate::syntax::{Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
+use crate::types::Type;
+use crate::value::Value;
+
+use super::Reference;
+use super::format::{CheckedType, declared_type_name, format_call_signature};
+use super::names::{
+    IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
+    well_known_message_name,
+};
+use super::unify::{Mapping, has_type_param, instantiate, is_dyn, is_dyn_or_error, most_general};
+
+/// Deepest expression nesting the walk accepts: three times the parser's limit,
+/// and within a 2 MiB stack in debug builds.
+const MAX_DEPTH: usize = 750;
+
+/// Overload ids of the cross-type numeric comparisons, left out unless
+/// `EnvOptions::cross_type_numeric_comparisons` is on (as cel-go filters them).
+fn is_cross_type_comparison(id: &str) -> bool {
+    let rest = id
+        .strip_prefix("less_equals_")
+        .or_else(|| id.strip_prefix("less_"))
+        .or_else(|| id.strip_prefix("greater_equals_"))
+        .or_else(|| id.strip_prefix("greater_"));
+    matches!(
+        rest,
+        Some(
+            "int64_double"
+                | "int64_uint64"
+                | "uint64_double"
+                | "uint64_int64"
+                | "double_int64"
+                | "double_uint64"
+        )
+    )
+}
+
+/// The free type variable `_var<n>`; the first names are built once per process.
+fn type_var(n: usize) -> Type {
+    static NAMES: std::sync::OnceLock<Vec<Type>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| (0..256).map(|i| Type::param(&format!("_var{i}"))).collect());
+    match names.get(n) {
+        Some(t) => t.clone(),
+        None => Type::param(&format!("_var{n}")),
+    }
+}
+
+/// State of one check.
+pub(crate) struct Checker<'a> {
+    env: &'a Env,
+    container: &'a str,
+    types_provider: Types<'a>,
+    source_info: &'a SourceInfo,
+    optional_syntax: bool,
+    cross_type_numeric: bool,
+    homogeneous_literals: bool,
+    pub(crate) mapping: Mapping,
+    /// Node types, indexed by id.
+    pub(crate) types: Vec<Option<Type>>,
+    pub(crate) references: HashMap<ExprId, Reference>,
+    /// Comprehension variables in scope, innermost last.
+    locals: Vec<(String, Type)>,
+    fresh_vars: usize,
+    pub(crate) issues: Issues,
+    depth: usize,
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn new(
+        env: &'a Env,
+        source_info: &'a SourceInfo,
+        issues: Issues,
+        nodes: usize,
+    ) -> Self {
+        let options = env.options();
+        Checker {
+            env,
+            container: &options.container,
+            types_provider: Types {
+                provider: env.type_provider(),
+            },
+            source_info,
+            optional_syntax: options.parser.enable_optional_syntax,
+            cross_type_numeric: options.cross_type_numeric_comparisons,
+            homogeneous_literals: options.homogeneous_aggregate_literals,
+            mapping: Mapping::default(),
+            types: vec![None; nodes],
+            references: HashMap::new(),
+            locals: Vec::new(),
+            fresh_vars: 0,
+            issues,
+            depth: 0,
+        }
+    }
+
+    // ----- bookkeeping -------------------------------------------------------
+
+    fn set_type(&mut self, id: ExprId, t: Type) {
+        let Ok(i) = usize::try_from(id) else { return };
+        if i >= self.types.len() {
+            if i > self.types.len().saturating_mul(2).max(1 << 16) {
+                return;
+            }
+            self.types.resize(i + 1, None);
+        }
+        self.types[i] = Some(t);
+    }
+
+    fn get_type(&self, id: ExprId) -> Type {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.types.get(i))
+            .and_then(Option::as_ref)
+            .cloned()
+            .unwrap_or(Type::Error)
+    }
+
+    fn set_ident_ref(&mut self, id: ExprId, name: String, value: Option<Value>) {
+        self.references.insert(
+            id,
+            Reference {
+                name,
+                overload_ids: Vec::new(),
+                value,
+            },
+        );
+    }
+
+    fn error(&mut self, id: ExprId, message: String) {
+        let offset = self.source_info.offset(id);
+        self.issues.push(offset, id, message);
+    }
+
+    fn type_mismatch(&mut self, id: ExprId, expected: &Type, actual: &Type) {
+        let msg = format!(
+            "expected type '{}' but found '{}'",
+            CheckedType(expected),
+            CheckedType(actual)
+        );
+        self.error(id, msg);
+    }
+
+    fn undeclared(&mut self, id: ExprId, name: &str) {
+        let msg = format!(
+            "undeclared reference to '{name}' (in container '{}')",
+            self.container
+        );
+        self.error(id, msg);
+    }
+
+    fn new_type_var(&mut self) -> Type {
+        let n = self.fresh_vars;
+        self.fresh_vars += 1;
+        type_var(n)
+    }
+
+    // ----- declarations ------------------------------------------------------
+
+    /// cel-go's `Env.LookupIdent`: for each candidate name, comprehension
+    /// variables, declared variables, built-in type names, object types from
+    /// the provider, enum constants.
+    fn lookup_ident(&self, name: &str) -> Option<IdentDecl<'static>> {
+        let env = self.env;
+        let locals = &self.locals;
+        let types = self.types_provider;
+        let optional_syntax = self.optional_syntax;
+        resolve_candidates(self.container, name, |cand| {
+            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == cand) {
+                return Some(IdentDecl {
+                    name: Cow::Owned(n.clone()),
+                    ty: t.clone(),
+                    value: None,
+                });
+            }
+            if let Some(t) = env.variable(cand) {
+                return Some(IdentDecl {
+                    name: Cow::Owned(cand.to_string()),
+                    ty: t.clone(),
+                    value: None,
+                });
+            }
+            if let Some(t) = builtin_type_ident(cand, optional_syntax) {
+                return Some(IdentDecl::type_ident(cand.to_string(), t));
+            }
+            if let Some(t) = types.find_type(cand) {
+                return Some(IdentDecl::type_ident(cand.to_string(), t));
+            }
+            types.enum_value(cand).map(|v| IdentDecl {
+                name: Cow::Owned(cand.to_string()),
+                ty: Type::Int,
+                value: Some(Value::Int(v)),
+            })
+        })
+    }
+
+    /// cel-go's `Env.LookupFunction`.
+    fn lookup_function(&self, name: &str) -> Option<&'a Function> {
+        let env = self.env;
+        resolve_candidates(self.container, name, |cand| env.function(cand))
+    }
+
+    // ----- the walk ----------------------------------------------------------
+
+    pub(crate) fn check(&mut self, e: &mut Expr) {
+        if self.depth >= MAX_DEPTH {
+            self.error(
+                e.id,
+                "expression nesting exceeds the checker's limit".to_string(),
+            );
+            self.set_type(e.id, Type::Error);
+            return;
+        }
+        self.depth += 1;
+        match &e.kind {
+            ExprKind::Literal(lit) => {
+                let t = match lit {
+                    Literal::Null => Type::Null,
+                    Literal::Bool(_) => Type::Bool,
+                    Literal::Int(_) => Type::Int,
+                    Literal::Uint(_) => Type::Uint,
+                    Literal::Double(_) => Type::Double,
+                    Literal::String(_) => Type::String,
+                    Literal::Bytes(_) => Type::Bytes,
+                };
+                self.set_type(e.id, t);
+            }
+            ExprKind::Ident(_) => self.check_ident(e),
+            ExprKind::Select(_) => self.check_select(e),
+            ExprKind::Call(_) => self.check_call(e),
+            ExprKind::List(_) => self.check_list(e),
+            ExprKind::Map(_) => self.check_map(e),
+            ExprKind::Struct(_) => self.check_struct(e),
+            ExprKind::Comprehension(_) => self.check_comprehension(e),
+        }
+        self.depth -= 1;
+    }
+
+    fn check_ident(&mut self, e: &mut Expr) {
+        let ExprKind::Ident(name) = &mut e.kind else {
+            return;
+        };
+        match self.lookup_ident(name) {
+            Some(decl) => {
+                if *name != decl.name {
+                    *name = decl.name.to_string();
+                }
+                self.set_type(e.id, decl.ty);
+                self.set_ident_ref(e.id, decl.name.into_owned(), decl.value);
+            }
+            None => {
+                let name = name.clone();
+                self.set_type(e.id, Type::Error);
+                self.undeclared(e.id, &name);
+            }
+        }
+    }
+
+    fn check_select(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::Select(sel) = &mut e.kind else {
+            return;
+        };
+        if !sel.test_only
+            && !sel.optional
+            && let Some(qname) = qualified_name_of_select(sel)
+            && let Some(decl) = self.lookup_ident(&qname)
+        {
+            self.set_type(id, decl.ty);
+            let name = decl.name.into_owned();
+            self.set_ident_ref(id, name.clone(), decl.value);
+            e.kind = ExprKind::Ident(name);
+            return;
+        }
+        let optional = sel.optional;
+        let test_only = sel.test_only;
+        let field = std::mem::take(&mut sel.field);
+        let mut result = self.check_select_field(id, &mut sel.operand, &field, optional);
+        sel.field = field;
+        if test_only {
+            result = Type::Bool;
+        }
+        if optional {
+            self.references.insert(
+                id,
+                Reference {
+                    name: String::new(),
+                    overload_ids: vec!["select_optional_field".to_string()],
+                    value: None,
+                },
+            );
+        }
+        let t = self.mapping.substitute(&result, false);
+        self.set_type(id, t);
+    }
+
+    /// The type of `operand.field` (cel-go's `checkSelectField`).
+    fn check_select_field(
+        &mut self,
+        id: ExprId,
+        operand: &mut Expr,
+        field: &str,
+        optional: bool,
+    ) -> Type {
+        self.check(operand);
+        let operand_type = self.mapping.substitute(&self.get_type(operand.id), false);
+        let (target, was_optional) = match operand_type.optional_inner() {
+            Some(inner) => (inner.clone(), true),
+            None => (operand_type, false),
+        };
+        let result = match &target {
+            Type::Map(_, v) => (**v).clone(),
+            Type::Object(name) => self
+                .lookup_field_type(id, name, field)
+                .unwrap_or(Type::Error),
+            Type::TypeParam(_) => {
+                self.mapping.is_assignable(&Type::Dyn, &target);
+                Type::Dyn
+            }
+            other => {
+                if !is_dyn_or_error(other) {
+                    let msg = format!(
+                        "type '{}' does not support field selection",
+                        CheckedType(other)
+                    );
+                    self.error(id, msg);
+                }
+                Type::Dyn
+            }
+        };
+        if was_optional || optional {
+            Type::optional(result)
+        } else {
+            result
+        }
+    }
+
+    fn lookup_field_type(&mut self, id: ExprId, type_name: &str, field: &str) -> Option<Type> {
+        if self.types_provider.find_type(type_name).is_none() {
+            self.error(id, format!("unexpected failed resolution of '{type_name}'"));
+            return None;
+        }
+        let t = self.types_provider.field_type(type_name, field);
+        if t.is_none() {
+            self.error(id, format!("undefined field '{field}'"));
+        }
+        t
+    }
+
+    fn check_call(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::Call(call) = &mut e.kind else {
+            return;
+        };
+        if call.function == "_?._" {
+            self.check_optional_select(e);
+            return;
+        }
+        for arg in call.args.iter_mut() {
+            self.check(arg);
+        }
+        if call.target.is_none() {
+            match self.lookup_function(&call.function) {
+                Some(f) => {
+                    if call.function != f.name {
+                        call.function = f.name.clone();
+                    }
+                    let args: Vec<(ExprId, Type)> = call
+                        .args
+                        .iter()
+                        .map(|a| (a.id, self.get_type(a.id)))
+                        .collect();
+                    self.resolve_overload(id, f, None, &args);
+                }
+                None => {
+                    let name = call.function.clone();
+                    self.set_type(id, Type::Error);
+                    self.undeclared(id, &name);
+                }
+            }
+            return;
+        }
+        // `a.b.f(x)` may be the namespaced function `a.b.f`.
+        if let Some(prefix) = call.target.as_ref().and_then(qualified_name) {
+            let qualified = format!("{prefix}.{}", call.function);
+            if let Some(f) = self.lookup_function(&qualified) {
+                call.function = f.name.clone();
+                call.target = None;
+                let args: Vec<(ExprId, Type)> = call
+                    .args
+                    .iter()
+                    .map(|a| (a.id, self.get_type(a.id)))
+                    .collect();
+                self.resolve_overload(id, f, None, &args);
+                return;
+            }
+        }
+        let Some(target) = call.target.as_mut() else {
+            return;
+        };
+        self.check(target);
+        let target_type = (target.id, self.get_type(target.id));
+        match self.lookup_function(&call.function) {
+            Some(f) => {
+                let args: Vec<(ExprId, Type)> = call
+                    .args
+                    .iter()
+                    .map(|a| (a.id, self.get_type(a.id)))
+                    .collect();
+                self.resolve_overload(id, f, Some(target_type), &args);
+            }
+            None => {
+                let name = call.function.clone();
+                self.set_type(id, Type::Error);
+                self.undeclared(id, &name);
+            }
+        }
+    }
+
+    /// `_?._(operand, "field")`, the optional selection `operand.?field`.
+    fn check_optional_select(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::Call(call) = &mut e.kind else {
+            return;
+        };
+        if call.args.len() != 2 || call.target.is_some() {
+            let member = if call.target.is_some() {
+                " member call with"
+            } else {
+                ""
+            };
+            let msg = format!(
+                "unsupported optional field selection: incorrect signature.{member} argument count: {}",
+                call.args.len()
+            );
+            self.error(id, msg);
+            self.set_type(id, Type::Error);
+            return;
+        }
+        let [operand, field] = call.args.as_mut_slice() else {
+            return;
+        };
+        let field_name = match &field.kind {
+            ExprKind::Literal(Literal::String(s)) => s.clone(),
+            _ => {
+                let msg = "unsupported optional field selection".to_string();
+                self.error(field.id, msg);
+                self.set_type(id, Type::Error);
+                return;
+            }
+        };
+        let result = self.check_select_field(id, operand, &field_name, true);
+        let t = self.mapping.substitute(&result, false);
+        self.set_type(id, t);
+        self.references.insert(
+            id,
+            Reference {
+                name: String::new(),
+                overload_ids: vec!["select_optional_field".to_string()],
+                value: None,
+            },
+        );
+    }
+
+    /// Picks the overloads of `f` the arguments may match (cel-go keeps every
+    /// candidate), records them and the call's type, or reports the mismatch.
+    fn resolve_overload(
+        &mut self,
+        call_id: ExprId,
+        f: &Function,
+        target: Option<(ExprId, Type)>,
+        args: &[(ExprId, Type)],
+    ) {
+        let is_member = target.is_some();
+        let arg_types: Vec<Type> = target
+            .iter()
+            .chain(args.iter())
+            .map(|(_, t)| t.clone())
+            .collect();
+        let mut result: Option<Type> = None;
+        let mut ids: Vec<String> = Vec::new();
+        for o in &f.overloads {
+            if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
+                continue;
+            }
+            if o.member != is_member {
+                continue;
+            }
+            if f.name == "_&&_" || f.name == "_||_" {
+                self.resolve_logical(call_id, o, args);
+                return;
+            }
+            if o.params.len() != arg_types.len() {
+                // Cannot match; cel-go still draws fresh variables for it, which
+                // the numbering of later ones (seen in messages) reflects.
+                self.fresh_vars += o.type_params.len();
+                continue;
+            }
+            let matched_result = if o.type_params.is_empty() {
+                if self.mapping.is_assignable_list(&arg_types, &o.params) {
+                    Some(self.mapping.substitute(&o.result, false))
+                } else {
+                    None
+                }
+            } else {
+                let fresh: Vec<Type> = o.type_params.iter().map(|_| self.new_type_var()).collect();
+                let params: Vec<Type> = o
+                    .params
+                    .iter()
+                    .map(|p| instantiate(p, &o.type_params, &fresh))
+                    .collect();
+                if self.mapping.is_assignable_list(&arg_types, &params) {
+                    let r = instantiate(&o.result, &o.type_params, &fresh);
+                    Some(self.mapping.substitute(&r, false))
+                } else {
+                    None
+                }
+            };
+            if let Some(r) = matched_result {
+                ids.push(o.id.clone());
+                result = Some(match result {
+                    None => r,
+                    Some(prev) => {
+                        if !is_dyn(&prev) && !super::unify::exact_eq(&r, &prev) {
+                            Type::Dyn
+                        } else {
+                            prev
+                        }
+                    }
+                });
+            }
+        }
+        match result {
+            Some(t) => {
+                self.set_type(call_id, t);
+                self.references.insert(
+                    call_id,
+                    Reference {
+                        name: String::new(),
+                        overload_ids: ids,
+                        value: None,
+                    },
+                );
+            }
+            None => {
+                let shown: Vec<Type> = arg_types
+                    .iter()
+                    .map(|t| self.mapping.substitute(t, true))
+                    .collect();
+                let msg = format!(
+                    "found no matching overload for '{}' applied to '{}'",
+                    f.name,
+                    format_call_signature(&shown, is_member)
+                );
+                self.error(call_id, msg);
+                self.set_type(call_id, Type::Error);
+            }
+        }
+    }
+
+    /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
+    /// that is not, rather than a missing overload.
+    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[(ExprId, Type)]) {
+        let mut failed = false;
+        for (id, t) in args {
+            if !self.mapping.is_assignable(t, &Type::Bool) {
+                self.type_mismatch(*id, &Type::Bool, t);
+                failed = true;
+            }
+        }
+        if failed {
+            self.set_type(call_id, Type::Error);
+            return;
+        }
+        self.set_type(call_id, Type::Bool);
+        self.references.insert(
+            call_id,
+            Reference {
+                name: String::new(),
+                overload_ids: vec![o.id.clone()],
+                value: None,
+            },
+        );
+    }
+
+    /// Joins the element types of an aggregate literal.
+    fn join_types(&mut self, id: ExprId, previous: Option<Type>, current: Type) -> Type {
+        let Some(previous) = previous else {
+            return current;
+        };
+        if self.mapping.is_assignable(&previous, &current) {
+            return most_general(&previous, &current).clone();
+        }
+        if !self.homogeneous_literals {
+            return Type::Dyn;
+        }
+        self.type_mismatch(id, &previous, &current);
+        Type::Error
+    }
+
+    /// The type of an optional entry's value (`?e`): `optional_type(T)` gives `T`.
+    fn unwrap_optional_entry(&mut self, id: ExprId, t: Type) -> Type {
+        match t.optional_inner() {
+            Some(inner) => inner.clone(),
+            None => {
+                if !is_dyn(&t) {
+                    self.type_mismatch(id, &Type::optional(t.clone()), &t);
+                }
+                t
+            }
+        }
+    }
+
+    fn check_list(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::List(list) = &mut e.kind else {
+            return;
+        };
+        let mut elem: Option<Type> = None;
+        for (i, el) in list.elements.iter_mut().enumerate() {
+            self.check(el);
+            let mut t = self.get_type(el.id);
+            if list.optional_indices.contains(&i) {
+                t = self.unwrap_optional_entry(el.id, t);
+            }
+            elem = Some(self.join_types(el.id, elem, t));
+        }
+        let elem = match elem {
+            Some(t) => t,
+            None => self.new_type_var(),
+        };
+        self.set_type(id, Type::list(elem));
+    }
+
+    fn check_map(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::Map(entries) = &mut e.kind else {
+            return;
+        };
+        let mut key_type: Option<Type> = None;
+        let mut value_type: Option<Type> = None;
+        for entry in entries.iter_mut() {
+            self.check(&mut entry.key);
+            let kt = self.get_type(entry.key.id);
+            key_type = Some(self.join_types(entry.key.id, key_type, kt));
+            self.check(&mut entry.value);
+            let mut vt = self.get_type(entry.value.id);
+            if entry.optional {
+                vt = self.unwrap_optional_entry(entry.value.id, vt);
+            }
+            value_type = Some(self.join_types(entry.value.id, value_type, vt));
+        }
+        let (k, v) = match (key_type, value_type) {
+            (Some(k), Some(v)) => (k, v),
+            _ => (self.new_type_var(), self.new_type_var()),
+        };
+        self.set_type(id, Type::map(k, v));
+    }
+
+    fn check_struct(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::Struct(st) = &mut e.kind else {
+            return;
+        };
+        let Some(decl) = self.lookup_ident(&st.type_name) else {
+            let name = st.type_name.clone();
+            self.undeclared(id, &name);
+            self.set_type(id, Type::Error);
+            // cel-go stops here: the field values are left unchecked.
+            return;
+        };
+        let resolved = decl.name.into_owned();
+        if st.type_name != resolved {
+            st.type_name = resolved.clone();
+        }
+        self.set_ident_ref(id, resolved.clone(), None);
+        let mut type_name: Cow<'_, str> = Cow::Owned(resolved);
+        let mut result = Type::Error;
+        match &decl.ty {
+            Type::Error => {}
+            Type::Type(Some(t)) => {
+                result = (**t).clone();
+                if let Some(wkt) = well_known_message_name(t) {
+                    type_name = Cow::Borrowed(wkt);
+                } else if let Type::Object(n) = &**t {
+                    type_name = Cow::Owned(n.to_string());
+                } else {
+                    let msg = format!("'{}' is not a message type", declared_type_name(t));
+                    self.error(id, msg);
+                    result = Type::Error;
+                }
+            }
+            other => {
+                let msg = format!("'{}' is not a type", declared_type_name(other));
+                self.error(id, msg);
+            }
+        }
+        self.set_type(id, result);
+        for field in st.fields.iter_mut() {
+            self.check(&mut field.value);
+            let field_type = self
+                .lookup_field_type(field.id, &type_name, &field.name)
+                .unwrap_or(Type::Error);
+            let mut vt = self.get_type(field.value.id);
+            if field.optional {
+                vt = self.unwrap_optional_entry(field.value.id, vt);
+            }
+            if !self.mapping.is_assignable(&field_type, &vt) {
+                let msg = format!(
+                    "expected type of field '{}' is '{}' but provided type is '{}'",
+                    field.name,
+                    CheckedType(&field_type),
+                    CheckedType(&vt)
+                );
+                self.error(field.id, msg);
+            }
+        }
+    }
+
+    fn check_comprehension(&mut self, e: &mut Expr) {
+        let id = e.id;
+        let ExprKind::Comprehension(comp) = &mut e.kind else {
+            return;
+        };
+        let comp: &mut Comprehension = comp;
+        self.check(&mut comp.iter_range);
+        self.check(&mut comp.accu_init);
+        let range_type = self
+            .mapping
+            .substitute(&self.get_type(comp.iter_range.id), false);
+        let accu_type = self.get_type(comp.accu_init.id);
+        let two_vars = comp.iter_var2.is_some();
+        let (var1, var2) = match &range_type {
+            Type::List(elem) => {
+                if two_vars {
+                    (Type::Int, (**elem).clone())
+                } else {
+                    ((**elem).clone(), Type::Error)
+                }
+            }
+            Type::Map(k, v) => ((**k).clone(), (**v).clone()),
+            Type::Dyn | Type::Any | Type::Error | Type::TypeParam(_) => {
+                self.mapping.is_assignable(&Type::Dyn, &range_type);
+                (Type::Dyn, Type::Dyn)
+            }
+            other => {
+                let msg = format!(
+                    "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                    CheckedType(other)
+                );
+                self.error(comp.iter_range.id, msg);
+                (Type::Error, Type::Error)
+            }
+        };
+        let scope_base = self.locals.len();
+        self.locals.push((comp.accu_var.clone(), accu_type.clone()));
+        self.locals.push((comp.iter_var.clone(), var1));
+        if let Some(v2) = &comp.iter_var2 {
+            self.locals.push((v2.clone(), var2));
+        }
+        self.check(&mut comp.loop_condition);
+        self.assert_type(comp.loop_condition.id, &Type::Bool);
+        self.check(&mut comp.loop_step);
+        self.assert_type(comp.loop_step.id, &accu_type);
+        // The result sees the accumulator only.
+        self.locals.truncate(scope_base + 1);
+        self.check(&mut comp.result);
+        self.locals.truncate(scope_base);
+        let t = self
+            .mapping
+            .substitute(&self.get_type(comp.result.id), false);
+        self.set_type(id, t);
+    }
+
+    fn assert_type(&mut self, id: ExprId, expected: &Type) {
+        let actual = self.get_type(id);
+        if !self.mapping.is_assignable(expected, &actual) {
+            self.type_mismatch(id, expected, &actual);
+        }
+    }
+
+    /// The final pass: every node's type with its parameters substituted, and
+    /// unbound ones replaced by `dyn`.
+    pub(crate) fn finish_types(&self) -> HashMap<ExprId, Type> {
+        let mut out = HashMap::with_capacity(self.types.len());
+        for (i, t) in self.types.iter().enumerate() {
+            if let Some(t) = t {
+                let t = if has_type_param(t) {
+                    self.mapping.substitute(t, true)
+                } else {
+                    t.clone()
+                };
+                out.insert(i as ExprId, t);
+            }
+        }
+        out
+    }
+}
+
+fn qualified_name_of_select(sel: &crate::syntax::Select) -> Option<String> {
+    let mut s = qualified_name(&sel.operand)?;
+    s.push('.');
+    s.push_str(&sel.field);
+    Some(s)
+}

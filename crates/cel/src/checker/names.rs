@@ -1,0 +1,237 @@
+//! Name resolution: container candidates, declared variables, the built-in
+//! type identifiers, object types and enum constants from the type provider.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::syntax::{Expr, ExprKind};
+use crate::types::Type;
+use crate::value::Value;
+
+use super::TypeProvider;
+
+/// Calls `f` with every name `name` may refer to from `container`, most
+/// qualified first, as cel-go's `Container.ResolveCandidateNames` orders them:
+/// in container `a.b`, `x` may be `a.b.x`, `a.x` or `x`. A leading dot makes the
+/// name absolute. Stops at the first `Some`.
+pub fn resolve_candidates<R>(
+    container: &str,
+    name: &str,
+    mut f: impl FnMut(&str) -> Option<R>,
+) -> Option<R> {
+    if let Some(absolute) = name.strip_prefix('.') {
+        return f(absolute);
+    }
+    if container.is_empty() {
+        return f(name);
+    }
+    let mut prefix = container;
+    let mut buf = String::with_capacity(container.len() + 1 + name.len());
+    loop {
+        buf.clear();
+        buf.push_str(prefix);
+        buf.push('.');
+        buf.push_str(name);
+        if let Some(r) = f(&buf) {
+            return Some(r);
+        }
+        match prefix.rfind('.') {
+            Some(i) => prefix = &prefix[..i],
+            None => break,
+        }
+    }
+    f(name)
+}
+
+/// The dotted name an identifier or a chain of (non-test) selections spells,
+/// as cel-go's `containers.ToQualifiedName`: `a.b.c` for `Select(Select(a, b), c)`.
+pub fn qualified_name(e: &Expr) -> Option<String> {
+    let mut fields: Vec<&str> = Vec::new();
+    let mut cur = e;
+    loop {
+        match &cur.kind {
+            ExprKind::Ident(n) => {
+                let len = n.len() + fields.iter().map(|f| f.len() + 1).sum::<usize>();
+                let mut s = String::with_capacity(len);
+                s.push_str(n);
+                for f in fields.iter().rev() {
+                    s.push('.');
+                    s.push_str(f);
+                }
+                return Some(s);
+            }
+            ExprKind::Select(sel) if !sel.test_only && !sel.optional => {
+                fields.push(&sel.field);
+                cur = &sel.operand;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The built-in type identifiers (`int`, `list`, `google.protobuf.Timestamp`,
+/// ...) and the type each denotes. `list` and `map` have free parameters, as in
+/// cel-go, which the final substitution turns into `dyn`.
+pub fn builtin_type_ident(name: &str, optional_syntax: bool) -> Option<Type> {
+    Some(match name {
+        "bool" => Type::Bool,
+        "bytes" => Type::Bytes,
+        "double" => Type::Double,
+        "int" => Type::Int,
+        "uint" => Type::Uint,
+        "string" => Type::String,
+        "null_type" => Type::Null,
+        "type" => Type::Type(None),
+        "list" => Type::list(Type::param("A")),
+        "map" => Type::map(Type::param("A"), Type::param("B")),
+        "google.protobuf.Any" => Type::Any,
+        "google.protobuf.Duration" => Type::Duration,
+        "google.protobuf.Timestamp" => Type::Timestamp,
+        "optional_type" if optional_syntax => Type::optional(Type::param("T")),
+        _ => return None,
+    })
+}
+
+/// The CEL type of a protobuf well-known message type, by full name.
+pub fn well_known_type(name: &str) -> Option<Type> {
+    let name = name.strip_prefix("google.protobuf.")?;
+    Some(match name {
+        "Any" => Type::Any,
+        "Timestamp" => Type::Timestamp,
+        "Duration" => Type::Duration,
+        "BoolValue" => Type::wrapper(Type::Bool),
+        "BytesValue" => Type::wrapper(Type::Bytes),
+        "DoubleValue" | "FloatValue" => Type::wrapper(Type::Double),
+        "Int32Value" | "Int64Value" => Type::wrapper(Type::Int),
+        "UInt32Value" | "UInt64Value" => Type::wrapper(Type::Uint),
+        "StringValue" => Type::wrapper(Type::String),
+        "Value" => Type::Dyn,
+        "Struct" => Type::map(Type::String, Type::Dyn),
+        "ListValue" => Type::list(Type::Dyn),
+        _ => return None,
+    })
+}
+
+/// The message name cel-go constructs a well-known type under (by kind, so
+/// `Int32Value{}` is built as `Int64Value`), or `None` when `t` is not one.
+pub fn well_known_message_name(t: &Type) -> Option<&'static str> {
+    Some(match t {
+        Type::Any => "google.protobuf.Any",
+        Type::Timestamp => "google.protobuf.Timestamp",
+        Type::Duration => "google.protobuf.Duration",
+        Type::Dyn => "google.protobuf.Value",
+        Type::Null => "google.protobuf.NullValue",
+        Type::Wrapper(p) => match **p {
+            Type::Bool => "google.protobuf.BoolValue",
+            Type::Bytes => "google.protobuf.BytesValue",
+            Type::Double => "google.protobuf.DoubleValue",
+            Type::Int => "google.protobuf.Int64Value",
+            Type::Uint => "google.protobuf.UInt64Value",
+            Type::String => "google.protobuf.StringValue",
+            _ => return None,
+        },
+        Type::List(e) if **e == Type::Dyn => "google.protobuf.ListValue",
+        Type::Map(k, v) if **k == Type::String && **v == Type::Dyn => "google.protobuf.Struct",
+        _ => return None,
+    })
+}
+
+/// The type of field `field` of well-known message `message`.
+fn well_known_field(message: &str, field: &str) -> Option<Type> {
+    let message = message.strip_prefix("google.protobuf.")?;
+    Some(match (message, field) {
+        ("Any", "type_url") => Type::String,
+        ("Any", "value") => Type::Bytes,
+        ("Timestamp" | "Duration", "seconds" | "nanos") => Type::Int,
+        ("BoolValue", "value") => Type::Bool,
+        ("BytesValue", "value") => Type::Bytes,
+        ("DoubleValue" | "FloatValue", "value") => Type::Double,
+        ("Int32Value" | "Int64Value", "value") => Type::Int,
+        ("UInt32Value" | "UInt64Value", "value") => Type::Uint,
+        ("StringValue", "value") => Type::String,
+        ("Value", "null_value") => Type::Null,
+        ("Value", "number_value") => Type::Double,
+        ("Value", "string_value") => Type::String,
+        ("Value", "bool_value") => Type::Bool,
+        ("Value", "struct_value") => Type::map(Type::String, Type::Dyn),
+        ("Value", "list_value") => Type::list(Type::Dyn),
+        ("Struct", "fields") => Type::map(Type::String, Type::Dyn),
+        ("ListValue", "values") => Type::list(Type::Dyn),
+        _ => return None,
+    })
+}
+
+/// Object types: the host's provider first, then the well-known types.
+#[derive(Clone, Copy)]
+pub struct Types<'a> {
+    pub provider: Option<&'a dyn TypeProvider>,
+}
+
+impl Types<'_> {
+    /// The type named `name` (a message, object or well-known type).
+    pub fn find_type(&self, name: &str) -> Option<Type> {
+        if let Some(p) = self.provider
+            && let Some(t) = p.find_type(name)
+        {
+            return Some(t);
+        }
+        well_known_type(name)
+    }
+
+    /// The type of field `field` of object type `type_name`.
+    pub fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
+        if let Some(p) = self.provider
+            && let Some(t) = p.field_type(type_name, field)
+        {
+            return Some(t);
+        }
+        well_known_field(type_name, field)
+    }
+
+    /// The value of enum constant `name`.
+    pub fn enum_value(&self, name: &str) -> Option<i64> {
+        self.provider.and_then(|p| p.enum_value(name))
+    }
+}
+
+/// What an identifier resolved to.
+#[derive(Clone, Debug)]
+pub struct IdentDecl<'a> {
+    /// The fully qualified name.
+    pub name: Cow<'a, str>,
+    pub ty: Type,
+    /// The constant value (enum constants, type names).
+    pub value: Option<Value>,
+}
+
+impl IdentDecl<'_> {
+    pub fn type_ident(name: String, t: Type) -> IdentDecl<'static> {
+        let value = Value::Type(Arc::new(t.clone()));
+        IdentDecl {
+            name: Cow::Owned(name),
+            ty: Type::type_of(t),
+            value: Some(value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(container: &str, name: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        resolve_candidates::<()>(container, name, |c| {
+            v.push(c.to_string());
+            None
+        });
+        v
+    }
+
+    #[test]
+    fn candidate_names() {
+        assert_eq!(candidates("", "x"), ["x"]);
+        assert_eq!(candidates("a.b", "x.y"), ["a.b.x.y", "a.x.y", "x.y"]);
+        assert_eq!(candidates("a.b", ".x"), ["x"]);
+    }
+}

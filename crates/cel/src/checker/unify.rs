@@ -1,0 +1,463 @@
+//! Type unification as cel-go's checker does it: assignability with type
+//! parameter substitution, "most general" joins, the occurs check and
+//! substitution.
+//!
+//! cel-go copies its substitution map before every assignability test and keeps
+//! the copy only on success. [`Mapping`] instead records every binding on a trail
+//! and rolls back to a mark on failure, which gives the same results without the
+//! quadratic copying.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::types::Type;
+
+/// Type parameter bindings, with a trail for rollback.
+#[derive(Default, Debug)]
+pub struct Mapping {
+    bindings: HashMap<Arc<str>, Type>,
+    trail: Vec<(Arc<str>, Option<Type>)>,
+}
+
+impl Mapping {
+    /// The binding of type parameter `t`, if `t` is a bound type parameter.
+    pub fn find(&self, t: &Type) -> Option<&Type> {
+        match t {
+            Type::TypeParam(n) if !self.bindings.is_empty() => self.bindings.get(n),
+            _ => None,
+        }
+    }
+
+    fn add(&mut self, param: &Type, to: Type) {
+        if let Type::TypeParam(n) = param {
+            let old = self.bindings.insert(n.clone(), to);
+            self.trail.push((n.clone(), old));
+        }
+    }
+
+    /// A point to roll back to.
+    pub fn mark(&self) -> usize {
+        self.trail.len()
+    }
+
+    /// Undoes every binding made since `mark`.
+    pub fn rollback(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let Some((name, old)) = self.trail.pop() else {
+                break;
+            };
+            match old {
+                Some(t) => {
+                    self.bindings.insert(name, t);
+                }
+                None => {
+                    self.bindings.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// True (keeping the new bindings) when `t1` is assignable to `t2`.
+    pub fn is_assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+        let mark = self.mark();
+        let ok = self.assignable(t1, t2, 0);
+        if !ok {
+            self.rollback(mark);
+        }
+        ok
+    }
+
+    /// True (keeping the new bindings) when every `l1[i]` is assignable to `l2[i]`.
+    pub fn is_assignable_list(&mut self, l1: &[Type], l2: &[Type]) -> bool {
+        let mark = self.mark();
+        let ok = self.assignable_list(l1, l2, 0);
+        if !ok {
+            self.rollback(mark);
+        }
+        ok
+    }
+
+    fn assignable_list(&mut self, l1: &[Type], l2: &[Type], depth: usize) -> bool {
+        l1.len() == l2.len()
+            && l1
+                .iter()
+                .zip(l2)
+                .all(|(a, b)| self.assignable(a, b, depth + 1))
+    }
+
+    fn assignable(&mut self, t1: &Type, t2: &Type, depth: usize) -> bool {
+        if depth > MAX_TYPE_DEPTH {
+            return false;
+        }
+        if matches!(t2, Type::TypeParam(_)) {
+            let (valid, has_sub) = self.valid_substitution(t1, t2, depth);
+            if valid {
+                return true;
+            }
+            if has_sub {
+                return false;
+            }
+        }
+        if matches!(t1, Type::TypeParam(_)) {
+            return self.valid_substitution(t2, t1, depth).0;
+        }
+        if is_dyn_or_error(t1) || is_dyn_or_error(t2) {
+            return true;
+        }
+        if matches!(t1, Type::Null) {
+            return is_assignable_null(t2);
+        }
+        if matches!(t2, Type::Null) {
+            return is_assignable_null(t1);
+        }
+        match t1 {
+            Type::Bool
+            | Type::Bytes
+            | Type::Double
+            | Type::Int
+            | Type::String
+            | Type::Uint
+            | Type::Duration
+            | Type::Timestamp
+            | Type::Object(_)
+            | Type::Wrapper(_) => accepts(t1, t2),
+            Type::Type(_) => matches!(t2, Type::Type(_)),
+            Type::List(e1) => match t2 {
+                Type::List(e2) => self.assignable(e1, e2, depth + 1),
+                _ => false,
+            },
+            Type::Map(k1, v1) => match t2 {
+                Type::Map(k2, v2) => {
+                    self.assignable(k1, k2, depth + 1) && self.assignable(v1, v2, depth + 1)
+                }
+                _ => false,
+            },
+            Type::Opaque(n1, p1) => match t2 {
+                Type::Opaque(n2, p2) => n1 == n2 && self.assignable_list(p1, p2, depth),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// cel-go's `isValidTypeSubstitution`: whether `t2` (a type parameter) may
+    /// stand for `t1`, and whether `t2` was bound already.
+    fn valid_substitution(&mut self, t1: &Type, t2: &Type, depth: usize) -> (bool, bool) {
+        if exact_eq(t1, t2) {
+            return (true, true);
+        }
+        if let Some(sub) = self.find(t2).cloned() {
+            if exact_eq(t1, &sub) {
+                return (true, true);
+            }
+            if self.assignable(t1, &sub, depth + 1) {
+                let general = most_general(t1, &sub).clone();
+                if self.not_referenced_in(t2, &general, 0) {
+                    self.add(t2, general);
+                }
+                return (true, true);
+            }
+            return (false, true);
+        }
+        if self.not_referenced_in(t2, t1, 0) {
+            self.add(t2, t1.clone());
+            return (true, false);
+        }
+        (false, false)
+    }
+
+    /// The occurs check: true when `t` does not occur in `within`.
+    fn not_referenced_in(&self, t: &Type, within: &Type, depth: usize) -> bool {
+        if depth > MAX_TYPE_DEPTH || exact_eq(t, within) {
+            return false;
+        }
+        match within {
+            Type::TypeParam(_) => match self.find(within) {
+                Some(sub) => self.not_referenced_in(t, sub, depth + 1),
+                None => true,
+            },
+            Type::List(e) | Type::Type(Some(e)) => self.not_referenced_in(t, e, depth + 1),
+            Type::Map(k, v) => {
+                self.not_referenced_in(t, k, depth + 1) && self.not_referenced_in(t, v, depth + 1)
+            }
+            Type::Opaque(_, ps) => ps.iter().all(|p| self.not_referenced_in(t, p, depth + 1)),
+            _ => true,
+        }
+    }
+
+    /// Replaces bound type parameters by their bindings; unbound ones become
+    /// `dyn` when `to_dyn`.
+    pub fn substitute(&self, t: &Type, to_dyn: bool) -> Type {
+        self.substitute_changed(t, to_dyn, 0)
+            .unwrap_or_else(|| t.clone())
+    }
+
+    /// Like [`Self::substitute`], `None` when nothing changes (no allocation).
+    fn substitute_changed(&self, t: &Type, to_dyn: bool, depth: usize) -> Option<Type> {
+        if depth > MAX_TYPE_DEPTH {
+            return Some(Type::Error);
+        }
+        match t {
+            Type::TypeParam(_) => match self.find(t) {
+                Some(sub) => Some(
+                    self.substitute_changed(sub, to_dyn, depth + 1)
+                        .unwrap_or_else(|| sub.clone()),
+                ),
+                None if to_dyn => Some(Type::Dyn),
+                None => None,
+            },
+            Type::List(e) => self
+                .substitute_changed(e, to_dyn, depth + 1)
+                .map(Type::list),
+            Type::Map(k, v) => {
+                let k2 = self.substitute_changed(k, to_dyn, depth + 1);
+                let v2 = self.substitute_changed(v, to_dyn, depth + 1);
+                if k2.is_none() && v2.is_none() {
+                    return None;
+                }
+                Some(Type::Map(
+                    k2.map(Arc::new).unwrap_or_else(|| k.clone()),
+                    v2.map(Arc::new).unwrap_or_else(|| v.clone()),
+                ))
+            }
+            Type::Type(Some(p)) => self
+                .substitute_changed(p, to_dyn, depth + 1)
+                .map(Type::type_of),
+            Type::Opaque(n, ps) => {
+                let subs: Vec<Option<Type>> = ps
+                    .iter()
+                    .map(|p| self.substitute_changed(p, to_dyn, depth + 1))
+                    .collect();
+                if subs.iter().all(Option::is_none) {
+                    return None;
+                }
+                let params: Vec<Type> = subs
+                    .into_iter()
+                    .zip(ps.iter())
+                    .map(|(s, p)| s.unwrap_or_else(|| p.clone()))
+                    .collect();
+                Some(Type::Opaque(n.clone(), params.into()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Types nest at most this deep during unification (guards hostile declarations).
+const MAX_TYPE_DEPTH: usize = 512;
+
+/// `dyn` or `google.protobuf.Any`.
+pub fn is_dyn(t: &Type) -> bool {
+    matches!(t, Type::Dyn | Type::Any)
+}
+
+/// `dyn`, `Any` or the error type.
+pub fn is_dyn_or_error(t: &Type) -> bool {
+    matches!(t, Type::Dyn | Type::Any | Type::Error)
+}
+
+/// The wrapped primitive of a wrapper, the type itself otherwise: cel-go's
+/// wrapper types share kind and name with their primitive.
+fn unwrap_wrapper(t: &Type) -> &Type {
+    match t {
+        Type::Wrapper(p) => p,
+        other => other,
+    }
+}
+
+/// cel-go's `IsExactType`: structural equality, where a wrapper equals its
+/// primitive (they share kind and name in cel-go).
+pub fn exact_eq(a: &Type, b: &Type) -> bool {
+    let (a, b) = (unwrap_wrapper(a), unwrap_wrapper(b));
+    match (a, b) {
+        (Type::List(x), Type::List(y)) => exact_eq(x, y),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => exact_eq(k1, k2) && exact_eq(v1, v2),
+        (Type::Type(x), Type::Type(y)) => match (x, y) {
+            (Some(x), Some(y)) => exact_eq(x, y),
+            (None, None) => true,
+            _ => false,
+        },
+        (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => {
+            n1 == n2
+                && p1.len() == p2.len()
+                && p1.iter().zip(p2.iter()).all(|(x, y)| exact_eq(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+/// cel-go's `Type.IsAssignableType` (no type parameter binding): whether a
+/// value of type `from` may be used where `to` is expected.
+fn accepts(to: &Type, from: &Type) -> bool {
+    if let Type::Wrapper(p) = to {
+        return matches!(from, Type::Null) || accepts(p, from);
+    }
+    if is_dyn(to) {
+        return true;
+    }
+    let from = unwrap_wrapper(from);
+    match (to, from) {
+        (Type::List(a), Type::List(b)) => accepts(a, b),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => accepts(k1, k2) && accepts(v1, v2),
+        (Type::Type(a), Type::Type(b)) => match (a, b) {
+            (Some(a), Some(b)) => accepts(a, b),
+            (None, None) => true,
+            _ => false,
+        },
+        (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => {
+            n1 == n2 && p1.len() == p2.len() && p1.iter().zip(p2.iter()).all(|(a, b)| accepts(a, b))
+        }
+        _ => to == from,
+    }
+}
+
+/// Whether `null` may be assigned to (or compared with) `t`.
+fn is_assignable_null(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Opaque(..)
+            | Type::Object(_)
+            | Type::Any
+            | Type::Duration
+            | Type::Timestamp
+            | Type::Wrapper(_)
+            | Type::Null
+            | Type::Dyn
+    )
+}
+
+/// cel-go's `isEqualOrLessSpecific`.
+pub fn is_equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
+    if is_dyn(t1) || matches!(t1, Type::TypeParam(_)) {
+        return true;
+    }
+    if is_dyn(t2) || matches!(t2, Type::TypeParam(_)) {
+        return false;
+    }
+    match (unwrap_wrapper(t1), unwrap_wrapper(t2)) {
+        (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => {
+            n1 == n2
+                && p1.len() == p2.len()
+                && p1
+                    .iter()
+                    .zip(p2.iter())
+                    .all(|(a, b)| is_equal_or_less_specific(a, b))
+        }
+        (Type::List(a), Type::List(b)) => is_equal_or_less_specific(a, b),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => {
+            is_equal_or_less_specific(k1, k2) && is_equal_or_less_specific(v1, v2)
+        }
+        (Type::Type(_), Type::Type(_)) => true,
+        _ => exact_eq(t1, t2),
+    }
+}
+
+/// The more general of two types known to unify.
+pub fn most_general<'a>(t1: &'a Type, t2: &'a Type) -> &'a Type {
+    if is_equal_or_less_specific(t1, t2) {
+        t1
+    } else {
+        t2
+    }
+}
+
+/// True when `t` mentions a type parameter.
+pub fn has_type_param(t: &Type) -> bool {
+    match t {
+        Type::TypeParam(_) => true,
+        Type::List(e) => has_type_param(e),
+        Type::Map(k, v) => has_type_param(k) || has_type_param(v),
+        Type::Type(Some(p)) | Type::Wrapper(p) => has_type_param(p),
+        Type::Opaque(_, ps) => ps.iter().any(has_type_param),
+        _ => false,
+    }
+}
+
+/// Replaces the named type parameters of a declaration (`params[i]` by
+/// `fresh[i]`), leaving everything else alone.
+pub fn instantiate(t: &Type, params: &[String], fresh: &[Type]) -> Type {
+    match t {
+        Type::TypeParam(n) => params
+            .iter()
+            .position(|p| p.as_str() == &**n)
+            .and_then(|i| fresh.get(i))
+            .cloned()
+            .unwrap_or_else(|| t.clone()),
+        Type::List(e) => Type::list(instantiate(e, params, fresh)),
+        Type::Map(k, v) => Type::map(instantiate(k, params, fresh), instantiate(v, params, fresh)),
+        Type::Type(Some(p)) => Type::type_of(instantiate(p, params, fresh)),
+        Type::Wrapper(p) => Type::wrapper(instantiate(p, params, fresh)),
+        Type::Opaque(n, ps) => Type::Opaque(
+            n.clone(),
+            ps.iter()
+                .map(|p| instantiate(p, params, fresh))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(n: &str) -> Type {
+        Type::param(n)
+    }
+
+    #[test]
+    fn primitives_and_wrappers() {
+        let mut m = Mapping::default();
+        assert!(m.is_assignable(&Type::Int, &Type::Int));
+        assert!(!m.is_assignable(&Type::Int, &Type::Uint));
+        assert!(m.is_assignable(&Type::Int, &Type::wrapper(Type::Int)));
+        assert!(m.is_assignable(&Type::wrapper(Type::Int), &Type::Int));
+        assert!(m.is_assignable(&Type::Null, &Type::wrapper(Type::Int)));
+        assert!(!m.is_assignable(&Type::Null, &Type::Int));
+        assert!(!m.is_assignable(&Type::Int, &Type::Null));
+        assert!(m.is_assignable(&Type::Null, &Type::Timestamp));
+        assert!(m.is_assignable(&Type::Any, &Type::Int));
+        assert!(m.is_assignable(&Type::type_of(Type::Int), &Type::Type(None)));
+    }
+
+    #[test]
+    fn type_params_bind_and_widen() {
+        let mut m = Mapping::default();
+        assert!(m.is_assignable(&Type::list(Type::Int), &Type::list(p("A"))));
+        assert_eq!(m.substitute(&p("A"), false), Type::Int);
+        // A second use must agree.
+        assert!(!m.is_assignable(&Type::String, &p("A")));
+        assert_eq!(m.substitute(&p("A"), false), Type::Int);
+        // dyn widens the binding.
+        assert!(m.is_assignable(&Type::Dyn, &p("A")));
+        assert_eq!(m.substitute(&p("A"), false), Type::Dyn);
+        assert_eq!(m.substitute(&p("B"), true), Type::Dyn);
+        assert_eq!(m.substitute(&p("B"), false), p("B"));
+    }
+
+    #[test]
+    fn failed_assignability_rolls_back() {
+        let mut m = Mapping::default();
+        assert!(!m.is_assignable_list(&[Type::Int, Type::String], &[p("A"), p("A")]));
+        assert_eq!(m.substitute(&p("A"), false), p("A"));
+    }
+
+    #[test]
+    fn occurs_check() {
+        let mut m = Mapping::default();
+        assert!(!m.is_assignable(&Type::list(p("A")), &p("A")));
+        // Also through type(T): `[c, type(c)]` must not bind c's type to type(c's type).
+        assert!(!m.is_assignable(&p("A"), &Type::type_of(p("A"))));
+    }
+
+    #[test]
+    fn most_general_prefers_dyn() {
+        assert_eq!(most_general(&Type::Int, &Type::Dyn), &Type::Dyn);
+        assert_eq!(most_general(&Type::Dyn, &Type::Int), &Type::Dyn);
+        assert_eq!(
+            most_general(&Type::list(Type::Int), &Type::list(Type::Dyn)),
+            &Type::list(Type::Dyn)
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! `kcel gen`: OpenAPI schemas (`kcel gen schema`) or a whole CRD (`kcel gen crd`) from `.proto`
+//! files with `+kubebuilder` markers.
+//!
+//! Before anything is written, the CEL rules of the generated schemas are checked
+//! ([`check_rules`]); problems are reported on stderr and nothing is written (exit 1), unless
+//! `--no-check` is given. Generation errors and warnings are printed as `file:line: level: message`.
+//!
+//! Exit codes: 0 written, 1 generation failed or the rules have problems, 2 usage error.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Subcommand, ValueEnum};
+use kcel_proto::{CrdSpec, DescriptionMode, Options, Request, yaml};
+use serde_json::Value;
+
+/// Arguments of `kcel gen`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(Subcommand)]
+enum What {
+    /// Print the OpenAPI schemas of the messages, keyed `package.Message`.
+    Schema(Common),
+    /// Print a CustomResourceDefinition whose spec is a message's schema.
+    Crd(CrdArgs),
+}
+
+/// Options shared by `gen schema` and `gen crd`.
+#[derive(clap::Args)]
+struct Common {
+    /// The .proto files to generate from.
+    #[arg(required = true, value_name = "FILE.proto")]
+    files: Vec<PathBuf>,
+    /// An include path for the files and their imports (repeatable; default: each file's folder).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    includes: Vec<PathBuf>,
+    /// Only this message (full name, e.g. `test.Msg`); for `crd`, the spec message.
+    #[arg(long, value_name = "pkg.Msg")]
+    message: Option<String>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Do not check the generated CEL rules before writing.
+    #[arg(long)]
+    no_check: bool,
+    /// 64-bit integers as protoc-gen-openapi's default (with x-kubernetes-int-or-string), not skv2's.
+    #[arg(long)]
+    int64_as_int_or_string: bool,
+    /// Leave oneofs unconstrained (skv2 constrains them to at most one member).
+    #[arg(long)]
+    no_oneof: bool,
+    /// How comments become descriptions.
+    #[arg(long, value_enum, default_value_t = Descriptions::Multiline)]
+    descriptions: Descriptions,
+    /// Enums as int-or-string, without their value list.
+    #[arg(long)]
+    enum_as_int_or_string: bool,
+    /// Generate this message (full name) as an opaque object (repeatable).
+    #[arg(long, value_name = "pkg.Msg")]
+    empty_schema: Vec<String>,
+    /// Ignore marker lines containing this text (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    ignore_marker: Vec<String>,
+    /// Keep only the Type and Required markers.
+    #[arg(long)]
+    disable_kube_markers: bool,
+    /// google.protobuf.FieldMask as a string (its JSON form) rather than an object.
+    #[arg(long)]
+    field_mask_as_string: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Descriptions {
+    Multiline,
+    SingleLine,
+    None,
+}
+
+/// Options of `gen crd`.
+#[derive(clap::Args)]
+struct CrdArgs {
+    #[command(flatten)]
+    common: Common,
+    /// API group, e.g. example.com.
+    #[arg(long)]
+    group: String,
+    /// Kind, e.g. Widget.
+    #[arg(long)]
+    kind: String,
+    /// Version, e.g. v1.
+    #[arg(long)]
+    version: String,
+    /// Plural name (default: the lower-cased kind plus "s").
+    #[arg(long)]
+    plural: Option<String>,
+    /// Resource scope.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Namespaced)]
+    scope: ScopeArg,
+    /// The status message (full name); adds the status subresource.
+    #[arg(long, value_name = "pkg.Msg")]
+    status_message: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ScopeArg {
+    #[value(name = "Namespaced")]
+    Namespaced,
+    #[value(name = "Cluster")]
+    Cluster,
+}
+
+/// Runs `kcel gen`.
+pub fn run(args: Args) -> ExitCode {
+    let (common, generated) = match args.what {
+        What::Schema(common) => {
+            let req = request(&common);
+            let result = kcel_proto::generate(&req).map(|g| (g.document(), g.warnings));
+            (common, result)
+        }
+        What::Crd(crd) => {
+            let req = request(&crd.common);
+            let spec = CrdSpec {
+                group: crd.group,
+                kind: crd.kind,
+                version: crd.version,
+                plural: crd.plural,
+                scope: match crd.scope {
+                    ScopeArg::Namespaced => kcel_proto::Scope::Namespaced,
+                    ScopeArg::Cluster => kcel_proto::Scope::Cluster,
+                },
+            };
+            let result = kcel_proto::generate_crd(&req, &spec, crd.status_message.as_deref())
+                .map(|g| (g.crd, g.warnings));
+            (crd.common, result)
+        }
+    };
+    let (doc, warnings) = match generated {
+        Ok(ok) => ok,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(1);
+        }
+    };
+    for w in &warnings {
+        eprintln!("{w}");
+    }
+    if !common.no_check {
+        let problems = check_rules(&doc);
+        if !problems.is_empty() {
+            for p in &problems {
+                eprintln!("{p}");
+            }
+            eprintln!(
+                "kcel gen: {} problem(s) in the generated rules; nothing written (--no-check writes anyway)",
+                problems.len()
+            );
+            return ExitCode::from(1);
+        }
+    }
+    let text = match yaml::into_yaml(doc) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("kcel gen: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match &common.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("kcel gen: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+        None => print!("{text}"),
+    }
+    ExitCode::SUCCESS
+}
+
+/// The library request for the shared options.
+fn request(c: &Common) -> Request {
+    let mut req = Request::new(c.files.clone(), c.includes.clone());
+    req.message = c.message.clone();
+    req.options = Options {
+        int_native: !c.int64_as_int_or_string,
+        proto_oneof: !c.no_oneof,
+        descriptions: match c.descriptions {
+            Descriptions::Multiline => DescriptionMode::Multiline,
+            Descriptions::SingleLine => DescriptionMode::SingleLine,
+            Descriptions::None => DescriptionMode::None,
+        },
+        enum_as_int_or_string: c.enum_as_int_or_string,
+        additional_empty_schemas: c.empty_schema.clone(),
+        ignored_marker_substrings: c.ignore_marker.clone(),
+        disable_kube_markers: c.disable_kube_markers,
+        field_mask_as_string: c.field_mask_as_string,
+        ..Options::default()
+    };
+    req
+}
+
+/// A problem with one generated rule.
+#[derive(Debug, PartialEq)]
+pub struct RuleProblem {
+    /// Where the expression is, as Kubernetes names schema paths, e.g.
+    /// `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule`.
+    pub path: String,
+    /// The compiler's report.
+    pub message: String,
+}
+
+impl fmt::Display for RuleProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Schemas nest at most this deep in the walk (generation bounds it well below).
+const MAX_WALK_DEPTH: usize = 1000;
+
+/// Checks the CEL of every `x-kubernetes-validations` entry in a generated document (a CRD or a
+/// `{schemas: …}` document): each `rule` and `messageExpression` is parsed with the CEL parser, and
+/// syntax errors are reported with the expression's schema path.
+///
+/// Not yet checked here (it needs the Kubernetes rule compiler): type-checking against the schema's
+/// declared types, the cost estimate against the per-rule and per-CRD budgets, and the structural
+/// schema rules. Those will run through the same function once `kcel check` exposes them.
+pub fn check_rules(doc: &Value) -> Vec<RuleProblem> {
+    let env = cel::Env::builder().build();
+    let mut problems = Vec::new();
+    let mut visit =
+        |path: &str, schema: &Value| check_schema_rules(&env, path, schema, &mut problems);
+    if let Some(versions) = doc.pointer("/spec/versions").and_then(Value::as_array) {
+        for (i, v) in versions.iter().enumerate() {
+            if let Some(s) = v.pointer("/schema/openAPIV3Schema") {
+                walk(
+                    &format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                    s,
+                    0,
+                    &mut visit,
+                );
+            }
+        }
+    } else if let Some(schemas) = doc.get("schemas").and_then(Value::as_object) {
+        for (name, s) in schemas {
+            walk(&format!("schemas[{name}]"), s, 0, &mut visit);
+        }
+    }
+    problems
+}
+
+/// Calls `visit` on `schema` and every schema nested in it, with its path.
+fn walk(path: &str, schema: &Value, depth: usize, visit: &mut dyn FnMut(&str, &Value)) {
+    if depth > MAX_WALK_DEPTH {
+        return;
+    }
+    visit(path, schema);
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, s) in props {
+            walk(&format!("{path}.properties[{name}]"), s, depth + 1, visit);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(s) = schema.get(key).filter(|s| s.is_object()) {
+            walk(&format!("{path}.{key}"), s, depth + 1, visit);
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(list) = schema.get(key).and_then(Value::as_array) {
+            for (i, s) in list.iter().enumerate() {
+                walk(&format!("{path}.{key}[{i}]"), s, depth + 1, visit);
+            }
+        }
+    }
+}
+
+/// Parses the expressions of one schema's `x-kubernetes-validations`.
+fn check_schema_rules(env: &cel::Env, path: &str, schema: &Value, problems: &mut Vec<RuleProblem>) {
+    let Some(rules) = schema
+        .get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
+    for (i, rule) in rules.iter().enumerate() {
+        for key in ["rule", "messageExpression"] {
+            if let Some(text) = rule.get(key).and_then(Value::as_str)
+                && let Err(issues) = env.parse(text)
+            {
+                problems.push(RuleProblem {
+                    path: format!("{path}.x-kubernetes-validations[{i}].{key}"),
+                    message: issues.to_string(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn walk_visits_every_nested_schema_with_its_path() {
+        let doc = json!({"schemas": {"p.M": {
+            "properties": {"a": {"items": {"x": 1}}, "b": {"additionalProperties": {}}},
+            "oneOf": [{"required": ["a"]}],
+        }}});
+        let mut seen = Vec::new();
+        if let Some(s) = doc.pointer("/schemas/p.M") {
+            walk("schemas[p.M]", s, 0, &mut |p, _| seen.push(p.to_owned()));
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                "schemas[p.M]",
+                "schemas[p.M].oneOf[0]",
+                "schemas[p.M].properties[a]",
+                "schemas[p.M].properties[a].items",
+                "schemas[p.M].properties[b]",
+                "schemas[p.M].properties[b].additionalProperties",
+            ]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_are_reported_with_the_rule_path() {
+        let doc = json!({"spec": {"versions": [{"schema": {"openAPIV3Schema": {
+            "properties": {"spec": {"x-kubernetes-validations": [{"rule": "self.x >"}]}}
+        }}}]}});
+        let problems = check_rules(&doc);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(
+            problems[0].path,
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+        );
+        assert!(
+            problems[0].message.contains("ERROR: <input>:1:"),
+            "{}",
+            problems[0].message
+        );
+    }
+
+    #[test]
+    fn valid_rules_and_message_expressions_pass() {
+        let doc = json!({"schemas": {"p.M": {"properties": {"a": {"x-kubernetes-validations": [
+            {"rule": "self.all(x, x.size() > 0) && has(self.b)", "messageExpression": "'got ' + string(self)"}
+        ]}}}}});
+        assert_eq!(check_rules(&doc), []);
+    }
+}
