@@ -208,9 +208,6 @@ impl EnvSpec {
             o.presence_test_cost = 0;
             o.parser.enable_ident_escape_syntax = cel_go_0_29;
         }
-        for m in macros::standard() {
-            b.add_macro(m);
-        }
         b = b.library(urls::Urls).library(regex::RegexLib);
         if self.has(0, Some(37)) {
             b = b.library(lists::Lists { version: 0 });
@@ -223,10 +220,6 @@ impl EnvSpec {
         }
         if self.has(28, None) {
             b.options_mut().cross_type_numeric_comparisons = true;
-            b.options_mut().parser.enable_optional_syntax = true;
-            for m in macros::optional() {
-                b.add_macro(m);
-            }
             b = b.library(Optionals::default()).library(quantity::QuantityLib);
         }
         if self.has(29, None) {
@@ -241,9 +234,7 @@ impl EnvSpec {
             b = b.library(format::FormatLib).library(authz::AuthzSelectors);
         }
         if self.has(32, None) {
-            for m in macros::two_var_comprehensions() {
-                b.add_macro(m);
-            }
+            b = b.library(ext::TwoVarComprehensions);
         }
         if self.has(33, None) {
             b = b.library(semver::SemverLib { version: 1 });
