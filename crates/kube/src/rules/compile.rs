@@ -353,8 +353,8 @@ pub struct CheckedExpression {
     pub uses_old_self: bool,
 }
 
-/// Parses and type-checks `text` with `env` (cel-go's `env.Compile`) — with [`plan`], the single
-/// place expressions are compiled.
+/// Parses and type-checks `text` with `env` and runs the environment's literal validators
+/// (cel-go's `env.Compile`) — with [`plan`], the single place expressions are compiled.
 ///
 /// The engine's checker records a type for every node it checks; while it is not available
 /// (`Env::check` returns no types), there is no result type, and `oldSelf` use is found
@@ -371,6 +371,7 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
             uses_old_self,
         });
     }
+    super::literals::validate(env, &checked.ast)?;
     let uses_old_self = checked
         .references
         .values()

@@ -5,6 +5,7 @@
 //!   expressions), the limits.
 //! * [`compile`]: the rules of one schema node → programs or Kubernetes' compile errors.
 //! * [`field_path`]: the `fieldPath` grammar.
+//! * [`literals`]: the duration, timestamp and regex literal validators.
 //! * [`estimate`]: estimated rule costs.
 //! * [`ratchet`]: old/new correlation and ratcheting.
 //! * [`validator`]: the validator tree and the walk over an object.
@@ -13,6 +14,7 @@ pub mod compile;
 pub mod env;
 pub mod estimate;
 pub mod field_path;
+pub mod literals;
 pub mod ratchet;
 pub mod validator;
 
