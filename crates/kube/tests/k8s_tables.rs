@@ -4,7 +4,8 @@
 //!
 //! One trial per record, named `<test>/<case>[/<rule>]`. Records of the library tables
 //! (`k8s.io/apiserver/pkg/cel/library`) are run by `k8s_libraries.rs` and left out here.
-//! Skipped records are listed with their reason in `tests/k8s_tables.skip`. The run ends with the
+//! Skipped records are listed with their reason in `tests/k8s_tables.skip`; records whose
+//! extraction lost data are corrected as `tests/k8s_tables.errata` says. The run ends with the
 //! libtest summary and one line `N passed, N failed, N skipped`. When the shared data is absent
 //! the test prints a notice and passes, unless `CI=true`.
 
@@ -45,6 +46,36 @@ fn shared_dir() -> PathBuf {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
     }
+}
+
+/// Corrections of records whose extraction lost data: (trial name, JSON pointer, value).
+fn errata() -> Result<Vec<(String, String, JsonValue)>, String> {
+    include_str!("k8s_tables.errata")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let [name, pointer, value, _reason] = f[..] else {
+                return Err(format!("k8s_tables.errata: bad line {l:?}"));
+            };
+            let v = serde_json::from_str(value)
+                .map_err(|e| format!("k8s_tables.errata: {value}: {e}"))?;
+            Ok((name.to_string(), pointer.to_string(), v))
+        })
+        .collect()
+}
+
+/// Sets the value at `pointer` (`/a/b`), creating the last key.
+fn apply_erratum(record: &mut JsonValue, pointer: &str, value: JsonValue) -> Result<(), String> {
+    let (parent, key) = pointer
+        .rsplit_once('/')
+        .ok_or_else(|| format!("bad pointer {pointer}"))?;
+    let target = record
+        .pointer_mut(parent)
+        .and_then(JsonValue::as_object_mut)
+        .ok_or_else(|| format!("no object at {parent}"))?;
+    target.insert(key.to_string(), value);
+    Ok(())
 }
 
 /// Skip patterns and their reasons (`<name><TAB or two spaces><reason>`; `*` matches any run).
@@ -95,6 +126,7 @@ fn collect_trials() -> Result<Vec<Trial>, String> {
         return Ok(Vec::new());
     }
     let skips = skip_list();
+    let errata = errata()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -104,12 +136,15 @@ fn collect_trials() -> Result<Vec<Trial>, String> {
     let mut trials = Vec::new();
     let mut used = HashMap::<String, usize>::new();
     for file in files {
-        for record in read_records(&file)? {
+        for mut record in read_records(&file)? {
             let source = record["source"].as_str().unwrap_or_default();
             if !source.contains("apiextensions-apiserver/pkg/apiserver/schema/cel") {
                 continue; // library tables: k8s_libraries.rs
             }
             let name = trial_name(&record, &mut used);
+            for (_, pointer, value) in errata.iter().filter(|(n, _, _)| *n == name) {
+                apply_erratum(&mut record, pointer, value.clone())?;
+            }
             let trial = match skips.iter().find(|(p, _)| glob(p, &name)) {
                 Some(_) => Trial::test(name, || Ok(())).with_ignored_flag(true),
                 None => Trial::test(name, move || run_record(&record).map_err(Failed::from)),
