@@ -29,9 +29,7 @@ fn main() -> ExitCode {
     let args = Arguments::from_args();
     let trials = match collect_trials() {
         Ok(t) => t,
-        Err(message) => vec![Trial::test("k8s_tables/setup", move || {
-            Err(message.into())
-        })],
+        Err(message) => vec![Trial::test("k8s_tables/setup", move || Err(message.into()))],
     };
     let conclusion = libtest_mimic::run(&args, trials);
     println!(
@@ -294,13 +292,19 @@ fn check_matcher(m: &JsonValue, res: &CompiledRule) -> Result<(), String> {
             return Err(format!("error {:?} does not contain {s:?}", e.detail));
         }
     }
-    if let Some(t) = obj.get("messageExpressionErrorType").and_then(JsonValue::as_str) {
+    if let Some(t) = obj
+        .get("messageExpressionErrorType")
+        .and_then(JsonValue::as_str)
+    {
         let e = res
             .message_expression_error
             .as_ref()
             .ok_or("expected a messageExpression error, got none")?;
         if error_type_name(e.type_) != t {
-            return Err(format!("messageExpression error type {:?}, want {t}", e.type_));
+            return Err(format!(
+                "messageExpression error type {:?}, want {t}",
+                e.type_
+            ));
         }
     }
     if let Some(s) = obj
@@ -403,8 +407,7 @@ fn check_outcome(expect: &JsonValue, out: &Outcome, budget: i64) -> Result<(), S
             return Err(format!("runtime cost {got}, want {cost}\n{}", shown()));
         }
     }
-    if expect.get("atLeastOneError").and_then(JsonValue::as_bool) == Some(true) && errs.is_empty()
-    {
+    if expect.get("atLeastOneError").and_then(JsonValue::as_bool) == Some(true) && errs.is_empty() {
         return Err("expected at least one error, got none".into());
     }
     if let Some(t) = expect.get("everyErrorType").and_then(JsonValue::as_str)

@@ -267,7 +267,11 @@ fn compile_rule(
             return out;
         }
     };
-    if checked.result_type.as_ref().is_some_and(|t| *t != Type::Bool) {
+    if checked
+        .result_type
+        .as_ref()
+        .is_some_and(|t| *t != Type::Bool)
+    {
         out.error = Some(RuleError::invalid("cel expression must evaluate to a bool"));
         return out;
     }
@@ -429,8 +433,7 @@ fn refers_to(e: &Expr, name: &str) -> bool {
             ExprKind::Comprehension(c) => {
                 stack.push(&c.iter_range);
                 stack.push(&c.accu_init);
-                let iter_shadows =
-                    c.iter_var == name || c.iter_var2.as_deref() == Some(name);
+                let iter_shadows = c.iter_var == name || c.iter_var2.as_deref() == Some(name);
                 let accu_shadows = c.accu_var == name;
                 if !iter_shadows && !accu_shadows {
                     stack.push(&c.loop_condition);
@@ -476,23 +479,33 @@ mod tests {
             false,
             &EnvLoader::create(KubeVersion::NEWEST),
         )
-            .expect("node compiles");
+        .expect("node compiles");
         assert_eq!(rules.len(), 6);
         assert!(rules[0].program.is_some() && rules[0].error.is_none());
         assert!(!rules[0].uses_old_self);
         assert!(rules[1].program.is_none() && rules[1].error.is_none());
         let e = rules[2].error.as_ref().expect("syntax error");
         assert!(
-            e.detail.starts_with("compilation failed: ERROR: <input>:1:9: Syntax error:"),
+            e.detail
+                .starts_with("compilation failed: ERROR: <input>:1:9: Syntax error:"),
             "{}",
             e.detail
         );
         assert!(rules[3].uses_old_self);
         assert_eq!(rules[3].normalized_field_path, "m[k]");
         assert!(rules[4].program.is_some());
-        let me = rules[4].message_expression_error.as_ref().expect("bad message");
-        assert!(me.detail.starts_with("messageExpression compilation failed: ERROR:"));
-        assert!(!rules[5].uses_old_self, "shadowed oldSelf is not the variable");
+        let me = rules[4]
+            .message_expression_error
+            .as_ref()
+            .expect("bad message");
+        assert!(
+            me.detail
+                .starts_with("messageExpression compilation failed: ERROR:")
+        );
+        assert!(
+            !rules[5].uses_old_self,
+            "shadowed oldSelf is not the variable"
+        );
     }
 
     #[test]

@@ -121,7 +121,8 @@ impl FromStr for KubeVersion {
         let mut parts = t.split('.');
         let major = parts.next().and_then(|p| p.parse::<u32>().ok());
         let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let patch_ok = parts.next().is_none_or(|p| p.parse::<u32>().is_ok()) && parts.next().is_none();
+        let patch_ok =
+            parts.next().is_none_or(|p| p.parse::<u32>().is_ok()) && parts.next().is_none();
         match (major, minor) {
             (Some(1), Some(m)) if patch_ok => KubeVersion::new(m).ok_or_else(|| {
                 VersionError(format!(
@@ -220,7 +221,9 @@ impl EnvSpec {
         }
         if self.has(28, None) {
             b.options_mut().cross_type_numeric_comparisons = true;
-            b = b.library(Optionals::default()).library(quantity::QuantityLib);
+            b = b
+                .library(Optionals::default())
+                .library(quantity::QuantityLib);
         }
         if self.has(29, None) {
             b = b.library(Strings::version(2)).library(Sets);
@@ -277,7 +280,11 @@ fn runtime_cost_hook(cel_go_0_29: bool) -> cel::functions::RuntimeCostHook {
             }
             if matches!(overload_id, "starts_with_string" | "ends_with_string") {
                 // cel-go ≤ 0.28 charges the receiver's length, 0.29 the argument's.
-                let sized = if cel_go_0_29 { args.get(1) } else { args.first() };
+                let sized = if cel_go_0_29 {
+                    args.get(1)
+                } else {
+                    args.first()
+                };
                 let n = sized.map_or(1, cost::actual_size);
                 return Some(cost::mul_factor(n, cost::STRING_TRAVERSAL_COST_FACTOR));
             }
@@ -333,7 +340,13 @@ mod tests {
         assert!(has_fn(&spec(33, EnvKind::NewExpressions), "isSorted"));
         assert!(!has_fn(&spec(33, EnvKind::NewExpressions), "semver"));
         assert!(has_fn(&spec(33, EnvKind::StoredExpressions), "semver"));
-        assert!(compiles(&spec(37, EnvKind::NewExpressions), "self.`a-b` == 1"));
-        assert!(!compiles(&spec(36, EnvKind::NewExpressions), "self.`a-b` == 1"));
+        assert!(compiles(
+            &spec(37, EnvKind::NewExpressions),
+            "self.`a-b` == 1"
+        ));
+        assert!(!compiles(
+            &spec(36, EnvKind::NewExpressions),
+            "self.`a-b` == 1"
+        ));
     }
 }

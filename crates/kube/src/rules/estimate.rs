@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
+use cel::Env;
 use cel::checker::CheckedAst;
 use cel::cost::{
     self, AstNode, CallCostEstimator, CallEstimate, CelGoVersion, EstimateOptions, Hooks,
     SizeEstimate, SizeEstimator,
 };
 use cel::syntax::{ExprKind, Literal};
-use cel::Env;
 
 use super::env::KubeVersion;
 use crate::decl::DeclType;

@@ -100,7 +100,9 @@ pub fn valid_field_path(
     let mut it = toks.into_iter();
     // Appends one segment: a property of `current`, or a key of its additionalProperties.
     let mut append = |name: &str, path: &mut Path| -> Result<(), FieldPathError> {
-        let s = current.clone().ok_or_else(|| err("does not refer to a valid field"))?;
+        let s = current
+            .clone()
+            .ok_or_else(|| err("does not refer to a valid field"))?;
         if !s.properties.is_empty() {
             *path = path.child(name);
             let prop = s
@@ -119,21 +121,25 @@ pub fn valid_field_path(
     while let Some(tok) = it.next() {
         match tok {
             "[" => {
-                let tok = it.next().ok_or_else(|| err("unexpected end of JSON path"))?;
+                let tok = it
+                    .next()
+                    .ok_or_else(|| err("unexpected end of JSON path"))?;
                 if tok.len() < 2 || !tok.starts_with('\'') || !tok.ends_with('\'') {
-                    return Err(err(format!(
-                        "expected single quoted string but got {tok}"
-                    )));
+                    return Err(err(format!("expected single quoted string but got {tok}")));
                 }
                 let name = unescape_single_quote(&tok[1..tok.len() - 1])?;
                 append(&name, &mut path)?;
-                let close = it.next().ok_or_else(|| err("unexpected end of JSON path"))?;
+                let close = it
+                    .next()
+                    .ok_or_else(|| err("unexpected end of JSON path"))?;
                 if close != "]" {
                     return Err(err(format!("expected ] but got {close}")));
                 }
             }
             "." => {
-                let name = it.next().ok_or_else(|| err("unexpected end of JSON path"))?;
+                let name = it
+                    .next()
+                    .ok_or_else(|| err("unexpected end of JSON path"))?;
                 append(name, &mut path)?;
             }
             other => return Err(err(format!("expected [ or . but got: {other}"))),
@@ -182,20 +188,32 @@ mod tests {
         assert_eq!(check(".bar"), Err("does not refer to a valid field".into()));
         assert_eq!(check("foo"), Err("expected [ or . but got: foo".into()));
         assert_eq!(check("."), Err("unexpected end of JSON path".into()));
-        assert_eq!(check("[foo]"), Err("expected single quoted string but got foo".into()));
+        assert_eq!(
+            check("[foo]"),
+            Err("expected single quoted string but got foo".into())
+        );
         assert_eq!(check("['foo'"), Err("unexpected end of JSON path".into()));
         assert_eq!(check("['foo'.x"), Err("expected ] but got .".into()));
         assert_eq!(
             check("['f\\qo']"),
             Err("invalid string literal: invalid escape char \\q".into())
         );
-        assert_eq!(check(".list[0]"), Err("expected single quoted string but got 0".into()));
-        assert_eq!(check(".foo.x"), Err("does not refer to a valid field".into()));
+        assert_eq!(
+            check(".list[0]"),
+            Err("expected single quoted string but got 0".into())
+        );
+        assert_eq!(
+            check(".foo.x"),
+            Err("does not refer to a valid field".into())
+        );
     }
 
     #[test]
     fn quoted_names_keep_delimiters_and_escaped_quotes() {
         assert_eq!(tokens("['a.b\\'c'].d"), ["[", "'a.b\\'c'", "]", ".", "d"]);
-        assert_eq!(unescape_single_quote("a\\'b\\\\c\\t"), Ok("a'b\\c\t".into()));
+        assert_eq!(
+            unescape_single_quote("a\\'b\\\\c\\t"),
+            Ok("a'b\\c\t".into())
+        );
     }
 }

@@ -9,8 +9,10 @@
 //! * [`estimate`]: estimated rule costs.
 //! * [`ratchet`]: old/new correlation and ratcheting.
 //! * [`validator`]: the validator tree and the walk over an object.
+//! * [`crd_check`]: the checks kube-apiserver makes on the rules when a CRD is written.
 
 pub mod compile;
+pub mod crd_check;
 pub mod env;
 pub mod estimate;
 pub mod field_path;

@@ -105,7 +105,11 @@ impl Correlation {
             .properties
             .get(field)
             .or_else(|| self.schema.additional_properties_schema())?;
-        Some(Correlation::new(new_v.clone(), old_v.clone(), schema.clone()))
+        Some(Correlation::new(
+            new_v.clone(),
+            old_v.clone(),
+            schema.clone(),
+        ))
     }
 
     /// The child at index `i` of a map list, paired with the old element of the same key.
@@ -119,7 +123,11 @@ impl Correlation {
         }
         let items = self.schema.items.as_ref()?;
         let old_item = MapListIndex::new(&self.schema, old).get(&self.schema, item)?;
-        Some(Correlation::new(item.clone(), old_item.clone(), items.clone()))
+        Some(Correlation::new(
+            item.clone(),
+            old_item.clone(),
+            items.clone(),
+        ))
     }
 
     /// Whether the node equals its old value (`CachedDeepEqual`).
@@ -145,14 +153,13 @@ impl Correlation {
                 }
                 let index = MapListIndex::new(&self.schema, old);
                 let items = self.schema.items.as_ref();
-                new.iter().all(|item| {
-                    match (index.get(&self.schema, item), items) {
+                new.iter()
+                    .all(|item| match (index.get(&self.schema, item), items) {
                         (Some(o), Some(s)) => {
                             Correlation::new(item.clone(), o.clone(), s.clone()).deep_equal()
                         }
                         _ => false,
-                    }
-                })
+                    })
             }
             (Json::Object(new), Json::Object(old)) => {
                 new.len() == old.len()
@@ -264,14 +271,23 @@ mod tests {
 
     #[test]
     fn undeclared_fields_make_objects_unequal_and_atomic_lists_compare_whole() {
-        let s = schema(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
-            "properties": {"a": {"type": "array", "items": {"type": "integer"}}}}));
+        let s = schema(
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+            "properties": {"a": {"type": "array", "items": {"type": "integer"}}}}),
+        );
         let same = j(json!({"a": [1, 2]}));
         assert!(Correlation::new(same.clone(), same, s.clone()).deep_equal());
         let extra = j(json!({"a": [1, 2], "x": 1}));
         assert!(!Correlation::new(extra.clone(), extra, s.clone()).deep_equal());
-        let r = Ratchet::root(Correlation::new(j(json!({"a": [1]})), j(json!({"a": [1]})), s));
-        assert!(r.key("a").index(0).should_ratchet(), "uncorrelatable item uses the list");
+        let r = Ratchet::root(Correlation::new(
+            j(json!({"a": [1]})),
+            j(json!({"a": [1]})),
+            s,
+        ));
+        assert!(
+            r.key("a").index(0).should_ratchet(),
+            "uncorrelatable item uses the list"
+        );
         assert!(!r.key("kind").should_ratchet());
     }
 }

@@ -68,7 +68,8 @@ fn has_rules(s: &Structural) -> bool {
     !s.extensions.validations.is_empty()
         || s.items.as_deref().is_some_and(has_rules)
         || s.properties.values().any(|p| has_rules(p))
-        || s.additional_properties_schema().is_some_and(|a| has_rules(a))
+        || s.additional_properties_schema()
+            .is_some_and(|a| has_rules(a))
         || all_of(s).iter().any(has_rules)
 }
 
@@ -161,7 +162,15 @@ impl Validator {
             return budget;
         }
         for a in &self.all_of {
-            budget = a.walk(out, path, obj, old, &ratchet.for_all_of(), budget, depth + 1);
+            budget = a.walk(
+                out,
+                path,
+                obj,
+                old,
+                &ratchet.for_all_of(),
+                budget,
+                depth + 1,
+            );
             if budget < 0 {
                 return budget;
             }
@@ -359,17 +368,24 @@ impl Validator {
                     let rs = rule_error_string(rule);
                     let (detail, stop) = match e.kind() {
                         ErrorKind::NoSuchOverload => (
-                            format!("'{e}': call arguments did not match a supported operator, function or macro signature for rule: {rs}"),
+                            format!(
+                                "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {rs}"
+                            ),
                             false,
                         ),
                         ErrorKind::CostLimitExceeded => (
-                            format!("'{e}': no further validation rules will be run due to call cost exceeds limit for rule: {rs}"),
+                            format!(
+                                "'{e}': no further validation rules will be run due to call cost exceeds limit for rule: {rs}"
+                            ),
                             true,
                         ),
                         _ => (format!("{e} evaluating rule: {rs}"), false),
                     };
-                    out.errors
-                        .push(FieldError::invalid(path.clone(), self.schema_type(), detail));
+                    out.errors.push(FieldError::invalid(
+                        path.clone(),
+                        self.schema_type(),
+                        detail,
+                    ));
                     if stop {
                         return -1;
                     }
@@ -546,18 +562,14 @@ impl Builder<'_> {
             _ => None,
         });
         let items = match (&validation.items, &node.items) {
-            (Some(v), Some(n)) => {
-                self.build(v, n, n.extensions.embedded_resource, elem, depth + 1)
-            }
+            (Some(v), Some(n)) => self.build(v, n, n.extensions.embedded_resource, elem, depth + 1),
             _ => None,
         };
         let additional_properties = match (
             validation.additional_properties_schema(),
             node.additional_properties_schema(),
         ) {
-            (Some(v), Some(n)) => {
-                self.build(v, n, n.extensions.embedded_resource, elem, depth + 1)
-            }
+            (Some(v), Some(n)) => self.build(v, n, n.extensions.embedded_resource, elem, depth + 1),
             _ => None,
         };
         let mut properties = IndexMap::new();
@@ -578,11 +590,9 @@ impl Builder<'_> {
                     field.ty.clone()
                 }
                 None => {
-                    let Some(t) = DeclType::from_schema(
-                        nprop,
-                        nprop.extensions.embedded_resource,
-                        "object",
-                    ) else {
+                    let Some(t) =
+                        DeclType::from_schema(nprop, nprop.extensions.embedded_resource, "object")
+                    else {
                         continue;
                     };
                     t
