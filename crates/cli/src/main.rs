@@ -3,10 +3,12 @@
 //! Exit codes (all subcommands): 0 success, 1 the expression failed to compile
 //! or to evaluate, 2 usage error (bad arguments, unreadable input).
 
+mod check;
 mod decl;
 mod env;
 mod eval;
 mod r#gen;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -26,6 +28,10 @@ enum Command {
     Eval(eval::Args),
     /// Generate OpenAPI schemas or a CRD from .proto files with +kubebuilder markers.
     Gen(r#gen::Args),
+    /// Check the CEL rules of CRDs as kube-apiserver does when they are created.
+    Check(check::Args),
+    /// Validate custom resources against their CRDs as kube-apiserver does.
+    Validate(validate::Args),
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -38,5 +44,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Gen(args) => r#gen::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Validate(args) => validate::run(args),
     }
 }
