@@ -158,10 +158,12 @@ fn read_text(source: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{source}: {e}"))
 }
 
-/// Reads the documents of every file named (directories expanded).
+/// Reads the documents of every file named (directories expanded). Files found in directories
+/// that do not parse as YAML or JSON objects are skipped with a warning; named files must parse.
 pub(crate) fn read_documents(paths: &[String]) -> Result<Vec<Document>, String> {
     let mut out = Vec::new();
     for p in paths {
+        let from_dir = p != "-" && FsPath::new(p).is_dir();
         for file in expand(p)? {
             let text = read_text(&file)?;
             let name = if file == "-" {
@@ -169,7 +171,12 @@ pub(crate) fn read_documents(paths: &[String]) -> Result<Vec<Document>, String> 
             } else {
                 file
             };
-            parse_documents(&name, &text, &mut out)?;
+            let mut docs = Vec::new();
+            match parse_documents(&name, &text, &mut docs) {
+                Ok(()) => out.extend(docs),
+                Err(e) if from_dir => eprintln!("warning: skipped {e}"),
+                Err(e) => return Err(e),
+            }
         }
     }
     Ok(out)
