@@ -8,6 +8,7 @@ mod decl;
 mod env;
 mod eval;
 mod r#gen;
+mod test_cmd;
 mod validate;
 
 use std::process::ExitCode;
@@ -32,6 +33,9 @@ enum Command {
     Check(check::Args),
     /// Validate custom resources against their CRDs as kube-apiserver does.
     Validate(validate::Args),
+    /// Run custom-resource test files: oracle-style case files, or declarative CRD test
+    /// suites (`*.testsuite.yaml`) against `--crd` files.
+    Test(test_cmd::Args),
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -46,5 +50,6 @@ fn main() -> ExitCode {
         Command::Gen(args) => r#gen::run(args),
         Command::Check(args) => check::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Test(args) => test_cmd::run(args),
     }
 }
