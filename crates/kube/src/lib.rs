@@ -23,6 +23,7 @@
 //! node's rules cheap views of the same tree.
 
 pub mod crd;
+pub mod crd_review;
 pub mod decl;
 pub mod escaping;
 pub mod field;
