@@ -20,6 +20,7 @@ pub mod decode;
 pub mod formats;
 pub mod json;
 pub mod listtype;
+pub mod numeric_formats;
 pub mod objectmeta;
 pub mod openapi;
 pub mod prune;
