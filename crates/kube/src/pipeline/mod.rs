@@ -15,6 +15,7 @@
 //! [`Response::rules_skipped`] says whether any would have been.
 
 pub mod cases;
+pub mod crd_spec;
 pub mod crd_validation;
 pub mod decode;
 pub mod formats;
