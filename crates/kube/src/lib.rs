@@ -30,6 +30,7 @@ pub mod gofmt;
 pub mod library;
 pub mod load;
 pub mod pipeline;
+pub mod rules;
 pub mod schema_props;
 pub mod structural;
 pub mod values;
