@@ -4,11 +4,13 @@
 //! Input: `{crds: {<id>: <v1 CRD>}, cases: [{name, crd: <id>, version?, object | objectRaw,
 //! oldObject | oldObjectRaw, subresource?: status}]}`. Output per case: `name`, `crdStatus` (when
 //! the CRD itself is invalid), `unknownFields`, `decodeError`, `objectAfterDecode`, `status`,
-//! `causeStrings`, `warnings`.
+//! `causeStrings`, `warnings`; and `duplicateFields` (`duplicate field "spec.a"`) when an
+//! `objectRaw` repeats a key (Kubernetes reports them before the unknown fields).
 
 use serde_json::{Map, Value, json};
 
 use super::crd_validation::validate_crd;
+use super::json::Parsed;
 use super::status::Status;
 use super::{FieldValidation, KubeVersion, Operation, Options, Pipeline, RuleValidator};
 use crate::crd::CustomResourceDefinition;
@@ -23,11 +25,15 @@ fn id_of(v: Option<&Value>) -> String {
     }
 }
 
-fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Value>, String> {
+/// The object under `key`, or parsed from the JSON text under `raw` (with its repeated keys).
+fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Parsed>, String> {
     if let Some(r) = case.get(raw).and_then(Value::as_str) {
-        return super::decode::parse_json(r).map(Some);
+        return super::json::parse(r).map(Some);
     }
-    Ok(case.get(key).cloned())
+    Ok(case.get(key).cloned().map(|value| Parsed {
+        value,
+        duplicates: Vec::new(),
+    }))
 }
 
 /// Runs every case of a case file; one result object per case, in order.
@@ -106,8 +112,8 @@ fn run_case(
     };
     let operation = match (old, case.get("subresource").and_then(Value::as_str)) {
         (None, _) => Operation::Create,
-        (Some(o), Some("status")) => Operation::UpdateStatus(o),
-        (Some(o), _) => Operation::Update(o),
+        (Some(o), Some("status")) => Operation::UpdateStatus(o.value),
+        (Some(o), _) => Operation::Update(o.value),
     };
     let pipeline = match Pipeline::new(&crd, &version, rules) {
         Ok(p) => p,
@@ -121,10 +127,13 @@ fn run_case(
         field_validation: FieldValidation::Ignore,
         ..Options::default()
     };
-    let resp = pipeline.run(obj, &operation, &options);
+    let resp = pipeline.run_with_duplicates(obj.value, &obj.duplicates, &operation, &options);
     if let Some(e) = resp.decode_error {
         r.insert("decodeError".into(), Value::String(e));
         return Value::Object(r);
+    }
+    if !resp.duplicate_fields.is_empty() {
+        r.insert("duplicateFields".into(), json!(resp.duplicate_fields));
     }
     if !resp.unknown_fields.is_empty() {
         r.insert("unknownFields".into(), json!(resp.unknown_fields));
