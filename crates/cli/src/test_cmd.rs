@@ -20,9 +20,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion, Operation, Options, Pipeline, cases::run_case_file,
-};
+use kcel_kube::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
 use serde_json::{Map, Value};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -92,7 +90,7 @@ pub fn run(args: Args) -> ExitCode {
         for doc in docs {
             let v = doc.value;
             if v.get("cases").is_some() {
-                match run_case_file(&v, kv, None) {
+                match kcel_kube::cases::run_case_file(&v, kv) {
                     Ok(results) => {
                         if args.output == Format::Text {
                             for r in &results {
@@ -265,7 +263,9 @@ fn apply(
     operation: Operation,
     kv: KubeVersion,
 ) -> Result<Outcome, String> {
-    let pipeline = Pipeline::new(crd, &version_of(&obj), None).map_err(|e| e.to_string())?;
+    let version = version_of(&obj);
+    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, kv.minor)?;
+    let pipeline = Pipeline::new(crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: kv,
         field_validation: FieldValidation::Strict,

@@ -12,7 +12,7 @@ use std::path::Path;
 use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::field::go_json;
 use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion, Operation, Options, Pipeline, Response, Status, crd_validation,
+    FieldValidation, KubeVersion, Operation, Options, Pipeline, Response, Status,
 };
 use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;

@@ -14,7 +14,6 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
-pub mod cases;
 pub mod crd_spec;
 pub mod crd_validation;
 pub mod decode;

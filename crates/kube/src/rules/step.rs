@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::crd::CustomResourceDefinition;
 use crate::field::{FieldError, Path};
 use crate::pipeline::{RuleOutcome, RuleRequest, RuleValidator};
 use crate::schema_props::JsonSchemaProps;
@@ -28,6 +29,24 @@ impl CelRuleStep {
         let version = KubeVersion::new(minor).unwrap_or(KubeVersion::NEWEST);
         let validator = Validator::for_resource(&schema, &EnvLoader::runtime(version));
         Ok(CelRuleStep { schema, validator })
+    }
+
+    /// The rules of version `version` of `crd`.
+    pub fn for_version(
+        crd: &CustomResourceDefinition,
+        version: &str,
+        minor: u32,
+    ) -> Result<CelRuleStep, String> {
+        let schema = crd
+            .version(version)
+            .and_then(|v| v.open_api_v3_schema())
+            .ok_or_else(|| {
+                format!(
+                    "CRD {} has no schema for version {version:?}",
+                    crd.metadata.name
+                )
+            })?;
+        CelRuleStep::new(schema, minor)
     }
 
     /// Whether the schema has any rule at all.
