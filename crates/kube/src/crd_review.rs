@@ -14,7 +14,10 @@ pub fn validate_crd(
     old: Option<&CustomResourceDefinition>,
     version: KubeVersion,
 ) -> Vec<FieldError> {
-    let mut errors = crd_validation::validate_crd(crd, version);
+    let mut errors = match old {
+        Some(o) => crd_validation::validate_crd_update(crd, o, version),
+        None => crd_validation::validate_crd(crd, version),
+    };
     let rules_version =
         crate::rules::KubeVersion::new(version.minor).unwrap_or(crate::rules::KubeVersion::NEWEST);
     let report = check_crd(

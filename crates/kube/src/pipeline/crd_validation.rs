@@ -665,27 +665,58 @@ impl Checker<'_> {
         }
     }
 
-    /// Inside `allOf`/`anyOf`/`oneOf`/`not`: only value validations may appear.
+    /// Inside `allOf`/`anyOf`/`oneOf`/`not`: only value validations may appear,
+    /// except for the int-or-string pattern (`anyOf: [{type: integer}, {type:
+    /// string}]`, directly or as the first `allOf`), which Kubernetes exempts.
     fn junctors(&mut self, s: &JsonSchemaProps, path: &Path, depth: usize) {
-        let mut subs: Vec<(Path, &JsonSchemaProps)> = Vec::new();
+        self.junctors_skipping(s, path, depth, is_int_or_string_any_of(&s.any_of));
+    }
+
+    fn junctors_skipping(
+        &mut self,
+        s: &JsonSchemaProps,
+        path: &Path,
+        depth: usize,
+        skip_any_of: bool,
+    ) {
+        let skip_first_all_of_any_of = s
+            .all_of
+            .first()
+            .is_some_and(|a| is_int_or_string_any_of(&a.any_of));
         for (name, list) in [
             ("allOf", &s.all_of),
             ("anyOf", &s.any_of),
             ("oneOf", &s.one_of),
         ] {
+            if name == "anyOf" && skip_any_of {
+                continue;
+            }
             for (i, sub) in list.iter().enumerate() {
-                subs.push((path.child(name).index(i), sub));
+                let skip = name == "allOf" && i == 0 && skip_first_all_of_any_of;
+                self.nested_value_validation_skipping(
+                    sub,
+                    &path.child(name).index(i),
+                    depth + 1,
+                    skip,
+                );
             }
         }
         if let Some(n) = &s.not {
-            subs.push((path.child("not"), n));
-        }
-        for (p, sub) in subs {
-            self.nested_value_validation(sub, &p, depth + 1);
+            self.nested_value_validation(n, &path.child("not"), depth + 1);
         }
     }
 
     fn nested_value_validation(&mut self, s: &JsonSchemaProps, path: &Path, depth: usize) {
+        self.nested_value_validation_skipping(s, path, depth, false);
+    }
+
+    fn nested_value_validation_skipping(
+        &mut self,
+        s: &JsonSchemaProps,
+        path: &Path,
+        depth: usize,
+        skip_any_of: bool,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -779,6 +810,9 @@ impl Checker<'_> {
             ("anyOf", &s.any_of),
             ("oneOf", &s.one_of),
         ] {
+            if name == "anyOf" && skip_any_of {
+                continue;
+            }
             for (i, sub) in list.iter().enumerate() {
                 self.nested_value_validation(sub, &path.child(name).index(i), depth + 1);
             }
@@ -1161,4 +1195,13 @@ mod tests {
             ]
         );
     }
+}
+
+/// Kubernetes' `intOrStringAnyOf`: exactly `[{type: integer}, {type: string}]`.
+fn is_int_or_string_any_of(any_of: &[JsonSchemaProps]) -> bool {
+    let only_type = |t: &str| JsonSchemaProps {
+        type_: Some(t.to_string()),
+        ..JsonSchemaProps::default()
+    };
+    matches!(any_of, [a, b] if *a == only_type("integer") && *b == only_type("string"))
 }
