@@ -1064,6 +1064,15 @@ fn write_props(s: &JsonSchemaProps, out: &mut String, depth: usize) {
     out.push('}');
 }
 
+/// Kubernetes' `intOrStringAnyOf`: exactly `[{type: integer}, {type: string}]`.
+fn is_int_or_string_any_of(any_of: &[JsonSchemaProps]) -> bool {
+    let only_type = |t: &str| JsonSchemaProps {
+        type_: Some(t.to_string()),
+        ..JsonSchemaProps::default()
+    };
+    matches!(any_of, [a, b] if *a == only_type("integer") && *b == only_type("string"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1195,13 +1204,4 @@ mod tests {
             ]
         );
     }
-}
-
-/// Kubernetes' `intOrStringAnyOf`: exactly `[{type: integer}, {type: string}]`.
-fn is_int_or_string_any_of(any_of: &[JsonSchemaProps]) -> bool {
-    let only_type = |t: &str| JsonSchemaProps {
-        type_: Some(t.to_string()),
-        ..JsonSchemaProps::default()
-    };
-    matches!(any_of, [a, b] if *a == only_type("integer") && *b == only_type("string"))
 }
