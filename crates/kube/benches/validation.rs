@@ -1,0 +1,491 @@
+//! Criterion benchmarks of custom-resource validation with CEL rules, as kube-apiserver runs it,
+//! in the environment of Kubernetes 1.35:
+//!
+//! * `compile/gateway-api`: compiling every CEL rule of the Gateway API CRDs
+//!   (`../shared/corpora/gateway-api/config/crd/{standard,experimental}`, every version with a
+//!   schema) into rule steps ([`CelRuleStep::for_version`]: structural schema, CEL types,
+//!   parse, check, cost estimate and plan of each rule and messageExpression).
+//! * `rules/gateway-api`: the CEL rule step alone ([`RuleValidator::validate`]) on every valid
+//!   Gateway API example (`examples/{standard,experimental}`), the objects decoded, defaulted
+//!   and prepared by the pipeline beforehand; one iteration validates all examples.
+//! * `pipeline/gateway-api`: the whole create pipeline ([`Pipeline::run`]: decoding, pruning,
+//!   defaulting, OpenAPI validation and the rule step) on the same examples.
+//! * `rules/3mib-*` and `pipeline/3mib-*`: a generated worst-case object of about 3 MiB (the
+//!   API server's request size limit) under a generated CRD whose `spec.items` is a list of
+//!   `{name, value}` maps: `iterating-rule` has one rule on `spec` iterating every item
+//!   (`self.items.all(i, i.name.startsWith('a') && i.value.size() < 64)`), `per-item-rule` the
+//!   same check as a rule on each item. `maxItems`/`maxLength` bound the schema so that both
+//!   rules fit the static cost limits; the object's runtime cost fits the per-call limit and the
+//!   per-object budget, so every item is visited.
+//!
+//! Counts (rules, objects, bytes) are printed before the measurements; criterion reports
+//! objects/s and bytes/s through its throughput settings.
+//!
+//! `cargo bench -p kcel-kube --bench validation [-- <filter>]`. Without `../shared` (or
+//! `KCEL_SHARED`) the Gateway API groups print a notice and are skipped; the generated 3 MiB
+//! object is always measured.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, Throughput};
+use kcel_kube::crd::CustomResourceDefinition;
+use kcel_kube::pipeline::{
+    FieldValidation, KubeVersion, Operation, Options, Pipeline, RuleRequest, RuleValidator,
+};
+use kcel_kube::rules::CelRuleStep;
+use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
+use serde_json::{Value, json};
+
+/// The Kubernetes minor version measured (the reference numbers are Kubernetes 1.35's).
+const MINOR: u32 = 35;
+
+/// `../shared` (or `KCEL_SHARED`), if present; fails under `CI=true` when absent.
+fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("KCEL_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "shared/ is missing under CI"
+    );
+    eprintln!(
+        "NOTICE: {} not found; the Gateway API benchmarks are skipped",
+        dir.display()
+    );
+    None
+}
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(p);
+        }
+    }
+}
+
+fn load_crds(dir: &Path) -> Result<Vec<CustomResourceDefinition>, String> {
+    let mut files = Vec::new();
+    yaml_files(dir, &mut files);
+    let mut crds = Vec::new();
+    for f in files {
+        let loaded = kcel_kube::load::load_file(&f).map_err(|e| e.to_string())?;
+        crds.extend(loaded.into_iter().map(|l| l.crd));
+    }
+    Ok(crds)
+}
+
+/// The number of `x-kubernetes-validations` rules in `s` and below.
+fn count_rules(s: &JsonSchemaProps) -> usize {
+    let mut n = s.x_validations.len();
+    n += s.properties.values().map(count_rules).sum::<usize>();
+    n += s
+        .pattern_properties
+        .values()
+        .map(count_rules)
+        .sum::<usize>();
+    n += s.definitions.values().map(count_rules).sum::<usize>();
+    n += s.all_of.iter().map(count_rules).sum::<usize>();
+    n += s.any_of.iter().map(count_rules).sum::<usize>();
+    n += s.one_of.iter().map(count_rules).sum::<usize>();
+    n += s.not.as_deref().map_or(0, count_rules);
+    n += match &s.items {
+        Some(SchemaOrArray::Schema(i)) => count_rules(i),
+        Some(SchemaOrArray::Array(a)) => a.iter().map(count_rules).sum(),
+        None => 0,
+    };
+    n += match &s.additional_properties {
+        Some(SchemaOrBool::Schema(a)) => count_rules(a),
+        _ => 0,
+    };
+    n
+}
+
+/// One CRD version whose rules are compiled.
+struct CrdVersion<'a> {
+    /// The index of the channel (standard, experimental).
+    channel: usize,
+    crd: &'a CustomResourceDefinition,
+    version: String,
+    /// The number of rules in its schema.
+    rules: usize,
+}
+
+/// The rule steps of `versions`, in order.
+fn compile(versions: &[&CrdVersion<'_>]) -> Result<Vec<CelRuleStep>, String> {
+    versions
+        .iter()
+        .map(|v| CelRuleStep::for_version(v.crd, &v.version, MINOR))
+        .collect()
+}
+
+/// One valid example: the CRD version it belongs to, the document, and the object as the rule
+/// step receives it (after decoding, defaulting and preparation).
+struct Example {
+    step: usize,
+    document: Value,
+    prepared: Value,
+}
+
+fn options() -> Options {
+    Options {
+        kube_version: KubeVersion::new(MINOR),
+        field_validation: FieldValidation::Strict,
+        ..Options::default()
+    }
+}
+
+fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
+    let root = shared.join("corpora/gateway-api");
+    let channels = ["standard", "experimental"];
+    let crds: Vec<Vec<CustomResourceDefinition>> = channels
+        .iter()
+        .map(|ch| load_crds(&root.join("config/crd").join(ch)))
+        .collect::<Result<_, _>>()?;
+
+    // Every CRD version with a schema, compiled once for the examples.
+    let mut versions = Vec::new();
+    for (channel, channel_crds) in crds.iter().enumerate() {
+        for crd in channel_crds {
+            for v in &crd.spec.versions {
+                if let Some(schema) = v.open_api_v3_schema() {
+                    versions.push(CrdVersion {
+                        channel,
+                        crd,
+                        version: v.name.clone(),
+                        rules: count_rules(schema),
+                    });
+                }
+            }
+        }
+    }
+    let steps = compile(&versions.iter().collect::<Vec<_>>())?;
+
+    // The valid examples, each with the rule step of its CRD version.
+    let step_index: HashMap<(usize, &str, &str, &str), usize> = versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            (
+                (
+                    v.channel,
+                    v.crd.spec.group.as_str(),
+                    v.crd.spec.names.kind.as_str(),
+                    v.version.as_str(),
+                ),
+                i,
+            )
+        })
+        .collect();
+    let mut examples = Vec::new();
+    let mut not_run = 0;
+    for (channel, name) in channels.iter().enumerate() {
+        let mut files = Vec::new();
+        yaml_files(&root.join("examples").join(name), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let docs = kcel_kube::yaml::parse_stream(&text)
+                .map_err(|e| format!("{}: {e}", f.display()))?;
+            for d in docs {
+                let doc = d.value;
+                let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
+                let api_version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+                let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+                let Some(&step) = step_index.get(&(channel, group, kind, version)) else {
+                    // Namespaces and other kinds no Gateway API CRD defines.
+                    not_run += 1;
+                    continue;
+                };
+                let v = &versions[step];
+                let pipeline = Pipeline::new(v.crd, &v.version, Some(&steps[step]))
+                    .map_err(|e| e.to_string())?;
+                let r = pipeline.run(doc.clone(), &Operation::Create, &options());
+                if r.status.status != "Success" {
+                    return Err(format!(
+                        "{}: example rejected: {}",
+                        f.display(),
+                        r.status.message
+                    ));
+                }
+                let prepared = r.object.ok_or("a successful response has no object")?;
+                examples.push(Example {
+                    step,
+                    document: doc,
+                    prepared,
+                });
+            }
+        }
+    }
+    println!(
+        "gateway-api: {} valid examples measured ({not_run} documents of kinds no CRD defines left out)",
+        examples.len()
+    );
+
+    // (a) Compilation: the CRD versions the examples use, then every CRD version.
+    let mut used: Vec<usize> = examples.iter().map(|e| e.step).collect();
+    used.sort_unstable();
+    used.dedup();
+    let used: Vec<&CrdVersion<'_>> = used.iter().map(|&i| &versions[i]).collect();
+    let all: Vec<&CrdVersion<'_>> = versions.iter().collect();
+    let mut g = c.benchmark_group("compile");
+    for (name, set) in [("gateway-api", &used), ("gateway-api-all-versions", &all)] {
+        let rules: usize = set.iter().map(|v| v.rules).sum();
+        println!(
+            "compile/{name}: {rules} CEL rules in {} CRD versions",
+            set.len()
+        );
+        g.throughput(Throughput::Elements(rules as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(compile(set)));
+        });
+    }
+    g.finish();
+
+    // (b) The rule step alone.
+    let schemas: Vec<&JsonSchemaProps> = versions
+        .iter()
+        .map(|v| {
+            v.crd
+                .version(&v.version)
+                .and_then(|cv| cv.open_api_v3_schema())
+                .ok_or("a compiled version has no schema")
+        })
+        .collect::<Result<_, _>>()?;
+    let kube_version = KubeVersion::new(MINOR);
+    let mut g = c.benchmark_group("rules");
+    g.throughput(Throughput::Elements(examples.len() as u64));
+    g.bench_function("gateway-api", |b| {
+        b.iter(|| {
+            for e in &examples {
+                let out = steps[e.step].validate(&RuleRequest {
+                    schema: schemas[e.step],
+                    object: &e.prepared,
+                    old_object: None,
+                    ratcheting: false,
+                    kube_version,
+                });
+                black_box(out);
+            }
+        });
+    });
+    g.finish();
+
+    // (c) The whole pipeline.
+    let pipelines: Vec<Pipeline<'_>> = versions
+        .iter()
+        .zip(&steps)
+        .map(|(v, s)| Pipeline::new(v.crd, &v.version, Some(s)).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let opts = options();
+    let mut g = c.benchmark_group("pipeline");
+    g.throughput(Throughput::Elements(examples.len() as u64));
+    g.bench_function("gateway-api", |b| {
+        b.iter_batched(
+            || {
+                examples
+                    .iter()
+                    .map(|e| e.document.clone())
+                    .collect::<Vec<_>>()
+            },
+            |docs| {
+                for (e, doc) in examples.iter().zip(docs) {
+                    black_box(pipelines[e.step].run(doc, &Operation::Create, &opts));
+                }
+            },
+            BatchSize::SmallInput,
+        );
+    });
+    g.finish();
+    Ok(())
+}
+
+/// The bounds of the generated schema: enough items for 3 MiB, strings short enough for the
+/// static cost limits.
+const MAX_ITEMS: i64 = 65_536;
+const MAX_NAME_LENGTH: i64 = 32;
+const MAX_VALUE_LENGTH: i64 = 64;
+/// The generated object's target size in bytes of compact JSON (the API server's limit).
+const OBJECT_BYTES: usize = 3 * 1024 * 1024;
+/// The iterating rule.
+const ITERATING_RULE: &str = "self.items.all(i, i.name.startsWith('a') && i.value.size() < 64)";
+/// The same check on one item.
+const ITEM_RULE: &str = "self.name.startsWith('a') && self.value.size() < 64";
+
+/// A namespaced CRD `widgets.bench.example.com` whose `spec.items` is a list of `{name,
+/// value}` maps; `spec_rule` is a rule on `spec`, `item_rule` one on each item.
+fn big_crd(
+    spec_rule: Option<&str>,
+    item_rule: Option<&str>,
+) -> Result<CustomResourceDefinition, String> {
+    let rules = |r: Option<&str>| match r {
+        Some(r) => json!([{ "rule": r }]),
+        None => json!([]),
+    };
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": { "name": "widgets.bench.example.com" },
+        "spec": {
+            "group": "bench.example.com",
+            "scope": "Namespaced",
+            "names": { "plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList" },
+            "versions": [{
+                "name": "v1",
+                "served": true,
+                "storage": true,
+                "schema": { "openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {
+                        "spec": {
+                            "type": "object",
+                            "x-kubernetes-validations": rules(spec_rule),
+                            "properties": {
+                                "items": {
+                                    "type": "array",
+                                    "maxItems": MAX_ITEMS,
+                                    "items": {
+                                        "type": "object",
+                                        "x-kubernetes-validations": rules(item_rule),
+                                        "required": ["name", "value"],
+                                        "properties": {
+                                            "name": { "type": "string", "maxLength": MAX_NAME_LENGTH },
+                                            "value": { "type": "string", "maxLength": MAX_VALUE_LENGTH }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }}
+            }]
+        }
+    });
+    let text = serde_json::to_string(&crd).map_err(|e| e.to_string())?;
+    let mut loaded = kcel_kube::load::load_json("bench", &text).map_err(|e| e.to_string())?;
+    if loaded.len() != 1 {
+        return Err("the generated CRD did not load".into());
+    }
+    Ok(loaded.remove(0).crd)
+}
+
+/// A `Widget` of about [`OBJECT_BYTES`] of compact JSON whose items all pass the rules, and its
+/// size in bytes.
+fn big_object() -> Result<(Value, usize), String> {
+    let mut object = json!({
+        "apiVersion": "bench.example.com/v1",
+        "kind": "Widget",
+        "metadata": { "name": "big", "namespace": "default" },
+        "spec": { "items": [] }
+    });
+    let base = serde_json::to_string(&object)
+        .map_err(|e| e.to_string())?
+        .len();
+    let mut items = Vec::new();
+    let mut size = base;
+    for n in 0.. {
+        let item = json!({
+            "name": format!("a-item-{n:08}"),
+            "value": format!("value {n:08} of the generated worst-case object"),
+        });
+        // The item and its separating comma.
+        let item_size = serde_json::to_string(&item)
+            .map_err(|e| e.to_string())?
+            .len()
+            + 1;
+        if size + item_size > OBJECT_BYTES || items.len() as i64 >= MAX_ITEMS {
+            break;
+        }
+        size += item_size;
+        items.push(item);
+    }
+    object["spec"]["items"] = Value::Array(items);
+    let size = serde_json::to_string(&object)
+        .map_err(|e| e.to_string())?
+        .len();
+    Ok((object, size))
+}
+
+fn bench_big_object(c: &mut Criterion) -> Result<(), String> {
+    let (object, size) = big_object()?;
+    let items = object["spec"]["items"].as_array().map_or(0, Vec::len);
+    println!(
+        "3mib: {size} bytes of JSON, {items} items; maxItems {MAX_ITEMS}, maxLength {MAX_NAME_LENGTH}/{MAX_VALUE_LENGTH}"
+    );
+    let variants = [
+        ("iterating-rule", Some(ITERATING_RULE), None),
+        ("per-item-rule", None, Some(ITEM_RULE)),
+    ];
+    for (name, spec_rule, item_rule) in variants {
+        let crd = big_crd(spec_rule, item_rule)?;
+        let step = CelRuleStep::for_version(&crd, "v1", MINOR)?;
+        let pipeline = Pipeline::new(&crd, "v1", Some(&step)).map_err(|e| e.to_string())?;
+        let opts = options();
+        let r = pipeline.run(object.clone(), &Operation::Create, &opts);
+        if r.status.status != "Success" {
+            return Err(format!(
+                "the 3 MiB object is rejected ({name}): {}",
+                r.status.message
+            ));
+        }
+        let prepared = r.object.ok_or("a successful response has no object")?;
+        let schema = crd
+            .version("v1")
+            .and_then(|v| v.open_api_v3_schema())
+            .ok_or("the generated CRD has no schema")?;
+        let mut g = c.benchmark_group("rules");
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_function(format!("3mib-{name}"), |b| {
+            b.iter(|| {
+                black_box(step.validate(&RuleRequest {
+                    schema,
+                    object: &prepared,
+                    old_object: None,
+                    ratcheting: false,
+                    kube_version: KubeVersion::new(MINOR),
+                }))
+            });
+        });
+        g.finish();
+        let mut g = c.benchmark_group("pipeline");
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_function(format!("3mib-{name}"), |b| {
+            b.iter_batched(
+                || object.clone(),
+                |o| black_box(pipeline.run(o, &Operation::Create, &opts)),
+                BatchSize::LargeInput,
+            );
+        });
+        g.finish();
+    }
+    Ok(())
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20)
+        .configure_from_args();
+    let mut result = Ok(());
+    if let Some(shared) = shared_dir() {
+        result = bench_gateway_api(&mut c, &shared);
+    }
+    if let Err(e) = result.and_then(|()| bench_big_object(&mut c)) {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+    c.final_summary();
+}
