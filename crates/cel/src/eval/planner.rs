@@ -363,16 +363,7 @@ impl<'a> Planner<'a> {
     /// True when the environment's `name` has only standard-library overloads
     /// (so the interpreter may call the standard implementation directly).
     fn only_std(&self, name: &str) -> bool {
-        let Some(f) = self.env.function(name) else {
-            return false;
-        };
-        let std = crate::library::std::functions();
-        let Some(sf) = std.iter().find(|s| s.name == name) else {
-            return false;
-        };
-        f.overloads
-            .iter()
-            .all(|o| sf.overloads.iter().any(|s| s.id == o.id))
+        self.env.has_only_std_overloads(name)
     }
 
     fn plan_call(&mut self, e: &Expr, c: &crate::syntax::Call) -> PResult {
