@@ -35,6 +35,8 @@ pub(crate) struct Ctx<'a> {
     pub deadline: Option<Instant>,
     pub iterations: u64,
     pub max_size: usize,
+    /// Variables resolved so far (see [`VarRef::cache`]): `Some(resolution)`.
+    pub vars: [Option<Option<Value>>; VAR_CACHE],
 }
 
 static NULL: Value = Value::Null;
@@ -59,6 +61,17 @@ macro_rules! abort_on {
 }
 
 impl Ctx<'_> {
+    /// The value of an activation variable, asking the activation once per
+    /// evaluation.
+    #[inline]
+    fn resolve(&mut self, var: &VarRef) -> Option<Value> {
+        match self.vars.get_mut(var.cache) {
+            Some(Some(known)) => known.clone(),
+            Some(entry) => entry.insert(self.act.resolve(&var.name)).clone(),
+            None => self.act.resolve(&var.name),
+        }
+    }
+
     #[inline(always)]
     fn charge<const T: bool>(&mut self, c: u64) -> EvalResult<()> {
         if T {
@@ -368,7 +381,7 @@ impl Plan {
             Base::Vars(cands) => {
                 let found = cands
                     .iter()
-                    .find_map(|(name, skip)| cx.act.resolve(name).map(|v| (v, *skip)));
+                    .find_map(|var| cx.resolve(var).map(|v| (v, var.skip)));
                 match found {
                     Some((v, skip)) => (Ok(v), skip),
                     None => (Err(missing_attribute(a.id, cands)), 0),
@@ -759,8 +772,8 @@ fn logic(l: EvalResult, r: EvalResult, or: bool) -> EvalResult {
     }
 }
 
-fn missing_attribute(id: i64, cands: &[(std::sync::Arc<str>, usize)]) -> EvalError {
-    let names: Vec<&str> = cands.iter().map(|(n, _)| &**n).collect();
+fn missing_attribute(id: i64, cands: &[VarRef]) -> EvalError {
+    let names: Vec<&str> = cands.iter().map(|v| &*v.name).collect();
     EvalError::msg(format!(
         "no such attribute: id: {id}, names: [{}]",
         names.join(" ")
