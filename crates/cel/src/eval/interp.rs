@@ -86,12 +86,20 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Counts an iteration; every 100, checks the cancel flag and the deadline.
-    #[inline]
+    /// Counts an iteration; every 100, checks the cancel flag and the deadline
+    /// (nothing to do without either).
+    #[inline(always)]
     fn tick(&mut self) -> EvalResult<()> {
+        if self.cancel.is_none() && self.deadline.is_none() {
+            return Ok(());
+        }
+        self.tick_interruptible()
+    }
+
+    #[inline(never)]
+    fn tick_interruptible(&mut self) -> EvalResult<()> {
         self.iterations += 1;
-        if self.iterations.is_multiple_of(100) && (self.cancel.is_some() || self.deadline.is_some())
-        {
+        if self.iterations.is_multiple_of(100) {
             let cancelled = self.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
             let late = self.deadline.is_some_and(|d| Instant::now() >= d);
             if cancelled || late {
@@ -695,7 +703,7 @@ impl Plan {
         acc.map(Value::Bool)
     }
 
-    #[inline]
+    #[inline(always)]
     fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
         match c.iter_slot2 {
             Some(s2) => {
