@@ -291,7 +291,7 @@ impl Env {
     pub fn compile(&self, text: &str) -> Result<Program, Issues> {
         let ast = self.parse(text)?;
         if self.inner.options.check {
-            let checked = self.check(&ast)?;
+            let checked = crate::checker::check_owned(self, ast)?;
             self.program_checked(&checked)
         } else {
             self.program(&ast)
