@@ -20,7 +20,9 @@ use super::names::{
     IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
     well_known_message_name,
 };
-use super::unify::{Mapping, has_type_param, instantiate, is_dyn, is_dyn_or_error, most_general};
+use super::unify::{
+    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
+};
 
 /// Deepest expression nesting the walk accepts: three times the parser's limit,
 /// and within a 2 MiB stack in debug builds.
@@ -393,12 +395,7 @@ impl<'a> Checker<'a> {
                     if call.function != f.name {
                         call.function = f.name.clone();
                     }
-                    let args: Vec<(ExprId, Type)> = call
-                        .args
-                        .iter()
-                        .map(|a| (a.id, self.get_type(a.id)))
-                        .collect();
-                    self.resolve_overload(id, f, None, &args);
+                    self.resolve_overload(id, f, None, &call.args);
                 }
                 None => {
                     let name = call.function.clone();
@@ -414,12 +411,7 @@ impl<'a> Checker<'a> {
             if let Some(f) = self.lookup_function(&qualified) {
                 call.function = f.name.clone();
                 call.target = None;
-                let args: Vec<(ExprId, Type)> = call
-                    .args
-                    .iter()
-                    .map(|a| (a.id, self.get_type(a.id)))
-                    .collect();
-                self.resolve_overload(id, f, None, &args);
+                self.resolve_overload(id, f, None, &call.args);
                 return;
             }
         }
@@ -427,15 +419,10 @@ impl<'a> Checker<'a> {
             return;
         };
         self.check(target);
-        let target_type = (target.id, self.get_type(target.id));
+        let target_id = target.id;
         match self.lookup_function(&call.function) {
             Some(f) => {
-                let args: Vec<(ExprId, Type)> = call
-                    .args
-                    .iter()
-                    .map(|a| (a.id, self.get_type(a.id)))
-                    .collect();
-                self.resolve_overload(id, f, Some(target_type), &args);
+                self.resolve_overload(id, f, Some(target_id), &call.args);
             }
             None => {
                 let name = call.function.clone();
@@ -496,14 +483,14 @@ impl<'a> Checker<'a> {
         &mut self,
         call_id: ExprId,
         f: &Function,
-        target: Option<(ExprId, Type)>,
-        args: &[(ExprId, Type)],
+        target: Option<ExprId>,
+        args: &[Expr],
     ) {
         let is_member = target.is_some();
         let arg_types: Vec<Type> = target
-            .iter()
-            .chain(args.iter())
-            .map(|(_, t)| t.clone())
+            .into_iter()
+            .chain(args.iter().map(|a| a.id))
+            .map(|id| self.get_type(id))
             .collect();
         let mut result: Option<Type> = None;
         let mut ids: Vec<String> = Vec::new();
@@ -515,12 +502,19 @@ impl<'a> Checker<'a> {
                 continue;
             }
             if f.name == "_&&_" || f.name == "_||_" {
-                self.resolve_logical(call_id, o, args);
+                self.resolve_logical(call_id, o, args, &arg_types);
                 return;
             }
-            if o.params.len() != arg_types.len() {
-                // Cannot match; cel-go still draws fresh variables for it, which
-                // the numbering of later ones (seen in messages) reflects.
+            if o.params.len() != arg_types.len()
+                || arg_types
+                    .iter()
+                    .zip(&o.params)
+                    .any(|(a, p)| kinds_differ(a, p))
+            {
+                // Cannot match (wrong arity, or an argument of another kind:
+                // assignability would fail without binding anything); cel-go
+                // still draws fresh variables for it, which the numbering of
+                // later ones (seen in messages) reflects.
                 self.fresh_vars += o.type_params.len();
                 continue;
             }
@@ -531,14 +525,21 @@ impl<'a> Checker<'a> {
                     None
                 }
             } else {
-                let fresh: Vec<Type> = o.type_params.iter().map(|_| self.new_type_var()).collect();
+                let base = self.fresh_vars;
+                self.fresh_vars += o.type_params.len();
+                let fresh = |name: &str| {
+                    o.type_params
+                        .iter()
+                        .position(|p| p == name)
+                        .map(|i| type_var(base + i))
+                };
                 let params: Vec<Type> = o
                     .params
                     .iter()
-                    .map(|p| instantiate(p, &o.type_params, &fresh))
+                    .map(|p| instantiate_with(p, &fresh))
                     .collect();
                 if self.mapping.is_assignable_list(&arg_types, &params) {
-                    let r = instantiate(&o.result, &o.type_params, &fresh);
+                    let r = instantiate_with(&o.result, &fresh);
                     Some(self.mapping.substitute(&r, false))
                 } else {
                     None
@@ -588,11 +589,11 @@ impl<'a> Checker<'a> {
 
     /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
     /// that is not, rather than a missing overload.
-    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[(ExprId, Type)]) {
+    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[Expr], types: &[Type]) {
         let mut failed = false;
-        for (id, t) in args {
+        for (a, t) in args.iter().zip(types) {
             if !self.mapping.is_assignable(t, &Type::Bool) {
-                self.type_mismatch(*id, &Type::Bool, t);
+                self.type_mismatch(a.id, &Type::Bool, t);
                 failed = true;
             }
         }
