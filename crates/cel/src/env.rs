@@ -25,8 +25,14 @@ pub struct EnvOptions {
     pub parser: ParserOptions,
     /// Type-check before planning (cel-go's `Compile`). Off: parse only.
     pub check: bool,
-    /// Require list and map literals to have one element type.
+    /// Require list and map literals to have one element type (cel-go's
+    /// `HomogeneousAggregateLiterals`, a validator run after the check).
     pub homogeneous_aggregate_literals: bool,
+    /// Functions whose arguments' list and map literals are exempt from the
+    /// homogeneous literal check (cel-go's
+    /// `HomogeneousAggregateLiteralExemptFunctions`; the strings extension
+    /// adds `format`).
+    pub homogeneous_literal_exempt_functions: Vec<String>,
     /// Allow `<`, `<=`, `>`, `>=` across int, uint and double (checker side;
     /// the runtime always supports them).
     pub cross_type_numeric_comparisons: bool,
@@ -50,6 +56,7 @@ impl Default for EnvOptions {
             parser: ParserOptions::default(),
             check: true,
             homogeneous_aggregate_literals: false,
+            homogeneous_literal_exempt_functions: Vec::new(),
             cross_type_numeric_comparisons: false,
             optimize: false,
             container: String::new(),

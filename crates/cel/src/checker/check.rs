@@ -67,7 +67,6 @@ pub(crate) struct Checker<'a> {
     source_info: &'a SourceInfo,
     optional_syntax: bool,
     cross_type_numeric: bool,
-    homogeneous_literals: bool,
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
@@ -96,7 +95,6 @@ impl<'a> Checker<'a> {
             source_info,
             optional_syntax: options.parser.enable_optional_syntax,
             cross_type_numeric: options.cross_type_numeric_comparisons,
-            homogeneous_literals: options.homogeneous_aggregate_literals,
             mapping: Mapping::default(),
             types: vec![None; nodes],
             references: HashMap::new(),
@@ -612,19 +610,17 @@ impl<'a> Checker<'a> {
         );
     }
 
-    /// Joins the element types of an aggregate literal.
-    fn join_types(&mut self, id: ExprId, previous: Option<Type>, current: Type) -> Type {
+    /// Joins the element types of an aggregate literal: the most general of
+    /// two assignable types, else `dyn` (mixed literals are rejected after the
+    /// check by the homogeneous literal validator when it is enabled).
+    fn join_types(&mut self, previous: Option<Type>, current: Type) -> Type {
         let Some(previous) = previous else {
             return current;
         };
         if self.mapping.is_assignable(&previous, &current) {
             return most_general(&previous, &current).clone();
         }
-        if !self.homogeneous_literals {
-            return Type::Dyn;
-        }
-        self.type_mismatch(id, &previous, &current);
-        Type::Error
+        Type::Dyn
     }
 
     /// The type of an optional entry's value (`?e`): `optional_type(T)` gives `T`.
@@ -652,7 +648,7 @@ impl<'a> Checker<'a> {
             if list.optional_indices.contains(&i) {
                 t = self.unwrap_optional_entry(el.id, t);
             }
-            elem = Some(self.join_types(el.id, elem, t));
+            elem = Some(self.join_types(elem, t));
         }
         let elem = match elem {
             Some(t) => t,
@@ -671,13 +667,13 @@ impl<'a> Checker<'a> {
         for entry in entries.iter_mut() {
             self.check(&mut entry.key);
             let kt = self.get_type(entry.key.id);
-            key_type = Some(self.join_types(entry.key.id, key_type, kt));
+            key_type = Some(self.join_types(key_type, kt));
             self.check(&mut entry.value);
             let mut vt = self.get_type(entry.value.id);
             if entry.optional {
                 vt = self.unwrap_optional_entry(entry.value.id, vt);
             }
-            value_type = Some(self.join_types(entry.value.id, value_type, vt));
+            value_type = Some(self.join_types(value_type, vt));
         }
         let (k, v) = match (key_type, value_type) {
             (Some(k), Some(v)) => (k, v),

@@ -65,7 +65,8 @@ pub(crate) fn call_cost(env: &Env, meta: &CallMeta, args: &[Value], result: Opti
 pub(crate) enum CostRule {
     /// Everything not listed: 1.
     One,
-    /// ⌈0.1·size(arg0)⌉: startsWith, endsWith, bytes(string), string(bytes).
+    /// ⌈0.1·size(arg0)⌉: startsWith, endsWith, bytes(string), string(bytes),
+    /// `strings.quote`, `format` (its format string).
     FirstTraversal,
     /// size(arg1): `in` on a list.
     InList,
@@ -82,9 +83,8 @@ pub(crate) enum CostRule {
 impl CostRule {
     pub(crate) fn of(overload_id: &str) -> CostRule {
         match overload_id {
-            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
-                CostRule::FirstTraversal
-            }
+            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
+            | "strings_quote" | "string_format" => CostRule::FirstTraversal,
             "in_list" => CostRule::InList,
             "less_string"
             | "greater_string"
@@ -172,6 +172,8 @@ mod tests {
             7
         );
         assert_eq!(builtin_cost("add_list", &[]), 1);
+        let args = [s("%d %s %f %s %s"), Value::list(vec![])];
+        assert_eq!(builtin_cost("string_format", &args), 2);
         assert_eq!(ceil_mul(u64::MAX, 0.1), 1_844_674_407_370_955_264);
         for n in (0..10_000).chain([u64::MAX - 1, u64::MAX]) {
             assert_eq!(ceil_tenth(n), ceil_mul(n, 0.1), "{n}");
