@@ -1,8 +1,8 @@
 //! Environments: what expressions may use (libraries, functions, variables,
 //! macros, options), and the compile pipeline parse → check → plan.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::cost::OverloadEstimateFn;
@@ -25,8 +25,14 @@ pub struct EnvOptions {
     pub parser: ParserOptions,
     /// Type-check before planning (cel-go's `Compile`). Off: parse only.
     pub check: bool,
-    /// Require list and map literals to have one element type.
+    /// Require list and map literals to have one element type (cel-go's
+    /// `HomogeneousAggregateLiterals`, a validator run after the check).
     pub homogeneous_aggregate_literals: bool,
+    /// Functions whose arguments' list and map literals are exempt from the
+    /// homogeneous literal check (cel-go's
+    /// `HomogeneousAggregateLiteralExemptFunctions`; the strings extension
+    /// adds `format`).
+    pub homogeneous_literal_exempt_functions: Vec<String>,
     /// Allow `<`, `<=`, `>`, `>=` across int, uint and double (checker side;
     /// the runtime always supports them).
     pub cross_type_numeric_comparisons: bool,
@@ -50,6 +56,7 @@ impl Default for EnvOptions {
             parser: ParserOptions::default(),
             check: true,
             homogeneous_aggregate_literals: false,
+            homogeneous_literal_exempt_functions: Vec::new(),
             cross_type_numeric_comparisons: false,
             optimize: false,
             container: String::new(),
@@ -172,6 +179,7 @@ impl EnvBuilder {
                 cost_hook: self.cost_hook,
                 overload_estimators: self.overload_estimators,
                 type_identifiers: self.type_identifiers,
+                std_only: OnceLock::new(),
             }),
         }
     }
@@ -200,6 +208,9 @@ pub(crate) struct EnvInner {
     pub(crate) cost_hook: Option<RuntimeCostHook>,
     pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
     pub(crate) type_identifiers: HashMap<String, Type>,
+    /// Names of the functions whose overloads all come from the standard
+    /// library (computed on first use, see [`Env::has_only_std_overloads`]).
+    pub(crate) std_only: OnceLock<HashSet<String>>,
 }
 
 impl Env {
@@ -246,6 +257,28 @@ impl Env {
         self.inner.overload_estimators.get(id)
     }
 
+    /// True when function `name` exists and every one of its overloads has a
+    /// standard-library overload id, so that the planner may call the
+    /// standard implementation directly. Computed once per environment.
+    pub(crate) fn has_only_std_overloads(&self, name: &str) -> bool {
+        self.inner
+            .std_only
+            .get_or_init(|| {
+                let std = crate::library::std::overload_ids_by_function();
+                self.inner
+                    .functions
+                    .values()
+                    .filter(|f| {
+                        std.get(f.name.as_str()).is_some_and(|ids| {
+                            f.overloads.iter().all(|o| ids.contains(o.id.as_str()))
+                        })
+                    })
+                    .map(|f| f.name.clone())
+                    .collect()
+            })
+            .contains(name)
+    }
+
     /// The host's runtime call-cost estimator, if any.
     pub fn cost_hook(&self) -> Option<&RuntimeCostHook> {
         self.inner.cost_hook.as_ref()
@@ -265,7 +298,7 @@ impl Env {
     pub fn compile(&self, text: &str) -> Result<Program, Issues> {
         let ast = self.parse(text)?;
         if self.inner.options.check {
-            let checked = self.check(&ast)?;
+            let checked = crate::checker::check_owned(self, ast)?;
             self.program_checked(&checked)
         } else {
             self.program(&ast)

@@ -20,7 +20,9 @@ use super::names::{
     IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
     well_known_message_name,
 };
-use super::unify::{Mapping, has_type_param, instantiate, is_dyn, is_dyn_or_error, most_general};
+use super::unify::{
+    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
+};
 
 /// Deepest expression nesting the walk accepts: three times the parser's limit,
 /// and within a 2 MiB stack in debug builds.
@@ -65,7 +67,6 @@ pub(crate) struct Checker<'a> {
     source_info: &'a SourceInfo,
     optional_syntax: bool,
     cross_type_numeric: bool,
-    homogeneous_literals: bool,
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
@@ -94,7 +95,6 @@ impl<'a> Checker<'a> {
             source_info,
             optional_syntax: options.parser.enable_optional_syntax,
             cross_type_numeric: options.cross_type_numeric_comparisons,
-            homogeneous_literals: options.homogeneous_aggregate_literals,
             mapping: Mapping::default(),
             types: vec![None; nodes],
             references: HashMap::new(),
@@ -393,12 +393,7 @@ impl<'a> Checker<'a> {
                     if call.function != f.name {
                         call.function = f.name.clone();
                     }
-                    let args: Vec<(ExprId, Type)> = call
-                        .args
-                        .iter()
-                        .map(|a| (a.id, self.get_type(a.id)))
-                        .collect();
-                    self.resolve_overload(id, f, None, &args);
+                    self.resolve_overload(id, f, None, &call.args);
                 }
                 None => {
                     let name = call.function.clone();
@@ -414,12 +409,7 @@ impl<'a> Checker<'a> {
             if let Some(f) = self.lookup_function(&qualified) {
                 call.function = f.name.clone();
                 call.target = None;
-                let args: Vec<(ExprId, Type)> = call
-                    .args
-                    .iter()
-                    .map(|a| (a.id, self.get_type(a.id)))
-                    .collect();
-                self.resolve_overload(id, f, None, &args);
+                self.resolve_overload(id, f, None, &call.args);
                 return;
             }
         }
@@ -427,15 +417,10 @@ impl<'a> Checker<'a> {
             return;
         };
         self.check(target);
-        let target_type = (target.id, self.get_type(target.id));
+        let target_id = target.id;
         match self.lookup_function(&call.function) {
             Some(f) => {
-                let args: Vec<(ExprId, Type)> = call
-                    .args
-                    .iter()
-                    .map(|a| (a.id, self.get_type(a.id)))
-                    .collect();
-                self.resolve_overload(id, f, Some(target_type), &args);
+                self.resolve_overload(id, f, Some(target_id), &call.args);
             }
             None => {
                 let name = call.function.clone();
@@ -496,14 +481,14 @@ impl<'a> Checker<'a> {
         &mut self,
         call_id: ExprId,
         f: &Function,
-        target: Option<(ExprId, Type)>,
-        args: &[(ExprId, Type)],
+        target: Option<ExprId>,
+        args: &[Expr],
     ) {
         let is_member = target.is_some();
         let arg_types: Vec<Type> = target
-            .iter()
-            .chain(args.iter())
-            .map(|(_, t)| t.clone())
+            .into_iter()
+            .chain(args.iter().map(|a| a.id))
+            .map(|id| self.get_type(id))
             .collect();
         let mut result: Option<Type> = None;
         let mut ids: Vec<String> = Vec::new();
@@ -515,12 +500,19 @@ impl<'a> Checker<'a> {
                 continue;
             }
             if f.name == "_&&_" || f.name == "_||_" {
-                self.resolve_logical(call_id, o, args);
+                self.resolve_logical(call_id, o, args, &arg_types);
                 return;
             }
-            if o.params.len() != arg_types.len() {
-                // Cannot match; cel-go still draws fresh variables for it, which
-                // the numbering of later ones (seen in messages) reflects.
+            if o.params.len() != arg_types.len()
+                || arg_types
+                    .iter()
+                    .zip(&o.params)
+                    .any(|(a, p)| kinds_differ(a, p))
+            {
+                // Cannot match (wrong arity, or an argument of another kind:
+                // assignability would fail without binding anything); cel-go
+                // still draws fresh variables for it, which the numbering of
+                // later ones (seen in messages) reflects.
                 self.fresh_vars += o.type_params.len();
                 continue;
             }
@@ -531,14 +523,21 @@ impl<'a> Checker<'a> {
                     None
                 }
             } else {
-                let fresh: Vec<Type> = o.type_params.iter().map(|_| self.new_type_var()).collect();
+                let base = self.fresh_vars;
+                self.fresh_vars += o.type_params.len();
+                let fresh = |name: &str| {
+                    o.type_params
+                        .iter()
+                        .position(|p| p == name)
+                        .map(|i| type_var(base + i))
+                };
                 let params: Vec<Type> = o
                     .params
                     .iter()
-                    .map(|p| instantiate(p, &o.type_params, &fresh))
+                    .map(|p| instantiate_with(p, &fresh))
                     .collect();
                 if self.mapping.is_assignable_list(&arg_types, &params) {
-                    let r = instantiate(&o.result, &o.type_params, &fresh);
+                    let r = instantiate_with(&o.result, &fresh);
                     Some(self.mapping.substitute(&r, false))
                 } else {
                     None
@@ -588,11 +587,11 @@ impl<'a> Checker<'a> {
 
     /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
     /// that is not, rather than a missing overload.
-    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[(ExprId, Type)]) {
+    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[Expr], types: &[Type]) {
         let mut failed = false;
-        for (id, t) in args {
+        for (a, t) in args.iter().zip(types) {
             if !self.mapping.is_assignable(t, &Type::Bool) {
-                self.type_mismatch(*id, &Type::Bool, t);
+                self.type_mismatch(a.id, &Type::Bool, t);
                 failed = true;
             }
         }
@@ -611,19 +610,17 @@ impl<'a> Checker<'a> {
         );
     }
 
-    /// Joins the element types of an aggregate literal.
-    fn join_types(&mut self, id: ExprId, previous: Option<Type>, current: Type) -> Type {
+    /// Joins the element types of an aggregate literal: the most general of
+    /// two assignable types, else `dyn` (mixed literals are rejected after the
+    /// check by the homogeneous literal validator when it is enabled).
+    fn join_types(&mut self, previous: Option<Type>, current: Type) -> Type {
         let Some(previous) = previous else {
             return current;
         };
         if self.mapping.is_assignable(&previous, &current) {
             return most_general(&previous, &current).clone();
         }
-        if !self.homogeneous_literals {
-            return Type::Dyn;
-        }
-        self.type_mismatch(id, &previous, &current);
-        Type::Error
+        Type::Dyn
     }
 
     /// The type of an optional entry's value (`?e`): `optional_type(T)` gives `T`.
@@ -651,7 +648,7 @@ impl<'a> Checker<'a> {
             if list.optional_indices.contains(&i) {
                 t = self.unwrap_optional_entry(el.id, t);
             }
-            elem = Some(self.join_types(el.id, elem, t));
+            elem = Some(self.join_types(elem, t));
         }
         let elem = match elem {
             Some(t) => t,
@@ -670,13 +667,13 @@ impl<'a> Checker<'a> {
         for entry in entries.iter_mut() {
             self.check(&mut entry.key);
             let kt = self.get_type(entry.key.id);
-            key_type = Some(self.join_types(entry.key.id, key_type, kt));
+            key_type = Some(self.join_types(key_type, kt));
             self.check(&mut entry.value);
             let mut vt = self.get_type(entry.value.id);
             if entry.optional {
                 vt = self.unwrap_optional_entry(entry.value.id, vt);
             }
-            value_type = Some(self.join_types(entry.value.id, value_type, vt));
+            value_type = Some(self.join_types(value_type, vt));
         }
         let (k, v) = match (key_type, value_type) {
             (Some(k), Some(v)) => (k, v),

@@ -7,7 +7,9 @@
 //!   well-known protobuf types;
 //! * [`unify`]: assignability, type parameter substitution;
 //! * [`check`](mod@check): the walk over the expression;
-//! * [`format`]: types printed as cel-go prints them.
+//! * [`format`]: types printed as cel-go prints them;
+//! * [`homogeneous`]: the homogeneous aggregate literal validator run after
+//!   a successful check.
 
 use std::collections::HashMap;
 
@@ -19,6 +21,7 @@ use crate::value::Value;
 
 mod check;
 pub mod format;
+mod homogeneous;
 pub mod names;
 pub mod unify;
 
@@ -98,6 +101,20 @@ pub fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues> {
     drop(checker);
     if !issues.is_empty() {
         return Err(issues);
+    }
+    let options = env.options();
+    if options.homogeneous_aggregate_literals {
+        let mut issues = issues;
+        homogeneous::validate(
+            &ast.expr,
+            &types,
+            &options.homogeneous_literal_exempt_functions,
+            &ast.source_info,
+            &mut issues,
+        );
+        if !issues.is_empty() {
+            return Err(issues);
+        }
     }
     Ok(CheckedAst {
         ast,

@@ -378,26 +378,63 @@ pub fn has_type_param(t: &Type) -> bool {
 /// Replaces the named type parameters of a declaration (`params[i]` by
 /// `fresh[i]`), leaving everything else alone.
 pub fn instantiate(t: &Type, params: &[String], fresh: &[Type]) -> Type {
-    match t {
-        Type::TypeParam(n) => params
+    instantiate_with(t, &|name| {
+        params
             .iter()
-            .position(|p| p.as_str() == &**n)
+            .position(|p| p == name)
             .and_then(|i| fresh.get(i))
             .cloned()
-            .unwrap_or_else(|| t.clone()),
-        Type::List(e) => Type::list(instantiate(e, params, fresh)),
-        Type::Map(k, v) => Type::map(instantiate(k, params, fresh), instantiate(v, params, fresh)),
-        Type::Type(Some(p)) => Type::type_of(instantiate(p, params, fresh)),
-        Type::Wrapper(p) => Type::wrapper(instantiate(p, params, fresh)),
+    })
+}
+
+/// Replaces each type parameter `p` of `t` by `fresh(p)` (when `Some`).
+pub fn instantiate_with(t: &Type, fresh: &dyn Fn(&str) -> Option<Type>) -> Type {
+    match t {
+        Type::TypeParam(n) => fresh(n).unwrap_or_else(|| t.clone()),
+        Type::List(e) => Type::list(instantiate_with(e, fresh)),
+        Type::Map(k, v) => Type::map(instantiate_with(k, fresh), instantiate_with(v, fresh)),
+        Type::Type(Some(p)) => Type::type_of(instantiate_with(p, fresh)),
+        Type::Wrapper(p) => Type::wrapper(instantiate_with(p, fresh)),
         Type::Opaque(n, ps) => Type::Opaque(
             n.clone(),
             ps.iter()
-                .map(|p| instantiate(p, params, fresh))
+                .map(|p| instantiate_with(p, fresh))
                 .collect::<Vec<_>>()
                 .into(),
         ),
         other => other.clone(),
     }
+}
+
+/// The kind of a type for [`kinds_differ`]: `None` for types that may unify
+/// with anything (dyn, Any, error, type parameters) or with several kinds
+/// (null); a wrapper has its primitive's kind.
+fn top_kind(t: &Type) -> Option<u8> {
+    Some(match t {
+        Type::Wrapper(p) => return top_kind(p),
+        Type::Dyn | Type::Any | Type::Error | Type::TypeParam(_) | Type::Null => return None,
+        Type::Bool => 0,
+        Type::Int => 1,
+        Type::Uint => 2,
+        Type::Double => 3,
+        Type::String => 4,
+        Type::Bytes => 5,
+        Type::Duration => 6,
+        Type::Timestamp => 7,
+        Type::List(_) => 8,
+        Type::Map(_, _) => 9,
+        Type::Type(_) => 10,
+        Type::Opaque(_, _) => 11,
+        Type::Object(_) => 12,
+    })
+}
+
+/// True when `arg` can never be assignable to `param` because their outer
+/// kinds differ (`int` against `list(A)`): a cheap test that lets overload
+/// resolution skip a candidate without instantiating it. When false, the full
+/// [`Mapping::is_assignable`] decides.
+pub fn kinds_differ(arg: &Type, param: &Type) -> bool {
+    matches!((top_kind(arg), top_kind(param)), (Some(a), Some(b)) if a != b)
 }
 
 #[cfg(test)]

@@ -8,14 +8,32 @@ use crate::value::Value;
 
 /// cel-go's `actualSize`: the size of sized values, 1 for anything else
 /// (errors reach here as `null`, also 1).
+#[inline(always)]
 pub(crate) fn actual_size(v: &Value) -> u64 {
     match v {
-        Value::String(s) => s.chars().count() as u64,
+        Value::String(s) => code_points(s),
         Value::Bytes(b) => b.len() as u64,
         Value::List(l) => l.len() as u64,
         Value::Map(m) => m.len() as u64,
         _ => 1,
     }
+}
+
+/// `ceil_mul(n, 0.1)` without floating point for the common small sizes
+/// (0 → 0, 1..=10 → 1: `n * 0.1` is at most exactly 1.0 there).
+#[inline]
+pub(crate) fn ceil_tenth(n: u64) -> u64 {
+    if n <= 10 {
+        u64::from(n != 0)
+    } else {
+        ceil_mul(n, 0.1)
+    }
+}
+
+/// The length of `s` in code points.
+#[inline(never)]
+fn code_points(s: &str) -> u64 {
+    s.chars().count() as u64
 }
 
 /// `uint64(math.Ceil(float64(n) * f))`, saturating.
@@ -47,7 +65,8 @@ pub(crate) fn call_cost(env: &Env, meta: &CallMeta, args: &[Value], result: Opti
 pub(crate) enum CostRule {
     /// Everything not listed: 1.
     One,
-    /// ⌈0.1·size(arg0)⌉: startsWith, endsWith, bytes(string), string(bytes).
+    /// ⌈0.1·size(arg0)⌉: startsWith, endsWith, bytes(string), string(bytes),
+    /// `strings.quote`, `format` (its format string).
     FirstTraversal,
     /// size(arg1): `in` on a list.
     InList,
@@ -64,9 +83,8 @@ pub(crate) enum CostRule {
 impl CostRule {
     pub(crate) fn of(overload_id: &str) -> CostRule {
         match overload_id {
-            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
-                CostRule::FirstTraversal
-            }
+            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
+            | "strings_quote" | "string_format" => CostRule::FirstTraversal,
             "in_list" => CostRule::InList,
             "less_string"
             | "greater_string"
@@ -90,32 +108,38 @@ impl CostRule {
     }
 
     /// The rule applied to argument sizes (`size(i)`: of argument `i`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn cost_sized(self, size: impl Fn(usize) -> u64) -> u64 {
         match self {
             CostRule::One => 1,
-            CostRule::FirstTraversal => ceil_mul(size(0), 0.1),
+            CostRule::FirstTraversal => ceil_tenth(size(0)),
             CostRule::InList => size(1),
-            CostRule::MinTraversal => ceil_mul(size(0).min(size(1)), 0.1),
-            CostRule::SumTraversal => ceil_mul(size(0).saturating_add(size(1)), 0.1),
+            CostRule::MinTraversal => ceil_tenth(size(0).min(size(1))),
+            CostRule::SumTraversal => ceil_tenth(size(0).saturating_add(size(1))),
             CostRule::Matches => {
                 let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
                 s.saturating_mul(ceil_mul(size(1), 0.25))
             }
-            CostRule::Contains => ceil_mul(size(0), 0.1).saturating_mul(ceil_mul(size(1), 0.1)),
+            CostRule::Contains => ceil_tenth(size(0)).saturating_mul(ceil_tenth(size(1))),
         }
     }
 }
 
 /// The cost of a call whose arguments are borrowed: the built-in rule when
 /// nothing custom applies (no argument list is built), else [`call_cost`].
-#[inline]
+#[inline(always)]
 pub(crate) fn cost_of(env: &Env, meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
     if !meta.custom {
         return meta
             .rule
             .cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v)));
     }
+    custom_cost_of(env, meta, args, result)
+}
+
+/// [`cost_of`] when a cost function or the host's hook may decide.
+#[inline(never)]
+fn custom_cost_of(env: &Env, meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
     let owned: Vec<Value> = args.iter().map(|v| (*v).clone()).collect();
     call_cost(env, meta, &owned, result)
 }
@@ -148,6 +172,11 @@ mod tests {
             7
         );
         assert_eq!(builtin_cost("add_list", &[]), 1);
+        let args = [s("%d %s %f %s %s"), Value::list(vec![])];
+        assert_eq!(builtin_cost("string_format", &args), 2);
         assert_eq!(ceil_mul(u64::MAX, 0.1), 1_844_674_407_370_955_264);
+        for n in (0..10_000).chain([u64::MAX - 1, u64::MAX]) {
+            assert_eq!(ceil_tenth(n), ceil_mul(n, 0.1), "{n}");
+        }
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct Ctx<'a> {
     pub deadline: Option<Instant>,
     pub iterations: u64,
     pub max_size: usize,
+    /// Variables resolved so far (see [`VarRef::cache`]): `Some(resolution)`.
+    pub vars: [Option<Option<Value>>; VAR_CACHE],
 }
 
 static NULL: Value = Value::Null;
@@ -59,6 +61,17 @@ macro_rules! abort_on {
 }
 
 impl Ctx<'_> {
+    /// The value of an activation variable, asking the activation once per
+    /// evaluation.
+    #[inline]
+    fn resolve(&mut self, var: &VarRef) -> Option<Value> {
+        match self.vars.get_mut(var.cache) {
+            Some(Some(known)) => known.clone(),
+            Some(entry) => entry.insert(self.act.resolve(&var.name)).clone(),
+            None => self.act.resolve(&var.name),
+        }
+    }
+
     #[inline(always)]
     fn charge<const T: bool>(&mut self, c: u64) -> EvalResult<()> {
         if T {
@@ -73,12 +86,20 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Counts an iteration; every 100, checks the cancel flag and the deadline.
-    #[inline]
+    /// Counts an iteration; every 100, checks the cancel flag and the deadline
+    /// (nothing to do without either).
+    #[inline(always)]
     fn tick(&mut self) -> EvalResult<()> {
+        if self.cancel.is_none() && self.deadline.is_none() {
+            return Ok(());
+        }
+        self.tick_interruptible()
+    }
+
+    #[inline(never)]
+    fn tick_interruptible(&mut self) -> EvalResult<()> {
         self.iterations += 1;
-        if self.iterations.is_multiple_of(100) && (self.cancel.is_some() || self.deadline.is_some())
-        {
+        if self.iterations.is_multiple_of(100) {
             let cancelled = self.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
             let late = self.deadline.is_some_and(|d| Instant::now() >= d);
             if cancelled || late {
@@ -383,7 +404,7 @@ impl Plan {
             Base::Vars(cands) => {
                 let found = cands
                     .iter()
-                    .find_map(|(name, skip)| cx.act.resolve(name).map(|v| (v, *skip)));
+                    .find_map(|var| cx.resolve(var).map(|v| (v, var.skip)));
                 match found {
                     Some((v, skip)) => (Ok(v), skip),
                     None => (Err(missing_attribute(a.id, cands)), 0),
@@ -710,7 +731,7 @@ impl Plan {
         acc.map(Value::Bool)
     }
 
-    #[inline]
+    #[inline(always)]
     fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
         match c.iter_slot2 {
             Some(s2) => {
@@ -787,8 +808,8 @@ fn logic(l: EvalResult, r: EvalResult, or: bool) -> EvalResult {
     }
 }
 
-fn missing_attribute(id: i64, cands: &[(std::sync::Arc<str>, usize)]) -> EvalError {
-    let names: Vec<&str> = cands.iter().map(|(n, _)| &**n).collect();
+fn missing_attribute(id: i64, cands: &[VarRef]) -> EvalError {
+    let names: Vec<&str> = cands.iter().map(|v| &*v.name).collect();
     EvalError::msg(format!(
         "no such attribute: id: {id}, names: [{}]",
         names.join(" ")

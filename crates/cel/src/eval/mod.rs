@@ -73,6 +73,7 @@ impl Plan {
             deadline: options.deadline,
             iterations: 0,
             max_size: self.max_size,
+            vars: Default::default(),
         };
         if track {
             let value = self.eval_node::<true>(&self.root, &mut cx);

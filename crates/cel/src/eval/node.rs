@@ -85,9 +85,8 @@ pub(crate) struct CallMeta {
 
 /// Where an attribute's value comes from.
 pub(crate) enum Base {
-    /// Activation variables, tried in order: (name, number of leading
-    /// qualifiers that are part of the name).
-    Vars(Vec<(Arc<str>, usize)>),
+    /// Activation variables, tried in order.
+    Vars(Vec<VarRef>),
     /// A comprehension variable or accumulator.
     Slot(usize),
     /// A `cel.block` slot (evaluated lazily, once per block evaluation).
@@ -95,6 +94,20 @@ pub(crate) enum Base {
     /// Any other expression (cel-go's relative attribute).
     Rel(Node),
 }
+
+/// A candidate activation variable of an attribute.
+pub(crate) struct VarRef {
+    pub name: Arc<str>,
+    /// How many leading qualifiers of the attribute are part of the name.
+    pub skip: usize,
+    /// The variable's entry in the evaluation's resolution cache (one per
+    /// distinct name; names past the cache's size are not cached).
+    pub cache: usize,
+}
+
+/// How many distinct variable names one evaluation remembers the resolution
+/// of (an expression naming `self` three times asks the activation once).
+pub(crate) const VAR_CACHE: usize = 4;
 
 /// cel-go's attribute: a base and qualifiers.
 pub(crate) struct Attr {

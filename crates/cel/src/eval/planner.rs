@@ -38,6 +38,9 @@ pub(crate) struct Planner<'a> {
     pub(crate) n_slots: usize,
     pub(crate) block_exprs: Vec<Option<Node>>,
     optimize: bool,
+    /// Distinct activation variable names, in order of first use (their
+    /// index is their entry in the evaluation's resolution cache).
+    var_names: Vec<Arc<str>>,
 }
 
 /// Standard operators the interpreter calls directly, with their std overload ids.
@@ -101,6 +104,7 @@ impl<'a> Planner<'a> {
             n_slots: 0,
             block_exprs: Vec::new(),
             optimize: env.options().optimize,
+            var_names: Vec::new(),
         }
     }
 
@@ -110,6 +114,22 @@ impl<'a> Planner<'a> {
             .rev()
             .find(|(n, _)| n == name)
             .map(|(_, l)| *l)
+    }
+
+    /// A reference to activation variable `name`, numbered for the cache.
+    fn var_ref(&mut self, name: &str, skip: usize) -> VarRef {
+        let cache = match self.var_names.iter().position(|n| **n == *name) {
+            Some(i) => i,
+            None => {
+                self.var_names.push(name.into());
+                self.var_names.len() - 1
+            }
+        };
+        VarRef {
+            name: self.var_names[cache].clone(),
+            skip,
+            cache,
+        }
     }
 
     fn new_slot(&mut self) -> usize {
@@ -239,7 +259,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A name the checker resolved: a constant, a type, or a variable.
-    fn resolved_name(&self, id: ExprId, r: &crate::checker::Reference, _skip: usize) -> Node {
+    fn resolved_name(&mut self, id: ExprId, r: &crate::checker::Reference, _skip: usize) -> Node {
         if let Some(v) = &r.value {
             return Node::Const(v.clone());
         }
@@ -250,7 +270,7 @@ impl<'a> Planner<'a> {
         }
         Node::Attr(Box::new(Attr {
             id,
-            base: Base::Vars(vec![(r.name.as_str().into(), 0)]),
+            base: Base::Vars(vec![self.var_ref(&r.name, 0)]),
             quals: Vec::new(),
         }))
     }
@@ -291,7 +311,7 @@ impl<'a> Planner<'a> {
     /// An unchecked dotted name `segs[0].segs[1]...`: a type constant if the
     /// whole name is a type, else an attribute trying every split into a
     /// variable name and field qualifiers, longest name first.
-    fn resolve_names(&self, id: ExprId, segs: &[&str]) -> Node {
+    fn resolve_names(&mut self, id: ExprId, segs: &[&str]) -> Node {
         let full = segs.join(".");
         for cand in self.container_candidates(&full) {
             if self.env.variable(&cand).is_none()
@@ -304,7 +324,7 @@ impl<'a> Planner<'a> {
         for k in (1..=segs.len()).rev() {
             let name = segs[..k].join(".");
             for cand in self.container_candidates(&name) {
-                names.push((Arc::<str>::from(cand), k - 1));
+                names.push(self.var_ref(&cand, k - 1));
             }
         }
         let quals = segs[1..]
@@ -382,16 +402,7 @@ impl<'a> Planner<'a> {
     /// True when the environment's `name` has only standard-library overloads
     /// (so the interpreter may call the standard implementation directly).
     fn only_std(&self, name: &str) -> bool {
-        let Some(f) = self.env.function(name) else {
-            return false;
-        };
-        let std = crate::library::std::functions();
-        let Some(sf) = std.iter().find(|s| s.name == name) else {
-            return false;
-        };
-        f.overloads
-            .iter()
-            .all(|o| sf.overloads.iter().any(|s| s.id == o.id))
+        self.env.has_only_std_overloads(name)
     }
 
     fn plan_call(&mut self, e: &Expr, c: &crate::syntax::Call) -> PResult {

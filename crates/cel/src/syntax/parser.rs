@@ -223,6 +223,13 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
         return Err(issues);
     }
     let (toks, lex_errors) = lex(text, opts.error_reporting_limit + 1);
+    // Room for about one node per token plus a macro expansion or two (the
+    // vectors grow past that if needed).
+    let nodes = toks.len() + 16;
+    let mut offsets = Vec::with_capacity(nodes);
+    offsets.push(-1);
+    let mut vdepth = Vec::with_capacity(nodes);
+    vdepth.push(0);
     let mut p = Parser {
         src: text,
         toks,
@@ -233,10 +240,10 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
             .clamp(MIN_NESTING_DEPTH, MAX_NESTING_DEPTH_CAP),
         ids: Ids {
             next: 1,
-            offsets: vec![-1],
+            offsets,
             call_offset: 0,
         },
-        vdepth: vec![0],
+        vdepth,
         macro_calls: HashMap::new(),
         errors: Vec::new(),
         syntax_error_count: 0,

@@ -58,7 +58,7 @@ impl Map {
 
     pub fn get(&self, key: KeyRef<'_>) -> Option<Value> {
         match self {
-            Map::Values(m) => m.get(&key).cloned(),
+            Map::Values(m) => lookup(m, key).cloned(),
             Map::Provided(p) => p.get(key),
         }
     }
@@ -66,14 +66,14 @@ impl Map {
     /// Field selection `m.name`.
     pub fn field(&self, name: &str) -> Option<Value> {
         match self {
-            Map::Values(m) => m.get(&KeyRef::String(name)).cloned(),
+            Map::Values(m) => lookup(m, KeyRef::String(name)).cloned(),
             Map::Provided(p) => p.field(name),
         }
     }
 
     pub fn contains_key(&self, key: KeyRef<'_>) -> bool {
         match self {
-            Map::Values(m) => m.contains_key(&key),
+            Map::Values(m) => lookup(m, key).is_some(),
             Map::Provided(p) => p.get(key).is_some(),
         }
     }
@@ -95,6 +95,28 @@ impl Map {
                     .filter_map(move |k| p.get(k.as_ref()).map(|v| (k, v))),
             ),
         }
+    }
+}
+
+/// Maps up to this size are searched linearly: comparing a few keys is
+/// cheaper than hashing one (object-shaped maps are small).
+const LINEAR_LOOKUP_MAX: usize = 8;
+
+/// The value under `key`: a linear scan for small maps, a hash lookup else
+/// (same equivalence either way: an int and a uint of equal value are one key).
+#[inline]
+fn lookup<'m>(m: &'m IndexMap<Key, Value>, key: KeyRef<'_>) -> Option<&'m Value> {
+    if m.len() > LINEAR_LOOKUP_MAX {
+        return m.get(&key);
+    }
+    match key {
+        KeyRef::String(name) => m.iter().find_map(|(k, v)| match k {
+            Key::String(s) if **s == *name => Some(v),
+            _ => None,
+        }),
+        other => m
+            .iter()
+            .find_map(|(k, v)| (k.as_ref() == other).then_some(v)),
     }
 }
 

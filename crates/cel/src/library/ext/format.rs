@@ -4,7 +4,7 @@
 //! * [`Formatter::V1`] (ext.Strings versions 1 to 3, what Kubernetes ships):
 //!   `%d` only on integers, `%f`/`%e` only on doubles (and the strings `NaN`,
 //!   `Infinity`, `-Infinity`) printed through golang.org/x/text with the en_US
-//!   locale (digit grouping `1,234.5`, `∞`, scientific as `2.718280 × 10⁰⁰`),
+//!   locale (digit grouping `1,234.5`, `∞`, scientific as `2.718280×10⁰⁰`),
 //!   lists and maps printed as CEL literals (`["a", 3.140000]`, `{"k":1}`).
 //! * [`Formatter::V2`] (version 4 and later, the cel-spec semantics): `%d`, `%f`,
 //!   `%e` on every number, plain `strconv` output, lists and maps printed
@@ -613,8 +613,10 @@ mod v1 {
         out
     }
 
-    /// x/text's en_US scientific form: `2.718280 × 10⁰⁰` (narrow no-break
-    /// spaces around the sign, superscript exponent of at least two digits).
+    /// x/text's en_US scientific form as Kubernetes' pinned x/text prints
+    /// it: `2.718280×10⁰⁰` (superscript exponent of at least two digits; the
+    /// narrow no-break spaces around `×` of later CLDR data, seen in cel-go's
+    /// own tests, are absent from Kubernetes' test tables).
     fn locale_scientific(d: f64) -> String {
         if d.is_nan() {
             return "NaN".into();
@@ -627,7 +629,7 @@ mod v1 {
         let exp: i32 = exp.parse().unwrap_or(0);
         let mut out = String::with_capacity(mant.len() + 16);
         out.push_str(mant);
-        out.push_str("\u{202f}\u{d7}\u{202f}10");
+        out.push_str("\u{d7}10");
         if exp < 0 {
             out.push('\u{207b}');
         }
@@ -913,11 +915,20 @@ mod tests {
         assert_eq!(run("%f", vec!["-Infinity".into()], V1).unwrap(), "-∞");
         assert_eq!(
             run("%.6e", vec![1052.032911275.into()], V1).unwrap(),
-            "1.052033\u{202f}\u{d7}\u{202f}10\u{2070}\u{b3}"
+            "1.052033\u{d7}10\u{2070}\u{b3}"
         );
         assert_eq!(
             run("%e", vec![2.71828.into()], V1).unwrap(),
-            "2.718280\u{202f}\u{d7}\u{202f}10\u{2070}\u{2070}"
+            "2.718280\u{d7}10\u{2070}\u{2070}"
+        );
+        // Kubernetes' own table: '%e'.format([3.14]) == '3.140000×10⁰⁰'.
+        assert_eq!(
+            run("%e", vec![3.14.into()], V1).unwrap(),
+            "3.140000\u{d7}10\u{2070}\u{2070}"
+        );
+        assert_eq!(
+            run("%e", vec![0.00012.into()], V1).unwrap(),
+            "1.200000\u{d7}10\u{207b}\u{2070}\u{2074}"
         );
         assert_eq!(run("%s", vec![56.8.into()], V1).unwrap(), "56.8");
         assert_eq!(run("%e", vec![f64::NAN.into()], V1).unwrap(), "   NaN");

@@ -191,6 +191,12 @@ impl Library for Strings {
                     format::format(fmt, list, opts)
                 })),
             )));
+            // cel-go's string format validator exempts the arguments of
+            // `format` from the homogeneous aggregate literal check.
+            let exempt = &mut env.options_mut().homogeneous_literal_exempt_functions;
+            if !exempt.iter().any(|f| f == "format") {
+                exempt.push("format".to_string());
+            }
             env.add_function(Function::new("strings.quote").overload(global(
                 "strings_quote",
                 vec![Str],

@@ -139,6 +139,26 @@ impl Library for Std {
     }
 }
 
+/// The overload ids of every standard function, by function name (built
+/// once per process).
+pub(crate) fn overload_ids_by_function() -> &'static std::collections::HashMap<
+    std::string::String,
+    std::collections::HashSet<std::string::String>,
+> {
+    static IDS: std::sync::OnceLock<
+        std::collections::HashMap<
+            std::string::String,
+            std::collections::HashSet<std::string::String>,
+        >,
+    > = std::sync::OnceLock::new();
+    IDS.get_or_init(|| {
+        functions()
+            .into_iter()
+            .map(|f| (f.name, f.overloads.into_iter().map(|o| o.id).collect()))
+            .collect()
+    })
+}
+
 /// Every function of the standard library.
 pub fn functions() -> Vec<Function> {
     use crate::types::Type::{Bool, Bytes, Double, Duration, Dyn, Int, String, Timestamp, Uint};
