@@ -171,15 +171,17 @@ impl EnvBuilder {
     pub fn build(self) -> Env {
         Env {
             inner: Arc::new(EnvInner {
-                options: self.options,
-                functions: self.functions,
+                shared: Arc::new(SharedDecls {
+                    options: self.options,
+                    functions: self.functions,
+                    overload_costs: self.overload_costs,
+                    cost_hook: self.cost_hook,
+                    overload_estimators: self.overload_estimators,
+                    type_identifiers: self.type_identifiers,
+                    std_only: OnceLock::new(),
+                }),
                 variables: self.variables,
                 type_provider: self.type_provider,
-                overload_costs: self.overload_costs,
-                cost_hook: self.cost_hook,
-                overload_estimators: self.overload_estimators,
-                type_identifiers: self.type_identifiers,
-                std_only: OnceLock::new(),
             }),
         }
     }
@@ -200,10 +202,16 @@ pub struct Env {
 }
 
 pub(crate) struct EnvInner {
-    pub(crate) options: EnvOptions,
-    pub(crate) functions: HashMap<String, Function>,
+    /// What environments derived with [`Env::with_declarations`] share.
+    pub(crate) shared: Arc<SharedDecls>,
     pub(crate) variables: HashMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+}
+
+/// The library part of an environment: options, functions and cost settings.
+pub(crate) struct SharedDecls {
+    pub(crate) options: EnvOptions,
+    pub(crate) functions: HashMap<String, Function>,
     pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
     pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
@@ -219,15 +227,36 @@ impl Env {
     }
 
     pub fn options(&self) -> &EnvOptions {
-        &self.inner.options
+        &self.inner.shared.options
+    }
+
+    /// This environment with `variables` declared in addition (replacing any of the same name)
+    /// and, when given, `type_provider` instead of its own. The functions, macros, options and
+    /// cost settings are shared with this environment, not rebuilt: cheap enough for hosts that
+    /// compile against many variable typings with one set of libraries (Kubernetes compiles the
+    /// rules of each schema node with its own type of `self`).
+    pub fn with_declarations<'a>(
+        &self,
+        variables: impl IntoIterator<Item = (&'a str, Type)>,
+        type_provider: Option<Arc<dyn TypeProvider>>,
+    ) -> Env {
+        let mut own = self.inner.variables.clone();
+        own.extend(variables.into_iter().map(|(n, t)| (n.to_string(), t)));
+        Env {
+            inner: Arc::new(EnvInner {
+                shared: self.inner.shared.clone(),
+                variables: own,
+                type_provider: type_provider.or_else(|| self.inner.type_provider.clone()),
+            }),
+        }
     }
 
     pub fn function(&self, name: &str) -> Option<&Function> {
-        self.inner.functions.get(name)
+        self.inner.shared.functions.get(name)
     }
 
     pub fn functions(&self) -> impl Iterator<Item = &Function> {
-        self.inner.functions.values()
+        self.inner.shared.functions.values()
     }
 
     pub fn variable(&self, name: &str) -> Option<&Type> {
@@ -244,28 +273,30 @@ impl Env {
 
     /// A type name declared with [`EnvBuilder::add_type`].
     pub fn type_identifier(&self, name: &str) -> Option<&Type> {
-        self.inner.type_identifiers.get(name)
+        self.inner.shared.type_identifiers.get(name)
     }
 
     /// The runtime cost function attached to overload `id`, if any.
     pub fn overload_cost(&self, id: &str) -> Option<&OverloadCostFn> {
-        self.inner.overload_costs.get(id)
+        self.inner.shared.overload_costs.get(id)
     }
 
     /// The static cost estimator attached to overload `id`, if any.
     pub fn overload_estimator(&self, id: &str) -> Option<&OverloadEstimateFn> {
-        self.inner.overload_estimators.get(id)
+        self.inner.shared.overload_estimators.get(id)
     }
 
     /// True when function `name` exists and every one of its overloads has a
     /// standard-library overload id, so that the planner may call the
-    /// standard implementation directly. Computed once per environment.
+    /// standard implementation directly. Computed once per environment (and
+    /// shared by those derived with [`Env::with_declarations`]).
     pub(crate) fn has_only_std_overloads(&self, name: &str) -> bool {
-        self.inner
+        let shared = &self.inner.shared;
+        shared
             .std_only
             .get_or_init(|| {
                 let std = crate::library::std::overload_ids_by_function();
-                self.inner
+                shared
                     .functions
                     .values()
                     .filter(|f| {
@@ -281,12 +312,12 @@ impl Env {
 
     /// The host's runtime call-cost estimator, if any.
     pub fn cost_hook(&self) -> Option<&RuntimeCostHook> {
-        self.inner.cost_hook.as_ref()
+        self.inner.shared.cost_hook.as_ref()
     }
 
     /// Parses (and expands macros).
     pub fn parse(&self, text: &str) -> Result<Ast, Issues> {
-        syntax::parse(text, &self.inner.options.parser)
+        syntax::parse(text, &self.inner.shared.options.parser)
     }
 
     /// Type-checks a parsed expression.
@@ -297,7 +328,7 @@ impl Env {
     /// Parses, checks (when the `check` option is on) and plans.
     pub fn compile(&self, text: &str) -> Result<Program, Issues> {
         let ast = self.parse(text)?;
-        if self.inner.options.check {
+        if self.inner.shared.options.check {
             let checked = crate::checker::check_owned(self, ast)?;
             self.program_checked(&checked)
         } else {
@@ -313,5 +344,39 @@ impl Env {
     /// Plans a checked expression, using its types and resolved references.
     pub fn program_checked(&self, checked: &CheckedAst) -> Result<Program, Issues> {
         Program::plan(self, &checked.ast, Some(checked))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::Value;
+    use crate::library::Std;
+
+    #[test]
+    fn derived_environments_add_variables_and_share_functions() {
+        let base = EnvBuilder::new()
+            .library(Std)
+            .variable("a", Type::Int)
+            .build();
+        let derived = base.with_declarations([("b", Type::String)], None);
+        // The base is unchanged; the derived one has both variables and the same functions.
+        assert!(base.compile("b == 'x'").is_err());
+        assert!(derived.variable("a").is_some());
+        assert!(Arc::ptr_eq(&base.inner.shared, &derived.inner.shared));
+        let program = derived
+            .compile("a + 1 == 2 && b.size() == 1")
+            .expect("compiles");
+        let vars = HashMap::from([
+            ("a".to_string(), Value::Int(1)),
+            ("b".to_string(), Value::String("x".into())),
+        ]);
+        assert!(matches!(program.eval(&vars), Ok(Value::Bool(true))));
+        // A redeclared variable takes its new type.
+        let retyped = derived.with_declarations([("a", Type::String)], None);
+        assert!(retyped.compile("a + 1").is_err());
+        assert!(retyped.compile("a + 'x' == b").is_ok());
     }
 }

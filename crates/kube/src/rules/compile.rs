@@ -188,7 +188,8 @@ pub fn unique_self_type_name() -> String {
     format!("selfType{nanos}")
 }
 
-/// The environments of one node: up to four, built on first use (view × optional `oldSelf`).
+/// The environments of one node: up to four, derived on first use (view × optional `oldSelf`)
+/// from the shared base environment of the view.
 struct NodeEnvs<'a> {
     loader: &'a EnvLoader,
     self_type: Type,
@@ -207,13 +208,14 @@ impl NodeEnvs<'_> {
             } else {
                 self.self_type.clone()
             };
-            self.loader
-                .spec(kind)
-                .builder()
-                .variable(SCOPED_VAR_NAME, self.self_type.clone())
-                .variable(OLD_SCOPED_VAR_NAME, old_type)
-                .type_provider(self.provider.clone())
-                .build()
+            let provider: Arc<dyn cel::checker::TypeProvider> = self.provider.clone();
+            self.loader.spec(kind).env().with_declarations(
+                [
+                    (SCOPED_VAR_NAME, self.self_type.clone()),
+                    (OLD_SCOPED_VAR_NAME, old_type),
+                ],
+                Some(provider),
+            )
         })
     }
 }

@@ -32,14 +32,15 @@
 //! module covers (0.26 up to 1.36, 0.29.2 in 1.37): backquoted identifiers parse from 1.37 on, and
 //! the runtime cost of `startsWith`/`endsWith` follows the argument instead of the receiver.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cel::library::Std;
 use cel::library::ext::{self, Optionals, Sets, Strings};
 use cel::syntax::macros;
-use cel::{EnvBuilder, Library, Value};
+use cel::{Env, EnvBuilder, Library, Value};
 
 use crate::library::{authz, cidr, cost, format, ip, lists, quantity, regex, semver, urls};
 
@@ -198,6 +199,25 @@ impl EnvSpec {
         }
     }
 
+    /// The base environment of this view (no variables), built once per process for each
+    /// release and view of Kubernetes' own libraries and shared (environments with
+    /// [`EnvSpec::extra`] libraries are built on each call). Derive an environment with
+    /// variables from it with [`Env::with_declarations`].
+    pub fn env(&self) -> Env {
+        if !self.extra.is_empty() {
+            return self.builder().build();
+        }
+        static BASE: OnceLock<Mutex<HashMap<(KubeVersion, EnvKind), Env>>> = OnceLock::new();
+        let mut cache = BASE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        cache
+            .entry((self.version, self.kind))
+            .or_insert_with(|| self.builder().build())
+            .clone()
+    }
+
     /// The base environment with the libraries and options of this view (no variables).
     pub fn builder(&self) -> EnvBuilder {
         let mut b = EnvBuilder::new().library(Std);
@@ -325,6 +345,20 @@ mod tests {
         assert!(!spec(34, EnvKind::NewExpressions).has(34, None));
         assert!(spec(34, EnvKind::StoredExpressions).has(34, None));
         assert!(!spec(33, EnvKind::StoredExpressions).has(34, None));
+    }
+
+    #[test]
+    fn base_environments_are_built_once_per_view() {
+        let a = spec(36, EnvKind::StoredExpressions).env();
+        let b = spec(36, EnvKind::StoredExpressions).env();
+        let c = spec(36, EnvKind::NewExpressions).env();
+        let same = |x: &Env, y: &Env| match (x.function("_+_"), y.function("_+_")) {
+            (Some(f), Some(g)) => std::ptr::eq(f, g),
+            _ => false,
+        };
+        assert!(same(&a, &b));
+        assert!(!same(&a, &c));
+        assert!(a.function("semver").is_some());
     }
 
     #[test]
