@@ -380,6 +380,92 @@ impl TypeProvider for DeclTypeProvider {
     }
 }
 
+/// The object types of a [`DeclType`] tree under a root name chosen per compilation, named as
+/// [`DeclType::from_schema`] would name them (`<root>.<field>`, `<…>.@idx`, `<…>.@elem`) but
+/// resolved on demand: one tree (built once for a whole schema, whatever names it carries) serves
+/// every schema node's compilation without being rebuilt under each node's `selfType<N>` name.
+///
+/// Names resolve by walking the tree from the root: escaped field names contain no `.` and
+/// `@idx`/`@elem` are no field names, so the walk is unambiguous.
+#[derive(Clone, Debug)]
+pub struct NamedDeclTypes {
+    root_name: Arc<str>,
+    root: Arc<DeclType>,
+}
+
+impl NamedDeclTypes {
+    pub fn new(root: Arc<DeclType>, root_name: &str) -> Self {
+        NamedDeclTypes {
+            root_name: root_name.into(),
+            root,
+        }
+    }
+
+    /// The CEL type of the root (the type of `self`).
+    pub fn root_type(&self) -> Type {
+        named_cel_type(&self.root, &self.root_name)
+    }
+
+    /// The type named `name` (object types only, as [`DeclTypeProvider`] registers them).
+    fn resolve(&self, name: &str) -> Option<&DeclType> {
+        let rest = name.strip_prefix(&*self.root_name)?;
+        let mut current: &DeclType = &self.root;
+        if !rest.is_empty() {
+            let path = rest.strip_prefix('.')?;
+            for step in path.split('.') {
+                current = match (&current.kind, step) {
+                    (DeclKind::List(e), "@idx") => e,
+                    (DeclKind::Map(v), "@elem") => v,
+                    (DeclKind::Object(o), field) => &o.fields.get(field)?.ty,
+                    _ => return None,
+                };
+            }
+        }
+        current.as_object().map(|_| current)
+    }
+
+    /// Field `field` of object type `type_name`, with the reserved-word fallback of
+    /// [`DeclTypeProvider::field`].
+    fn field(&self, type_name: &str, field: &str) -> Option<&DeclField> {
+        let obj = self.resolve(type_name)?.as_object()?;
+        if let Some(f) = obj.fields.get(field) {
+            return Some(f);
+        }
+        if escaping::is_reserved(field) {
+            return obj.fields.get(&format!("__{field}__"));
+        }
+        None
+    }
+}
+
+/// The CEL type of `t` with its object types named from `name`.
+fn named_cel_type(t: &DeclType, name: &str) -> Type {
+    match &t.kind {
+        DeclKind::List(e) => Type::list(named_cel_type(e, &format!("{name}.@idx"))),
+        DeclKind::Map(v) => Type::map(Type::String, named_cel_type(v, &format!("{name}.@elem"))),
+        DeclKind::Object(_) => Type::Object(name.into()),
+        _ => t.cel_type(),
+    }
+}
+
+impl TypeProvider for NamedDeclTypes {
+    fn find_type(&self, name: &str) -> Option<Type> {
+        self.resolve(name).map(|_| Type::Object(name.into()))
+    }
+
+    fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
+        let f = self.field(type_name, field)?;
+        Some(named_cel_type(&f.ty, &format!("{type_name}.{}", f.name)))
+    }
+
+    fn field_names(&self, type_name: &str) -> Vec<String> {
+        self.resolve(type_name)
+            .and_then(DeclType::as_object)
+            .map(|o| o.fields.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -547,6 +633,68 @@ mod tests {
             d.estimate_size(["self", "spec", "a__dot__b", "@indices"]),
             None
         );
+    }
+
+    /// A [`NamedDeclTypes`] over a tree built under another name answers exactly as the
+    /// eagerly named [`DeclTypeProvider`] of a tree built under the view's name.
+    #[test]
+    fn named_view_answers_as_the_eagerly_named_tree() {
+        let schema = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "namespace": {"type": "object", "properties": {"if": {"type": "string"}}},
+                "a.b": {"type": "array", "items": {"type": "object", "properties": {
+                    "x": {"type": "integer"},
+                    "l": {"type": "array", "items": {"type": "array", "items": {
+                        "type": "object", "properties": {"deep": {"type": "boolean"}}}}}
+                }}},
+                "m": {"type": "object", "additionalProperties": {"type": "object",
+                    "properties": {"v": {"type": "string"}}}},
+                "emb": {"type": "object", "x-kubernetes-embedded-resource": true,
+                    "properties": {"spec": {"type": "object"}}},
+                "1bad": {"type": "string"},
+                "opaque": {"x-kubernetes-preserve-unknown-fields": true}
+            }}
+        }});
+        for root in [true, false] {
+            let eager = decl(schema.clone(), root).expect("visible");
+            let props: JsonSchemaProps = serde_json::from_value(schema.clone()).expect("props");
+            let s = Arc::new(Structural::from_props(&props).expect("structural"));
+            let other = DeclType::from_schema(&s, root, "object").expect("visible");
+            let named = NamedDeclTypes::new(other, "selfType0");
+            let p = DeclTypeProvider::new(&eager);
+            assert_eq!(named.root_type(), eager.cel_type());
+            let mut names: Vec<&Arc<str>> = p.objects.keys().collect();
+            names.sort();
+            assert!(names.len() >= 8, "{names:?}");
+            for name in names {
+                assert_eq!(named.find_type(name), p.find_type(name), "{name}");
+                let fields = p.field_names(name);
+                assert_eq!(named.field_names(name), fields, "{name}");
+                for f in fields
+                    .iter()
+                    .map(String::as_str)
+                    .chain(["namespace", "if", "nope"])
+                {
+                    assert_eq!(
+                        named.field_type(name, f),
+                        p.field_type(name, f),
+                        "{name}.{f}"
+                    );
+                }
+            }
+            for missing in [
+                "selfType0.",
+                "selfType0.spec.a__dot__b",
+                "selfType0.spec.m.@idx",
+                "selfType0.spec.1bad",
+                "selfType0x",
+                "object.spec",
+                "",
+            ] {
+                assert_eq!(named.find_type(missing), None, "{missing}");
+                assert_eq!(p.find_type(missing), None, "{missing}");
+            }
+        }
     }
 
     #[test]

@@ -38,6 +38,20 @@ pub fn is_reserved(name: &str) -> bool {
     RESERVED.contains(&name)
 }
 
+/// Whether `name` is an identifier without escape sequences (`[a-zA-Z_][a-zA-Z0-9_]*` without
+/// `__`): such a name unescapes to itself, and escapes to itself unless it is a reserved word.
+pub fn is_plain_identifier(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let Some(first) = bytes.first() else {
+        return false;
+    };
+    !first.is_ascii_digit()
+        && bytes
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        && !bytes.windows(2).any(|w| w == b"__")
+}
+
 /// The CEL field name of property `name`, or `None` when the property is not accessible.
 pub fn escape(name: &str) -> Option<Cow<'_, str>> {
     let bytes = name.as_bytes();
@@ -118,6 +132,58 @@ pub fn unescape(escaped: &str) -> Option<Cow<'_, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_identifiers_are_their_own_escaped_spelling() {
+        let names = [
+            "a",
+            "spec",
+            "_x",
+            "a_b",
+            "if",
+            "namespace",
+            "x1",
+            "A9_z",
+            "",
+            "1a",
+            "a__b",
+            "__if__",
+            "a.b",
+            "a-b",
+            "a/b",
+            "_",
+            "__",
+            "a_",
+            "_a_",
+            "é",
+        ];
+        for n in names {
+            if is_plain_identifier(n) {
+                assert_eq!(unescape(n).as_deref(), Some(n), "{n}");
+                assert!(escape(n).as_deref() == Some(n) || is_reserved(n), "{n}");
+            }
+        }
+        let plain: Vec<&str> = names
+            .into_iter()
+            .filter(|n| is_plain_identifier(n))
+            .collect();
+        assert_eq!(
+            plain,
+            [
+                "a",
+                "spec",
+                "_x",
+                "a_b",
+                "if",
+                "namespace",
+                "x1",
+                "A9_z",
+                "_",
+                "a_",
+                "_a_"
+            ]
+        );
+    }
 
     #[test]
     fn escapes_like_kubernetes() {

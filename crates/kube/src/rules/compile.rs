@@ -23,7 +23,7 @@ use cel::{Env, Program, Type};
 use super::env::{EnvKind, EnvSpec, ExtraLibrary, KubeVersion};
 use super::estimate;
 use super::field_path::valid_field_path;
-use crate::decl::{DeclType, DeclTypeProvider};
+use crate::decl::{DeclType, NamedDeclTypes};
 use crate::field::ErrorType;
 use crate::schema_props::ValidationRule;
 use crate::structural::Structural;
@@ -193,7 +193,7 @@ pub fn unique_self_type_name() -> String {
 struct NodeEnvs<'a> {
     loader: &'a EnvLoader,
     self_type: Type,
-    provider: Arc<DeclTypeProvider>,
+    provider: Arc<NamedDeclTypes>,
     built: [[Option<Env>; 2]; 2],
 }
 
@@ -230,16 +230,35 @@ pub fn compile_node(
     is_resource_root: bool,
     loader: &EnvLoader,
 ) -> Result<Vec<CompiledRule>, String> {
+    compile_node_with_type(schema, rules, is_resource_root, None, loader)
+}
+
+/// [`compile_node`] with the node's CEL type already at hand: `decl`, when given, must be what
+/// `DeclType::from_schema(schema, is_resource_root, _)` returns (under any name; the rules see
+/// its object types under a fresh `selfType<N>` name all the same). Validators built for a whole
+/// schema pass the subtrees of one type built at the root instead of rebuilding one per node.
+pub fn compile_node_with_type(
+    schema: &Arc<Structural>,
+    rules: &[ValidationRule],
+    is_resource_root: bool,
+    decl: Option<&Arc<DeclType>>,
+    loader: &EnvLoader,
+) -> Result<Vec<CompiledRule>, String> {
     if rules.is_empty() {
         return Ok(Vec::new());
     }
-    let decl = DeclType::from_schema(schema, is_resource_root, &unique_self_type_name())
-        .ok_or_else(|| "unable to convert structural schema to CEL declarations".to_string())?;
+    let self_type_name = unique_self_type_name();
+    let decl = match decl {
+        Some(d) => d.clone(),
+        None => DeclType::from_schema(schema, is_resource_root, &self_type_name)
+            .ok_or_else(|| "unable to convert structural schema to CEL declarations".to_string())?,
+    };
     let max_cardinality = decl.max_cardinality();
+    let types = NamedDeclTypes::new(decl.clone(), &self_type_name);
     let mut envs = NodeEnvs {
         loader,
-        self_type: decl.cel_type(),
-        provider: Arc::new(DeclTypeProvider::new(&decl)),
+        self_type: types.root_type(),
+        provider: Arc::new(types),
         built: Default::default(),
     };
     Ok(rules
@@ -350,7 +369,8 @@ fn compile_rule(
 
 /// A parsed and (when the engine has a type checker) checked expression.
 pub struct CheckedExpression {
-    pub ast: cel::syntax::Ast,
+    /// The parsed expression when it has no checked form (`None` when `checked` holds it).
+    pub ast: Option<cel::syntax::Ast>,
     /// The checked expression (`None` without a type checker).
     pub checked: Option<CheckedAst>,
     /// The checked result type (`None` without a type checker).
@@ -367,11 +387,12 @@ pub struct CheckedExpression {
 /// syntactically.
 pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, String> {
     let ast = env.parse(text).map_err(|i| i.to_string())?;
-    let checked = env.check(&ast).map_err(|i| i.to_string())?;
+    // The tree is checked in place, not copied.
+    let checked = cel::checker::check_owned(env, ast).map_err(|i| i.to_string())?;
     if checked.types.is_empty() {
-        let uses_old_self = refers_to(&ast.expr, OLD_SCOPED_VAR_NAME);
+        let uses_old_self = refers_to(&checked.ast.expr, OLD_SCOPED_VAR_NAME);
         return Ok(CheckedExpression {
-            ast,
+            ast: Some(checked.ast),
             checked: None,
             result_type: None,
             uses_old_self,
@@ -384,7 +405,7 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
         .any(|r| r.name == OLD_SCOPED_VAR_NAME);
     Ok(CheckedExpression {
         result_type: Some(checked.result_type().clone()),
-        ast,
+        ast: None,
         checked: Some(checked),
         uses_old_self,
     })
@@ -393,9 +414,10 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
 /// Plans a checked expression into a program (cel-go's `env.Program` with Kubernetes' options,
 /// which the environment carries).
 pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, String> {
-    let planned = match &e.checked {
-        Some(c) => env.program_checked(c),
-        None => env.program(&e.ast),
+    let planned = match (&e.checked, &e.ast) {
+        (Some(c), _) => env.program_checked(c),
+        (None, Some(ast)) => env.program(ast),
+        (None, None) => return Err("the expression has no parsed form".into()),
     };
     planned.map_err(|i| {
         i.sorted()

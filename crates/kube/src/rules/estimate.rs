@@ -27,15 +27,15 @@ struct DeclSizes<'a> {
 }
 
 impl DeclSizes<'_> {
-    fn at(&self, path: &[String]) -> Option<SizeEstimate> {
-        let max = self.root.estimate_size(path.iter().map(String::as_str))?;
+    fn at<'p>(&self, path: impl IntoIterator<Item = &'p str>) -> Option<SizeEstimate> {
+        let max = self.root.estimate_size(path)?;
         Some(SizeEstimate::new(0, u64::try_from(max).unwrap_or(0)))
     }
 }
 
 impl SizeEstimator for DeclSizes<'_> {
     fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
-        self.at(node.path())
+        self.at(node.path().iter().map(String::as_str))
     }
 }
 
@@ -47,9 +47,11 @@ struct KubeCalls<'a> {
 impl KubeCalls<'_> {
     fn operand<'n>(&self, n: &AstNode<'n>) -> Operand<'n> {
         let size = cost::size_of(self.sizes, n);
-        let mut elem_path = n.path().to_vec();
-        elem_path.push("@items".to_string());
-        let elem_size = self.sizes.at(&elem_path).map_or(UNKNOWN, Into::into);
+        let elem_path = n.path().iter().map(String::as_str);
+        let elem_size = self
+            .sizes
+            .at(elem_path.chain(std::iter::once("@items")))
+            .map_or(UNKNOWN, Into::into);
         let int_literal = match &n.expr().kind {
             ExprKind::Literal(Literal::Int(i)) => Some(*i),
             _ => None,

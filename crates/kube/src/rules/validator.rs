@@ -12,7 +12,9 @@ use std::sync::Arc;
 use cel::{ErrorKind, EvalOptions, Value};
 use indexmap::IndexMap;
 
-use super::compile::{CompiledRule, EnvLoader, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME, compile_node};
+use super::compile::{
+    CompiledRule, EnvLoader, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME, compile_node_with_type,
+};
 use super::env::{MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT};
 use super::ratchet::{MapListIndex, Ratchet};
 use crate::decl::{DeclKind, DeclType};
@@ -90,7 +92,7 @@ impl Validator {
             loader,
             per_call_limit,
         };
-        b.build(schema, schema, is_resource_root, decl.as_ref(), 0)
+        b.build(schema, schema, is_resource_root, decl.as_ref(), true, 0)
     }
 
     /// A validator as kube-apiserver builds it for a custom resource: stored expressions, the
@@ -536,22 +538,25 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     /// The validator of the rules of `validation` (the node's schema, or one of its `allOf`
-    /// entries) applied to the node `node`.
+    /// entries) applied to the node `node`. `decl` decides which properties CEL sees; when
+    /// `decl_is_node_type` it is the node's own CEL type, which its rules are compiled against.
     fn build(
         &self,
         validation: &Structural,
         node: &Arc<Structural>,
         is_resource_root: bool,
         decl: Option<&Arc<DeclType>>,
+        decl_is_node_type: bool,
         depth: usize,
     ) -> Option<Validator> {
         if depth > crate::structural::MAX_SCHEMA_DEPTH || !has_rules(validation) {
             return None;
         }
-        let (rules, setup_error) = match compile_node(
+        let (rules, setup_error) = match compile_node_with_type(
             node,
             &validation.extensions.validations,
             is_resource_root,
+            decl.filter(|_| decl_is_node_type),
             self.loader,
         ) {
             Ok(r) => (r, None),
@@ -561,15 +566,32 @@ impl Builder<'_> {
             DeclKind::List(e) | DeclKind::Map(e) => Some(e),
             _ => None,
         });
+        // The element type is the items' own type under a list, the values' under a map.
+        let is_list = decl.is_some_and(|d| matches!(d.kind, DeclKind::List(_)));
+        let is_map = decl.is_some_and(|d| matches!(d.kind, DeclKind::Map(_)));
         let items = match (&validation.items, &node.items) {
-            (Some(v), Some(n)) => self.build(v, n, n.extensions.embedded_resource, elem, depth + 1),
+            (Some(v), Some(n)) => self.build(
+                v,
+                n,
+                n.extensions.embedded_resource,
+                elem,
+                decl_is_node_type && is_list,
+                depth + 1,
+            ),
             _ => None,
         };
         let additional_properties = match (
             validation.additional_properties_schema(),
             node.additional_properties_schema(),
         ) {
-            (Some(v), Some(n)) => self.build(v, n, n.extensions.embedded_resource, elem, depth + 1),
+            (Some(v), Some(n)) => self.build(
+                v,
+                n,
+                n.extensions.embedded_resource,
+                elem,
+                decl_is_node_type && is_map,
+                depth + 1,
+            ),
             _ => None,
         };
         let mut properties = IndexMap::new();
@@ -578,7 +600,7 @@ impl Builder<'_> {
             let Some(nprop) = node.properties.get(name) else {
                 continue;
             };
-            let field_type = match escaping::escape(name) {
+            let (field_type, field_is_node_type) = match escaping::escape(name) {
                 Some(escaped) => {
                     let Some(field) = decl
                         .and_then(|d| d.as_object())
@@ -587,7 +609,7 @@ impl Builder<'_> {
                         // Fields CEL cannot see are left out entirely.
                         continue;
                     };
-                    field.ty.clone()
+                    (field.ty.clone(), decl_is_node_type)
                 }
                 None => {
                     let Some(t) =
@@ -595,7 +617,7 @@ impl Builder<'_> {
                     else {
                         continue;
                     };
-                    t
+                    (t, true)
                 }
             };
             if let Some(v) = self.build(
@@ -603,6 +625,7 @@ impl Builder<'_> {
                 nprop,
                 nprop.extensions.embedded_resource,
                 Some(&field_type),
+                field_is_node_type,
                 depth + 1,
             ) {
                 properties.insert(name.clone(), v);
@@ -610,7 +633,16 @@ impl Builder<'_> {
         }
         let all_of = all_of(validation)
             .iter()
-            .filter_map(|a| self.build(a, node, is_resource_root, decl, depth + 1))
+            .filter_map(|a| {
+                self.build(
+                    a,
+                    node,
+                    is_resource_root,
+                    decl,
+                    decl_is_node_type,
+                    depth + 1,
+                )
+            })
             .collect();
         let uses_old_self = rules.iter().any(|r| r.uses_old_self);
         Some(Validator {

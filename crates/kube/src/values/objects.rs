@@ -40,14 +40,22 @@ impl ObjectView {
     /// Field `name` (CEL, escaped) with the conversion error if its data does not fit its
     /// schema; `Ok(None)` when the field is absent, null or undeclared.
     pub fn try_field(&self, name: &str) -> Result<Option<Value>, super::ValueError> {
-        let Some(property) = escaping::unescape(name) else {
-            return Ok(None);
+        let property = if escaping::is_plain_identifier(name) {
+            // Its own escaped spelling (or a reserved word, found under its plain name too):
+            // the common case, without the round trip below.
+            std::borrow::Cow::Borrowed(name)
+        } else {
+            let Some(property) = escaping::unescape(name) else {
+                return Ok(None);
+            };
+            // Only the escaped spelling names a field (`x__dash__y`, not `x-y`), except that a
+            // reserved word is found under its plain name too (`namespace`, 1.31+).
+            if escaping::escape(&property).as_deref() != Some(name) && !escaping::is_reserved(name)
+            {
+                return Ok(None);
+            }
+            property
         };
-        // Only the escaped spelling names a field (`x__dash__y`, not `x-y`), except that a
-        // reserved word is found under its plain name too (`namespace`, 1.31+).
-        if escaping::escape(&property).as_deref() != Some(name) && !escaping::is_reserved(name) {
-            return Ok(None);
-        }
         let Some(prop_schema) = self.schema.properties.get(property.as_ref()) else {
             return Ok(None);
         };
