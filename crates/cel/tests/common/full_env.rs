@@ -8,6 +8,7 @@
 use cel::library::Std;
 use cel::library::ext::{Encoders, Lists, Math, Network, Optionals, Sets, Strings};
 use cel::library::std::Block;
+use cel::syntax::macros;
 use cel::{EnvBuilder, Type};
 
 /// How many `@index<i>` variables cel-go's conformance harness declares.
@@ -27,6 +28,17 @@ pub fn builder() -> EnvBuilder {
         .library(Block);
     for i in 0..BLOCK_INDICES {
         b.add_variable(&format!("@index{i}"), Type::Dyn);
+    }
+    // The macros of the extensions that have no library of their own
+    // (bindings, two-variable comprehensions) and of those whose library does
+    // not add them (optionals' optMap/optFlatMap, lists' sortBy).
+    for m in macros::optional()
+        .into_iter()
+        .chain(macros::bindings())
+        .chain(macros::two_var_comprehensions())
+        .chain(macros::lists())
+    {
+        b.add_macro(m);
     }
     let options = b.options_mut();
     options.parser.enable_optional_syntax = true;
