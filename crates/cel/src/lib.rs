@@ -27,6 +27,7 @@ pub mod error;
 pub mod eval;
 pub mod functions;
 pub mod library;
+pub mod policy;
 pub mod program;
 pub mod syntax;
 pub mod types;

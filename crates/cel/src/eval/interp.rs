@@ -620,55 +620,66 @@ impl Plan {
             _ => None,
         };
         let pred = &ab[1];
-        let mut acc: EvalResult = Ok(Value::Bool(!exists));
+        // The condition's cost when no hook or cost function can change it.
+        let plain = |m: &CallMeta| !m.custom && m.rule == cost::CostRule::One;
+        let fixed_cond = if plain(nsf_meta) && not_meta.is_none_or(plain) {
+            if exists { 3 } else { 2 }
+        } else {
+            0
+        };
+        // The accumulator: a bool or an error (never another value).
+        let mut acc: Result<bool, EvalError> = Ok(!exists);
         for (i, item) in items.iter().enumerate() {
             cx.tick()?;
             self.bind_list_item(c, cx, i, item.clone());
             // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
-            let tested = if exists {
-                let not = match &acc {
-                    Ok(v) => ops::not(v),
-                    Err(e) => Err(e.clone()),
-                };
-                if T {
-                    let a = acc.as_ref().unwrap_or(&NULL);
-                    let cost = not_meta
-                        .map_or(1, |m| cost::cost_of(&self.env, m, &[a], not.as_ref().ok()));
-                    cx.charge::<T>(1 + cost)?;
-                }
-                not
-            } else {
-                cx.charge::<T>(1)?;
-                acc.clone()
+            let tested: Result<bool, ()> = match &acc {
+                Ok(b) => Ok(if exists { !b } else { *b }),
+                Err(_) => Err(()),
             };
-            let go = !matches!(tested, Ok(Value::Bool(false)));
-            if T {
-                let a = tested.as_ref().unwrap_or(&NULL);
-                let out = Value::Bool(go);
-                cx.charge::<T>(cost::cost_of(&self.env, nsf_meta, &[a], Some(&out)))?;
+            if T && fixed_cond > 0 {
+                cx.charge::<T>(fixed_cond)?;
+            } else if T {
+                let acc_v = match &acc {
+                    Ok(b) => Value::Bool(*b),
+                    Err(_) => Value::Null,
+                };
+                let mut cost = 1; // the accumulator
+                if exists {
+                    let not = tested.map(Value::Bool);
+                    cost += not_meta.map_or(1, |m| {
+                        cost::cost_of(&self.env, m, &[&acc_v], not.as_ref().ok())
+                    });
+                }
+                let tested_v = match tested {
+                    Ok(b) => Value::Bool(b),
+                    Err(_) => Value::Null,
+                };
+                let out = Value::Bool(tested != Ok(false));
+                cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
+                cx.charge::<T>(cost)?;
             }
-            if !go {
+            if tested == Ok(false) {
                 break;
             }
-            // Step: acc || p / acc && p.
+            // Step: acc || p / acc && p (acc is neutral or an error here).
             cx.charge::<T>(1)?;
-            if matches!(acc, Ok(Value::Bool(b)) if b == exists) {
-                continue;
-            }
             let p = self.eval_node::<T>(pred, cx);
             abort_on!(p);
-            acc = match (&acc, p) {
-                // acc is the neutral value here: the predicate decides.
-                (Ok(Value::Bool(_)), Ok(Value::Bool(b))) => Ok(Value::Bool(b)),
-                (_, p) => logic(acc, p, exists),
-            };
+            match (&acc, &p) {
+                (_, Ok(Value::Bool(b))) if *b == exists => acc = Ok(exists),
+                (Err(_), _) => {}
+                (Ok(_), Ok(Value::Bool(b))) => acc = Ok(*b),
+                (Ok(_), Ok(_)) => acc = Err(EvalError::no_such_overload()),
+                (Ok(_), Err(e)) => acc = Err(e.clone()),
+            }
         }
         set_slot(cx, c.iter_slot, Ok(Value::Null));
         if let Some(s2) = c.iter_slot2 {
             set_slot(cx, s2, Ok(Value::Null));
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
-        acc
+        acc.map(Value::Bool)
     }
 
     #[inline]

@@ -427,7 +427,9 @@ impl<'a> Planner<'a> {
                         },
                     ));
                 }
-                ("_[_]", [op, key]) if self.only_std(name) || self.env.function(name).is_none() => {
+                // Indexing is always a qualifier (cel-go plans it as an
+                // attribute, whatever overloads are declared).
+                ("_[_]", [op, key]) => {
                     let operand = self.plan(op)?;
                     let k = self.plan(key)?;
                     return Ok(add_qualifier(

@@ -6,7 +6,9 @@
 //! declares them), and cross-type numeric comparisons.
 
 use cel::library::Std;
-use cel::library::ext::{Encoders, Lists, Math, Network, Optionals, Sets, Strings};
+use cel::library::ext::{
+    Bindings, Encoders, Lists, Math, Network, Optionals, Sets, Strings, TwoVarComprehensions,
+};
 use cel::library::std::Block;
 use cel::syntax::macros;
 use cel::{EnvBuilder, Type};
@@ -25,7 +27,9 @@ pub fn builder() -> EnvBuilder {
         .library(Sets)
         .library(Optionals::default())
         .library(Network)
-        .library(Block);
+        .library(Block)
+        .library(Bindings)
+        .library(TwoVarComprehensions);
     for i in 0..BLOCK_INDICES {
         b.add_variable(&format!("@index{i}"), Type::Dyn);
     }
@@ -42,6 +46,7 @@ pub fn builder() -> EnvBuilder {
     }
     let options = b.options_mut();
     options.parser.enable_optional_syntax = true;
+    options.parser.enable_ident_escape_syntax = true;
     options.cross_type_numeric_comparisons = true;
     b
 }

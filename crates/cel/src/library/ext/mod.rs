@@ -7,6 +7,8 @@
 //! estimators and trackers (ext.Lists v3, ext.Sets) expose them as plain
 //! functions in [`cost`]; the planner's cost hook calls them by overload id.
 
+pub mod bindings;
+pub mod comprehensions;
 pub mod cost;
 pub mod encoders;
 pub mod format;
@@ -18,6 +20,8 @@ pub mod optionals;
 pub mod sets;
 pub mod strings;
 
+pub use bindings::Bindings;
+pub use comprehensions::TwoVarComprehensions;
 pub use encoders::Encoders;
 pub use lists::Lists;
 pub use math::Math;

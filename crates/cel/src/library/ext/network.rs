@@ -51,7 +51,10 @@ impl Opaque for Ip {
         IP_TYPE
     }
     fn equals(&self, other: &dyn Opaque) -> bool {
-        other.as_any().downcast_ref::<Ip>() == Some(self)
+        other
+            .as_any()
+            .downcast_ref::<Ip>()
+            .is_some_and(|o| o.0.to_canonical() == self.0.to_canonical())
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -412,7 +415,10 @@ fn is_4in6(a: &IpAddr) -> bool {
     matches!(a, IpAddr::V6(v) if v.to_ipv4_mapped().is_some())
 }
 
-/// cel-go's `ip(string)` parsing: netip, then no zone, no IPv4-mapped IPv6.
+/// cel-go's `ip(string)` parsing: netip, then no zone, and no IPv4-mapped
+/// IPv6 address written with an embedded dotted quad (`::ffff:192.168.0.1`).
+/// The hexadecimal form (`::ffff:c0a8:1`) is accepted, and equals the IPv4
+/// address it maps (the conformance suite's `ipv4_equals_ipv6`).
 pub fn parse_ip(raw: &str) -> Result<Ip, String> {
     let q = super::gofmt::quote(raw);
     let a = parse_addr(raw)
@@ -420,7 +426,7 @@ pub fn parse_ip(raw: &str) -> Result<Ip, String> {
     if a.zone.is_some() {
         return Err(format!("IP address {q} with zone value is not allowed"));
     }
-    if is_4in6(&a.addr) {
+    if is_4in6(&a.addr) && raw.contains('.') {
         return Err(format!("IPv4-mapped IPv6 address {q} is not allowed"));
     }
     Ok(Ip(a.addr))
@@ -518,6 +524,8 @@ impl Library for Network {
     fn install(&self, env: &mut EnvBuilder) {
         use Type::{Bool, Int, String as Str};
         let (ip_t, cidr_t) = (ip_type(), cidr_type());
+        env.add_type(ip_t.runtime_name(), ip_t.clone());
+        env.add_type(cidr_t.runtime_name(), cidr_t.clone());
         let g = |id: &str, p: Vec<Type>, r: Type, f: FnImpl| Overload::global(id, p, r, Some(f));
         let m = |id: &str, p: Vec<Type>, r: Type, f: FnImpl| Overload::member(id, p, r, Some(f));
         env.add_function(Function::new("isIP").overload(g(

@@ -281,6 +281,9 @@ pub fn last_index_of(s: &Value, sub: &Value) -> EvalResult {
     if sub.is_empty() {
         return Ok(Value::Int(len));
     }
+    if len < sub.chars().count() as i64 {
+        return Ok(Value::Int(-1));
+    }
     last_from(s, sub, len - 1)
 }
 

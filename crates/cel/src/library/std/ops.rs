@@ -139,7 +139,11 @@ pub(crate) fn not(a: &Value) -> EvalResult {
 }
 
 /// `_==_`.
+#[inline]
 pub(crate) fn eq(a: &Value, b: &Value) -> EvalResult {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x == y));
+    }
     Ok(Value::Bool(a.equals(b)))
 }
 
@@ -159,6 +163,9 @@ pub(crate) fn order(a: &Value, b: &Value) -> EvalResult<Ordering> {
 }
 
 pub(crate) fn lt(a: &Value, b: &Value) -> EvalResult {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x < y));
+    }
     Ok(Value::Bool(order(a, b)? == Ordering::Less))
 }
 
