@@ -10,7 +10,9 @@
 //! the expected one: a value (structurally, see [`common::structural`]), a
 //! value and the checker's deduced type (`typed_result`; `check_only` compares
 //! the type alone), or any evaluation error (`eval_error`). As in cel-go's
-//! harness, a parse or check error fails every kind of test.
+//! harness, a parse or check error fails every kind of test, except that an
+//! `eval_error` test is satisfied by a check error with exactly the expected
+//! message (the suite's way of saying "rejected, at compile time if possible").
 //!
 //! Skips: tests that need protobuf messages (`no_proto: false` in `index.json`)
 //! are skipped with that reason; every other skip is listed, with its reason,
@@ -417,10 +419,19 @@ fn run_case(test: &Json) -> Result<(), String> {
     let checked = if flag("disable_check") {
         None
     } else {
-        Some(
-            env.check(&ast)
-                .map_err(|issues| format!("check error:\n{issues}"))?,
-        )
+        match env.check(&ast) {
+            Ok(checked) => Some(checked),
+            // A few tests expect an error that checking finds (e.g.
+            // `isIP(cidr(...))`); it matches only with the expected message.
+            Err(issues) => match &expected {
+                Expected::EvalError(want)
+                    if issues.issues.iter().any(|i| want.contains(&i.message)) =>
+                {
+                    return Ok(());
+                }
+                _ => return Err(format!("check error:\n{issues}")),
+            },
+        }
     };
 
     if flag("check_only") {
