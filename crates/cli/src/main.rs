@@ -3,10 +3,13 @@
 //! Exit codes (all subcommands): 0 success, 1 the expression failed to compile
 //! or to evaluate, 2 usage error (bad arguments, unreadable input).
 
+mod check;
 mod decl;
 mod env;
 mod eval;
 mod r#gen;
+mod test_cmd;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -26,6 +29,13 @@ enum Command {
     Eval(eval::Args),
     /// Generate OpenAPI schemas or a CRD from .proto files with +kubebuilder markers.
     Gen(r#gen::Args),
+    /// Check the CEL rules of CRDs as kube-apiserver does when they are created.
+    Check(check::Args),
+    /// Validate custom resources against their CRDs as kube-apiserver does.
+    Validate(validate::Args),
+    /// Run custom-resource test files: oracle-style case files, or declarative CRD test
+    /// suites (`*.testsuite.yaml`) against `--crd` files.
+    Test(test_cmd::Args),
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -38,5 +48,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Gen(args) => r#gen::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Test(args) => test_cmd::run(args),
     }
 }

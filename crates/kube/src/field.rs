@@ -170,6 +170,9 @@ pub enum BadValue {
     String(String),
     /// Anything else, printed as compact JSON (Go's `encoding/json`: sorted keys, `<>&` escaped).
     Json(JsonValue),
+    /// A value already rendered as Go prints it (a Go struct marshals its fields in declaration
+    /// order, which [`BadValue::Json`] cannot express).
+    Raw(String),
 }
 
 impl BadValue {
@@ -203,6 +206,7 @@ impl fmt::Display for BadValue {
             BadValue::Bool(b) => write!(f, "{b}"),
             BadValue::String(s) => f.write_str(&quote(s)),
             BadValue::Json(v) => f.write_str(&go_json(v)),
+            BadValue::Raw(s) => f.write_str(s),
         }
     }
 }

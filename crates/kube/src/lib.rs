@@ -29,6 +29,8 @@ pub mod field;
 pub mod gofmt;
 pub mod library;
 pub mod load;
+pub mod pipeline;
+pub mod rules;
 pub mod schema_props;
 pub mod structural;
 pub mod values;

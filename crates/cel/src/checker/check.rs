@@ -168,22 +168,29 @@ impl<'a> Checker<'a> {
 
     // ----- declarations ------------------------------------------------------
 
-    /// cel-go's `Env.LookupIdent`: for each candidate name, comprehension
-    /// variables, declared variables, built-in type names, object types from
-    /// the provider, enum constants.
+    /// cel-go's `Env.LookupIdent`: comprehension variables first (they shadow
+    /// every container-qualified name; a leading dot reaches past them), then
+    /// for each candidate name declared variables, built-in type names, type
+    /// names declared by libraries, object types from the provider, enum
+    /// constants.
     fn lookup_ident(&self, name: &str) -> Option<IdentDecl<'static>> {
         let env = self.env;
         let locals = &self.locals;
         let types = self.types_provider;
         let optional_syntax = self.optional_syntax;
-        resolve_candidates(self.container, name, |cand| {
-            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == cand) {
-                return Some(IdentDecl {
+        if !name.starts_with('.') {
+            let first = name.split('.').next().unwrap_or(name);
+            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == first) {
+                // `y.z` with a local `y` is a field selection on `y`, never a
+                // qualified name.
+                return (n == name).then(|| IdentDecl {
                     name: Cow::Owned(n.clone()),
                     ty: t.clone(),
                     value: None,
                 });
             }
+        }
+        resolve_candidates(self.container, name, |cand| {
             if let Some(t) = env.variable(cand) {
                 return Some(IdentDecl {
                     name: Cow::Owned(cand.to_string()),
@@ -193,6 +200,9 @@ impl<'a> Checker<'a> {
             }
             if let Some(t) = builtin_type_ident(cand, optional_syntax) {
                 return Some(IdentDecl::type_ident(cand.to_string(), t));
+            }
+            if let Some(t) = env.type_identifier(cand) {
+                return Some(IdentDecl::type_ident(cand.to_string(), t.clone()));
             }
             if let Some(t) = types.find_type(cand) {
                 return Some(IdentDecl::type_ident(cand.to_string(), t));
@@ -253,7 +263,14 @@ impl<'a> Checker<'a> {
         };
         match self.lookup_ident(name) {
             Some(decl) => {
-                if *name != decl.name {
+                // An absolute name that a comprehension variable would shadow
+                // keeps its leading dot, so that the planner looks past the
+                // local (`['x'].exists(y, .y == 'y')`).
+                let shadowed =
+                    name.starts_with('.') && self.locals.iter().any(|(n, _)| **n == *decl.name);
+                if shadowed {
+                    *name = format!(".{}", decl.name);
+                } else if *name != decl.name {
                     *name = decl.name.to_string();
                 }
                 self.set_type(e.id, decl.ty);

@@ -352,9 +352,11 @@ pub fn is_equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
     }
 }
 
-/// The more general of two types known to unify.
+/// The more general of two types known to unify. A `null` joined to a type
+/// that accepts it keeps that type (`[optional.of(1), null]` is a list of
+/// `optional_type(int)`, cel-spec's legacy nullable types).
 pub fn most_general<'a>(t1: &'a Type, t2: &'a Type) -> &'a Type {
-    if is_equal_or_less_specific(t1, t2) {
+    if matches!(t2, Type::Null) || is_equal_or_less_specific(t1, t2) {
         t1
     } else {
         t2

@@ -183,6 +183,21 @@ impl Plan {
                 abort_on!(r);
                 logic(l, r, true)
             }
+            Node::OptOr(o) => {
+                let lhs = self.eval_node::<T>(&o.lhs, cx)?;
+                match lhs {
+                    Value::Optional(Some(v)) if o.value => Ok((*v).clone()),
+                    Value::Optional(Some(_)) => Ok(lhs),
+                    Value::Optional(None) => {
+                        let rhs = self.eval_node::<T>(&o.rhs, cx)?;
+                        if !o.value && !matches!(rhs, Value::Optional(_)) {
+                            return Err(EvalError::no_such_overload().at(o.id));
+                        }
+                        Ok(rhs)
+                    }
+                    _ => Err(EvalError::no_such_overload().at(o.id)),
+                }
+            }
             Node::NotStrictlyFalse(arg, meta) => {
                 let v = self.eval_node::<T>(arg, cx);
                 abort_on!(v);
@@ -413,7 +428,13 @@ impl Plan {
                 QualKind::Field(f) => qualify_field(&v, f, optional),
                 QualKind::Const(k) => qualify(&v, k, optional),
                 QualKind::Dyn(n) => {
-                    let k = self.eval_node::<T>(n, cx);
+                    // cel-go resolves an attribute used as an index (`m[k]`)
+                    // as part of the qualifier: its base is not charged.
+                    let k = match n {
+                        Node::Local(s) => cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null)),
+                        Node::Attr(a) => self.eval_attr::<T>(a, cx, false),
+                        other => self.eval_node::<T>(other, cx),
+                    };
                     abort_on!(k);
                     match k {
                         Ok(k) => qualify(&v, &k, optional),
@@ -421,11 +442,18 @@ impl Plan {
                     }
                 }
             };
-            cx.charge::<T>(1)?;
             match r {
-                Ok(Some(x)) => v = x,
+                Ok(Some(x)) => {
+                    cx.charge::<T>(1)?;
+                    v = x
+                }
+                // cel-go charges an optional qualifier only when it finds
+                // a value.
                 Ok(None) => return Ok(Value::optional_none()),
-                Err(e) => return Err(e.at(q.id)),
+                Err(e) => {
+                    cx.charge::<T>(1)?;
+                    return Err(e.at(q.id));
+                }
             }
             opt = optional;
         }

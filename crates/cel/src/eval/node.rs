@@ -52,8 +52,20 @@ pub(crate) enum Node {
     AccuAppend(Box<AccuAppend>),
     /// `cel.block([...], result)`.
     Block(Box<BlockNode>),
+    /// `a.or(b)` / `a.orValue(b)` on optionals: `b` is evaluated only when
+    /// `a` is empty, and the node has no cost of its own (cel-go plans these
+    /// as dedicated interpretables, not calls).
+    OptOr(Box<OptOr>),
     /// An error known at plan time that must surface at evaluation.
     Error(EvalError),
+}
+
+/// `lhs.or(rhs)` (`value: false`) or `lhs.orValue(rhs)` (`value: true`).
+pub(crate) struct OptOr {
+    pub id: ExprId,
+    pub lhs: Node,
+    pub rhs: Node,
+    pub value: bool,
 }
 
 /// What a call is, for cost tracking and the host's cost hook.

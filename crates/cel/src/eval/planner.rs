@@ -78,6 +78,8 @@ fn foldable_conversion(name: &str) -> Option<fn(&Value) -> crate::error::EvalRes
         "bool" => convert::to_bool,
         "timestamp" => convert::to_timestamp,
         "duration" => convert::to_duration,
+        "dyn" => |v| Ok(v.clone()),
+        "type" => |v| Ok(Value::type_value(v.runtime_type())),
         _ => return None,
     })
 }
@@ -217,6 +219,23 @@ impl<'a> Planner<'a> {
             return Ok(self.resolved_name(id, r, 0));
         }
         Ok(self.resolve_names(id, &[name]))
+    }
+
+    /// True when `target.or(x)` / `target.orValue(x)` is the optional
+    /// library's: the checker chose its overload, or (unchecked) the optional
+    /// overload is the only one declared.
+    fn is_optional_or(&self, id: ExprId, name: &str) -> bool {
+        let wanted = if name == "or" {
+            "optional_or_optional"
+        } else {
+            "optional_orValue_value"
+        };
+        if let Some(r) = self.checked.and_then(|c| c.references.get(&id)) {
+            return r.overload_ids.len() == 1 && r.overload_ids[0] == wanted;
+        }
+        self.env
+            .function(name)
+            .is_some_and(|f| f.overloads.len() == 1 && f.overloads[0].id == wanted)
     }
 
     /// A name the checker resolved: a constant, a type, or a variable.
@@ -444,6 +463,17 @@ impl<'a> Planner<'a> {
                 ("cel.block", [list, result]) => return self.plan_block(list, result),
                 _ => {}
             }
+        }
+        if let (Some(t), [arg]) = (&c.target, c.args.as_slice())
+            && (name == "or" || name == "orValue")
+            && self.is_optional_or(id, name)
+        {
+            return Ok(Node::OptOr(Box::new(OptOr {
+                id,
+                lhs: self.plan(t)?,
+                rhs: self.plan(arg)?,
+                value: name == "orValue",
+            })));
         }
         // `ns.f(args)` parsed as a member call on an identifier chain that is
         // really the qualified name of a global function.

@@ -1,9 +1,10 @@
 //! The environment the conformance suite runs in: the standard library and
 //! every extension, configured as cel-go's conformance harness configures its
 //! environment (`cel-go/conformance/conformance_test.go`): optional types and
-//! syntax, encoders, lists, math, strings, sets, network, `cel.block` with the
-//! variables `@index0` … `@index29` declared `dyn` (as cel-go's harness
-//! declares them), and cross-type numeric comparisons.
+//! syntax, bindings, encoders, lists, math, strings, sets, network,
+//! two-variable comprehensions, `cel.block` with the variables `@index0` …
+//! `@index29` declared `dyn` (as cel-go's harness declares them), escaped
+//! identifiers (`` a.`b-c` ``) and cross-type numeric comparisons.
 
 use cel::library::Std;
 use cel::library::ext::{
@@ -33,15 +34,8 @@ pub fn builder() -> EnvBuilder {
     for i in 0..BLOCK_INDICES {
         b.add_variable(&format!("@index{i}"), Type::Dyn);
     }
-    // The macros of the extensions that have no library of their own
-    // (bindings, two-variable comprehensions) and of those whose library does
-    // not add them (optionals' optMap/optFlatMap, lists' sortBy).
-    for m in macros::optional()
-        .into_iter()
-        .chain(macros::bindings())
-        .chain(macros::two_var_comprehensions())
-        .chain(macros::lists())
-    {
+    // ext.Lists' `sortBy` macro (the Lists library adds its functions only).
+    for m in macros::lists() {
         b.add_macro(m);
     }
     let options = b.options_mut();

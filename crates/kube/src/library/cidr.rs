@@ -52,7 +52,7 @@ pub struct Cidr;
 impl Library for Cidr {
     fn install(&self, env: &mut EnvBuilder) {
         let cidr = cidr_type();
-        env.add_variable(CIDR_TYPE_NAME, Type::type_of(cidr.clone()));
+        env.add_type(CIDR_TYPE_NAME, cidr.clone());
         let unary = |f: fn(&Value) -> EvalResult| Some(FnImpl::Unary(f));
         let binary = |f: fn(&Value, &Value) -> EvalResult| Some(FnImpl::Binary(f));
         env.add_function(Function::new("cidr").overload(Overload::global(

@@ -51,7 +51,7 @@ impl Library for Ip {
     fn install(&self, env: &mut EnvBuilder) {
         let ip = ip_type();
         // `net.IP` names the type in expressions (`type(x) == net.IP`).
-        env.add_variable(IP_TYPE_NAME, Type::type_of(ip.clone()));
+        env.add_type(IP_TYPE_NAME, ip.clone());
         let g =
             |name: &str, id: &str, params: Vec<Type>, result: Type, f: fn(&Value) -> EvalResult| {
                 Function::new(name).overload(Overload::global(

@@ -19,7 +19,7 @@
 //! reported by [`to_value`] as a [`ValueError`] with Kubernetes' text, and inside views (whose
 //! provider interfaces cannot carry errors) such a member reads as absent.
 
-mod formats;
+pub(crate) mod formats;
 mod lists;
 mod objects;
 

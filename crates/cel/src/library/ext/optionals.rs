@@ -254,6 +254,52 @@ fn go_text(v: &Value) -> String {
     }
 }
 
+/// The operator overloads cel-go's `OptionalTypes` declares: `_[_]` on
+/// optional lists and maps, and the optional index `_[?_]`. The planner
+/// evaluates them (like `_?._`, which the checker types itself).
+fn add_optional_operators(env: &mut EnvBuilder) {
+    let (k, v) = (Type::param("K"), Type::param("V"));
+    let opt = Type::optional;
+    let decl =
+        |id: &str, params: Vec<Type>, result: Type| Overload::global(id, params, result, None);
+    env.add_function(
+        Function::new("_[_]")
+            .overload(decl(
+                "optional_list_index_int",
+                vec![opt(Type::list(v.clone())), Type::Int],
+                opt(v.clone()),
+            ))
+            .overload(decl(
+                "optional_map_index_value",
+                vec![opt(Type::map(k.clone(), v.clone())), k.clone()],
+                opt(v.clone()),
+            )),
+    );
+    env.add_function(
+        Function::new("_[?_]")
+            .overload(decl(
+                "list_optindex_optional_int",
+                vec![Type::list(v.clone()), Type::Int],
+                opt(v.clone()),
+            ))
+            .overload(decl(
+                "optional_list_optindex_optional_int",
+                vec![opt(Type::list(v.clone())), Type::Int],
+                opt(v.clone()),
+            ))
+            .overload(decl(
+                "map_optindex_optional_value",
+                vec![Type::map(k.clone(), v.clone()), k.clone()],
+                opt(v.clone()),
+            ))
+            .overload(decl(
+                "optional_map_optindex_optional_value",
+                vec![opt(Type::map(k.clone(), v.clone())), k],
+                opt(v),
+            )),
+    );
+}
+
 #[cfg(test)]
 #[allow(clippy::approx_constant)]
 mod tests {
@@ -343,50 +389,4 @@ mod tests {
             "value 1 is not optional"
         );
     }
-}
-
-/// The operator overloads cel-go's `OptionalTypes` declares: `_[_]` on
-/// optional lists and maps, and the optional index `_[?_]`. The planner
-/// evaluates them (like `_?._`, which the checker types itself).
-fn add_optional_operators(env: &mut EnvBuilder) {
-    let (k, v) = (Type::param("K"), Type::param("V"));
-    let opt = Type::optional;
-    let decl =
-        |id: &str, params: Vec<Type>, result: Type| Overload::global(id, params, result, None);
-    env.add_function(
-        Function::new("_[_]")
-            .overload(decl(
-                "optional_list_index_int",
-                vec![opt(Type::list(v.clone())), Type::Int],
-                opt(v.clone()),
-            ))
-            .overload(decl(
-                "optional_map_index_value",
-                vec![opt(Type::map(k.clone(), v.clone())), k.clone()],
-                opt(v.clone()),
-            )),
-    );
-    env.add_function(
-        Function::new("_[?_]")
-            .overload(decl(
-                "list_optindex_optional_int",
-                vec![Type::list(v.clone()), Type::Int],
-                opt(v.clone()),
-            ))
-            .overload(decl(
-                "optional_list_optindex_optional_int",
-                vec![opt(Type::list(v.clone())), Type::Int],
-                opt(v.clone()),
-            ))
-            .overload(decl(
-                "map_optindex_optional_value",
-                vec![Type::map(k.clone(), v.clone()), k.clone()],
-                opt(v.clone()),
-            ))
-            .overload(decl(
-                "optional_map_optindex_optional_value",
-                vec![opt(Type::map(k.clone(), v.clone())), k],
-                opt(v),
-            )),
-    );
 }

@@ -1,0 +1,220 @@
+//! End-to-end tests of `kcel check` and `kcel validate` on the bundled example
+//! (`examples/widget-*.yaml`): outputs, messages and exit codes.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn kcel_stdin(args: &[&str], stdin: &str) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kcel"))
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kcel binary runs");
+    if let Some(mut i) = child.stdin.take() {
+        i.write_all(stdin.as_bytes()).expect("stdin written");
+    }
+    child.wait_with_output().expect("kcel finishes")
+}
+
+fn kcel(args: &[&str]) -> Output {
+    kcel_stdin(args, "")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn check_accepts_the_example_crd_and_lists_costs() {
+    let o = kcel(&["check", "examples/widget-crd.yaml"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("CustomResourceDefinition \"widgets.example.com\" accepted"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "at spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("1 accepted, 0 rejected"), "{out}");
+}
+
+#[test]
+fn check_rejects_an_unbounded_rule_with_kubernetes_messages() {
+    let crd = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: tags.example.com}
+spec:
+  group: example.com
+  names: {kind: Tag, plural: tags}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          tags:
+            type: array
+            items: {type: string}
+            x-kubernetes-validations:
+            - rule: "self.all(x, x.contains('gpu'))"
+"#;
+    let o = kcel_stdin(&["check", "-q", "-"], crd);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("The CustomResourceDefinition \"tags.example.com\" is invalid: \n* spec.validation.openAPIV3Schema.properties[tags].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x"), "{out}");
+}
+
+#[test]
+fn validate_reports_like_kubectl() {
+    let o = kcel(&[
+        "validate",
+        "--crd",
+        "examples/widget-crd.yaml",
+        "examples/widget-valid.yaml",
+        "examples/widget-invalid.yaml",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("examples/widget-valid.yaml:1: Widget \"w1\" is valid"),
+        "{out}"
+    );
+    assert!(
+        out.contains("examples/widget-invalid.yaml:1: The Widget \"w2\" is invalid: \n* spec.minReplicas: Invalid value: minReplicas must not exceed replicas\n* spec.replicas: Invalid value: large widgets allow at most 5 replicas, not 8\n* spec.owner: Invalid value: \"Payments_Team\": owner must be a DNS label\n* spec.tags: Invalid value: tags must start with team- or env-"),
+        "{out}"
+    );
+    let o = kcel(&[
+        "validate",
+        "--crd",
+        "examples/widget-crd.yaml",
+        "examples/widget-valid.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
+fn validate_json_output_is_a_status_per_document() {
+    let o = kcel(&[
+        "validate",
+        "-o",
+        "json",
+        "examples/widget-crd.yaml",
+        "examples/widget-invalid.yaml",
+    ]);
+    let out = stdout(&o);
+    let status: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(status["code"], 422);
+    assert_eq!(status["reason"], "Invalid");
+    assert_eq!(status["details"]["kind"], "Widget");
+    assert_eq!(status["details"]["causes"][2]["field"], "spec.owner");
+    assert_eq!(
+        status["details"]["causes"][2]["reason"],
+        "FieldValueInvalid"
+    );
+    assert!(
+        status["message"].as_str().is_some_and(
+            |m| m.starts_with("Widget.example.com \"w2\" is invalid: [spec.minReplicas: ")
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn validate_updates_run_transition_rules_and_ratchet() {
+    let crd = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              id: {type: string, x-kubernetes-validations: [{rule: "self == oldSelf", message: "id is immutable"}]}
+              size: {type: integer, x-kubernetes-validations: [{rule: "self < 10", message: "too big"}]}
+"#;
+    let dir = std::env::temp_dir().join(format!("kcel-rules-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("written");
+        p.display().to_string()
+    };
+    let crd = write("crd.yaml", crd);
+    let old = write(
+        "old.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {id: a, size: 20}\n",
+    );
+    let new = write(
+        "new.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {id: b, size: 20}\n",
+    );
+    let o = kcel(&["validate", "--crd", &crd, "--old", &old, &new]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("The Thing \"t\" is invalid: spec.id: Invalid value: \"b\": id is immutable"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("Warning: spec.size: Invalid value: 20: too big"),
+        "{}",
+        stderr(&o)
+    );
+    let o = kcel(&["validate", "--crd", &crd, &new]);
+    assert!(
+        stdout(&o).contains("spec.size: Invalid value: 20: too big"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn validate_rejects_bad_usage_with_exit_2() {
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.20",
+        "examples/widget-valid.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not supported"), "{}", stderr(&o));
+    let o = kcel(&["validate", "examples/widget-valid.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("examples/widget-valid.yaml:1: no matches for kind \"Widget\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = kcel_stdin(&["validate", "-"], "a: [1,\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("<stdin>:"), "{}", stderr(&o));
+}

@@ -1,0 +1,153 @@
+//! Case files in the format of `shared/oracle/cases*.yaml` (reference §11.4) and results in the
+//! format of `out*.json`.
+//!
+//! Input: `{crds: {<id>: <v1 CRD>}, cases: [{name, crd: <id>, version?, object | objectRaw,
+//! oldObject | oldObjectRaw, subresource?: status}]}`. Output per case: `name`, `crdStatus` (when
+//! the CRD itself is invalid), `unknownFields`, `decodeError`, `objectAfterDecode`, `status`,
+//! `causeStrings`, `warnings`.
+
+use serde_json::{Map, Value, json};
+
+use super::crd_validation::validate_crd;
+use super::status::Status;
+use super::{FieldValidation, KubeVersion, Operation, Options, Pipeline, RuleValidator};
+use crate::crd::CustomResourceDefinition;
+
+/// A case id or a CRD id: YAML 1.1 may have made it a boolean (`n` → `false`).
+fn id_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Value>, String> {
+    if let Some(r) = case.get(raw).and_then(Value::as_str) {
+        return super::decode::parse_json(r).map(Some);
+    }
+    Ok(case.get(key).cloned())
+}
+
+/// Runs every case of a case file; one result object per case, in order.
+pub fn run_case_file(
+    file: &Value,
+    kube_version: KubeVersion,
+    rules: Option<&dyn RuleValidator>,
+) -> Result<Vec<Value>, String> {
+    let crds = file
+        .get("crds")
+        .and_then(Value::as_object)
+        .ok_or("case file has no `crds` map")?;
+    let cases = file
+        .get("cases")
+        .and_then(Value::as_array)
+        .ok_or("case file has no `cases` list")?;
+    let mut out = Vec::with_capacity(cases.len());
+    for case in cases {
+        out.push(run_case(case, crds, kube_version, rules));
+    }
+    Ok(out)
+}
+
+fn run_case(
+    case: &Value,
+    crds: &Map<String, Value>,
+    kv: KubeVersion,
+    rules: Option<&dyn RuleValidator>,
+) -> Value {
+    let mut r = Map::new();
+    r.insert("name".into(), Value::String(id_of(case.get("name"))));
+    let crd_id = id_of(case.get("crd"));
+    let crd: CustomResourceDefinition = match crds
+        .get(&crd_id)
+        .ok_or_else(|| format!("no CRD {crd_id:?}"))
+        .and_then(|v| serde_json::from_value(v.clone()).map_err(|e| e.to_string()))
+    {
+        Ok(c) => c,
+        Err(e) => {
+            r.insert("error".into(), Value::String(e));
+            return Value::Object(r);
+        }
+    };
+    let crd_errs = validate_crd(&crd, kv);
+    if !crd_errs.is_empty() {
+        let status = Status::invalid(
+            "apiextensions.k8s.io",
+            "CustomResourceDefinition",
+            &crd.metadata.name,
+            &crd_errs,
+            kv,
+        );
+        r.insert("crdStatus".into(), json!(status));
+        return Value::Object(r);
+    }
+    let version = case
+        .get("version")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| crd.spec.versions.first().map(|v| v.name.clone()))
+        .unwrap_or_default();
+    let objects = object(case, "object", "objectRaw").and_then(|o| {
+        let old = object(case, "oldObject", "oldObjectRaw")?;
+        Ok((o, old))
+    });
+    let (obj, old) = match objects {
+        Ok((Some(o), old)) => (o, old),
+        Ok((None, _)) => {
+            r.insert("error".into(), "case without object".into());
+            return Value::Object(r);
+        }
+        Err(e) => {
+            r.insert("decodeError".into(), Value::String(e));
+            return Value::Object(r);
+        }
+    };
+    let operation = match (old, case.get("subresource").and_then(Value::as_str)) {
+        (None, _) => Operation::Create,
+        (Some(o), Some("status")) => Operation::UpdateStatus(o),
+        (Some(o), _) => Operation::Update(o),
+    };
+    let pipeline = match Pipeline::new(&crd, &version, rules) {
+        Ok(p) => p,
+        Err(e) => {
+            r.insert("error".into(), Value::String(e.0));
+            return Value::Object(r);
+        }
+    };
+    let options = Options {
+        kube_version: kv,
+        field_validation: FieldValidation::Ignore,
+        ..Options::default()
+    };
+    let resp = pipeline.run(obj, &operation, &options);
+    if let Some(e) = resp.decode_error {
+        r.insert("decodeError".into(), Value::String(e));
+        return Value::Object(r);
+    }
+    if !resp.unknown_fields.is_empty() {
+        r.insert("unknownFields".into(), json!(resp.unknown_fields));
+    }
+    if let Some(o) = resp.object {
+        r.insert("objectAfterDecode".into(), o);
+    }
+    r.insert("status".into(), json!(resp.status));
+    if let Some(d) = &resp.status.details
+        && !d.causes.is_empty()
+    {
+        let strings: Vec<String> = d
+            .causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        r.insert("causeStrings".into(), json!(strings));
+    }
+    if !resp.warnings.is_empty() {
+        r.insert("warnings".into(), json!(resp.warnings));
+    }
+    if resp.rules_skipped {
+        r.insert("rulesSkipped".into(), Value::Bool(true));
+    }
+    Value::Object(r)
+}

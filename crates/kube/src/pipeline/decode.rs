@@ -1,0 +1,256 @@
+//! Request decoding (reference §1.1): numbers as Kubernetes' unstructured JSON has them, and
+//! `metadata` through the typed `ObjectMeta` (unknown keys reported, wrong types rejected with
+//! Go's `encoding/json` text).
+
+use serde_json::{Map, Number, Value};
+
+/// How deep a request body may nest.
+pub const MAX_JSON_DEPTH: usize = 10_000;
+
+/// Parses a JSON body: whole numbers that fit `int64` are integers, every other number a float
+/// (`1.0`, `1e3`, `9223372036854775808`).
+pub fn parse_json(text: &str) -> Result<Value, String> {
+    // serde_json stops at 128 nesting levels with an error, well before any stack limit.
+    let mut v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    normalize_numbers(&mut v, 0)?;
+    Ok(v)
+}
+
+/// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.
+pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), String> {
+    if depth > MAX_JSON_DEPTH {
+        return Err(format!("JSON nests deeper than {MAX_JSON_DEPTH} levels"));
+    }
+    match v {
+        Value::Number(n) if !n.is_f64() && n.as_i64().is_none() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            *v = Number::from_f64(f).map_or(Value::Null, Value::Number);
+        }
+        Value::Array(a) => {
+            for x in a {
+                normalize_numbers(x, depth + 1)?;
+            }
+        }
+        Value::Object(m) => {
+            for x in m.values_mut() {
+                normalize_numbers(x, depth + 1)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The Go type of an `ObjectMeta` field.
+#[derive(Clone, Copy)]
+enum GoType {
+    String,
+    Int64,
+    Time,
+    StringMap,
+    StringList,
+    OwnerRefs,
+    ManagedFields,
+}
+
+impl GoType {
+    fn name(self) -> &'static str {
+        match self {
+            GoType::String | GoType::Time => "string",
+            GoType::Int64 => "int64",
+            GoType::StringMap => "map[string]string",
+            GoType::StringList => "[]string",
+            GoType::OwnerRefs => "[]v1.OwnerReference",
+            GoType::ManagedFields => "[]v1.ManagedFieldsEntry",
+        }
+    }
+}
+
+const META_FIELDS: &[(&str, GoType)] = &[
+    ("name", GoType::String),
+    ("generateName", GoType::String),
+    ("namespace", GoType::String),
+    ("selfLink", GoType::String),
+    ("uid", GoType::String),
+    ("resourceVersion", GoType::String),
+    ("generation", GoType::Int64),
+    ("creationTimestamp", GoType::Time),
+    ("deletionTimestamp", GoType::Time),
+    ("deletionGracePeriodSeconds", GoType::Int64),
+    ("labels", GoType::StringMap),
+    ("annotations", GoType::StringMap),
+    ("ownerReferences", GoType::OwnerRefs),
+    ("finalizers", GoType::StringList),
+    ("managedFields", GoType::ManagedFields),
+];
+
+const OWNER_REF_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion",
+];
+const MANAGED_FIELDS_FIELDS: &[&str] = &[
+    "manager",
+    "operation",
+    "apiVersion",
+    "time",
+    "fieldsType",
+    "fieldsV1",
+    "subresource",
+];
+
+/// Go's name for a JSON value kind in unmarshal errors.
+fn json_kind(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Number(n) if n.is_f64() => format!("number {}", crate::field::go_json(v)),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+        Value::Array(_) => "array".into(),
+        Value::Object(_) => "object".into(),
+    }
+}
+
+fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> String {
+    let kind = match v {
+        Value::Number(_) => "number".to_string(),
+        _ => json_kind(v),
+    };
+    format!(
+        "json: cannot unmarshal {kind} into Go struct field ObjectMeta.{field} of type {go_type}"
+    )
+}
+
+/// The typed `ObjectMeta` decoded from `metadata`: the normalised map (zero values dropped, as
+/// a round trip through the Go struct does) and the unknown keys (`<parent>.<key>` paths).
+pub struct DecodedMeta {
+    pub meta: Map<String, Value>,
+    pub unknown: Vec<String>,
+}
+
+/// Decodes `metadata` (`parent` is the path of the object holding it, empty at the root).
+pub fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta, String> {
+    let prefix = if parent.is_empty() {
+        "metadata".to_string()
+    } else {
+        format!("{parent}.metadata")
+    };
+    let Value::Object(m) = v else {
+        if v.is_null() {
+            return Ok(DecodedMeta {
+                meta: Map::new(),
+                unknown: Vec::new(),
+            });
+        }
+        return Err(format!(
+            "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
+            json_kind(v)
+        ));
+    };
+    let mut meta = Map::new();
+    let mut unknown = Vec::new();
+    for (k, val) in m {
+        let Some((_, ty)) = META_FIELDS.iter().find(|(n, _)| n == k) else {
+            unknown.push(format!("{prefix}.{k}"));
+            continue;
+        };
+        if val.is_null() {
+            continue;
+        }
+        let keep = match ty {
+            GoType::String | GoType::Time => match val {
+                Value::String(s) => !s.is_empty(),
+                _ => return Err(unmarshal_error(val, k, ty.name())),
+            },
+            GoType::Int64 => match val {
+                Value::Number(n) if !n.is_f64() => n.as_i64() != Some(0) || k != "generation",
+                Value::Number(n) => {
+                    return Err(format!(
+                        "json: cannot unmarshal number {} into Go struct field ObjectMeta.{k} of type int64",
+                        crate::field::go_json(&Value::Number(n.clone()))
+                    ));
+                }
+                _ => return Err(unmarshal_error(val, k, ty.name())),
+            },
+            GoType::StringMap => match val {
+                Value::Object(o) => {
+                    if let Some(bad) = o.values().find(|x| !x.is_string() && !x.is_null()) {
+                        return Err(unmarshal_error(bad, k, "string"));
+                    }
+                    !o.is_empty()
+                }
+                _ => return Err(unmarshal_error(val, k, ty.name())),
+            },
+            GoType::StringList => match val {
+                Value::Array(a) => {
+                    if let Some(bad) = a.iter().find(|x| !x.is_string() && !x.is_null()) {
+                        return Err(unmarshal_error(bad, k, "string"));
+                    }
+                    !a.is_empty()
+                }
+                _ => return Err(unmarshal_error(val, k, ty.name())),
+            },
+            GoType::OwnerRefs | GoType::ManagedFields => match val {
+                Value::Array(a) => {
+                    let known = if matches!(ty, GoType::OwnerRefs) {
+                        OWNER_REF_FIELDS
+                    } else {
+                        MANAGED_FIELDS_FIELDS
+                    };
+                    for (i, item) in a.iter().enumerate() {
+                        match item {
+                            Value::Object(o) => {
+                                for key in o.keys() {
+                                    if !known.contains(&key.as_str()) {
+                                        unknown.push(format!("{prefix}.{k}[{i}].{key}"));
+                                    }
+                                }
+                            }
+                            Value::Null => {}
+                            other => return Err(unmarshal_error(other, k, ty.name())),
+                        }
+                    }
+                    !a.is_empty()
+                }
+                _ => return Err(unmarshal_error(val, k, ty.name())),
+            },
+        };
+        if keep {
+            meta.insert(k.clone(), val.clone());
+        }
+    }
+    Ok(DecodedMeta { meta, unknown })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers() {
+        let v = parse_json(r#"{"a":1,"b":1.0,"c":9223372036854775808}"#).expect("json");
+        assert!(!v["a"].as_number().is_some_and(Number::is_f64));
+        assert!(v["b"].as_number().is_some_and(Number::is_f64));
+        assert!(v["c"].as_number().is_some_and(Number::is_f64));
+    }
+
+    #[test]
+    fn metadata() {
+        let d =
+            decode_object_meta(&json!({"name": "a", "foo": 1, "labels": {}}), "").expect("meta");
+        assert_eq!(d.unknown, ["metadata.foo"]);
+        assert_eq!(Value::Object(d.meta), json!({"name": "a"}));
+        let e = decode_object_meta(&json!({"labels": "x"}), "").err();
+        assert_eq!(
+            e.as_deref(),
+            Some(
+                "json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string"
+            )
+        );
+    }
+}

@@ -1,0 +1,893 @@
+//! kube-apiserver's custom-resource write pipeline (reference §1): decoding, pruning,
+//! defaulting, the create / update / status-update validation chain with ratcheting, and the
+//! `metav1.Status` a client receives.
+//!
+//! Stages, in the apiserver's order:
+//! 1. [`decode`]: numbers, root `metadata` through `ObjectMeta`;
+//! 2. [`prune`]: unknown fields (reported), non-nullable nulls, embedded resources, defaults;
+//! 3. `BeforeCreate`/`BeforeUpdate`: generated names, status stripping, `generation`;
+//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with [`ratchet`]ing on update) →
+//!    scale → embedded resources → [`listtype`] → CEL rules (a [`RuleValidator`], skipped after a
+//!    blocking error);
+//! 5. [`status`]: the 422 Invalid status, in the texts of the requested [`KubeVersion`].
+//!
+//! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
+//! [`Response::rules_skipped`] says whether any would have been.
+
+pub mod cases;
+pub mod crd_validation;
+pub mod decode;
+pub mod formats;
+pub mod listtype;
+pub mod objectmeta;
+pub mod openapi;
+pub mod prune;
+pub mod ratchet;
+pub mod status;
+pub mod version;
+
+use serde_json::{Map, Value};
+
+use crate::crd::{CustomResourceDefinition, CustomResourceDefinitionVersion};
+use crate::field::{BadValue, ErrorType, FieldError, Path};
+use crate::schema_props::JsonSchemaProps;
+use objectmeta::{NameRule, NamespaceRule};
+use openapi::SchemaValidator;
+pub use status::Status;
+pub use version::KubeVersion;
+
+/// The detail of the error appended when a blocking error skips the CEL rules.
+pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
+
+/// `fieldValidation`: what happens to unknown fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// 400 BadRequest listing the unknown fields.
+    #[default]
+    Strict,
+    /// One warning per unknown field.
+    Warn,
+    /// Silently pruned.
+    Ignore,
+}
+
+/// The write being validated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operation {
+    Create,
+    /// An update of the main resource; the stored object.
+    Update(Value),
+    /// An update through the `status` subresource; the stored object.
+    UpdateStatus(Value),
+}
+
+/// What the CEL step gets.
+pub struct RuleRequest<'a> {
+    /// The CRD version's `openAPIV3Schema`.
+    pub schema: &'a JsonSchemaProps,
+    /// The object after decoding, defaulting and `BeforeCreate`/`BeforeUpdate`.
+    pub object: &'a Value,
+    /// The stored object on updates.
+    pub old_object: Option<&'a Value>,
+    /// Whether ratcheting applies (updates).
+    pub ratcheting: bool,
+    pub kube_version: KubeVersion,
+}
+
+/// What the CEL step found: errors, and warnings for ratcheted failures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RuleOutcome {
+    pub errors: Vec<FieldError>,
+    pub warnings: Vec<String>,
+}
+
+/// The `x-kubernetes-validations` step (apiextensions `schema/cel`), implemented by the rules
+/// module. Correlation of old and new values for ratcheting is in [`ratchet`].
+pub trait RuleValidator {
+    fn validate(&self, request: &RuleRequest<'_>) -> RuleOutcome;
+}
+
+/// Options of one request.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub kube_version: KubeVersion,
+    pub field_validation: FieldValidation,
+    /// The namespace of the request for namespaced kinds (`default` when unset).
+    pub namespace: Option<String>,
+    /// The 5 characters appended to `generateName` (random when unset).
+    pub name_suffix: Option<String>,
+    /// Whether updates ratchet (feature gate `CRDValidationRatcheting`, locked on since 1.33).
+    pub ratcheting: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            kube_version: KubeVersion::DEFAULT,
+            field_validation: FieldValidation::Strict,
+            namespace: None,
+            name_suffix: None,
+            ratcheting: true,
+        }
+    }
+}
+
+/// The result of one request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// `unknown field "<path>"` for each pruned field, in Kubernetes' order.
+    pub unknown_fields: Vec<String>,
+    /// A decode error (the object never reached validation).
+    pub decode_error: Option<String>,
+    /// The object after decoding, defaulting and the strategy's preparation.
+    pub object: Option<Value>,
+    pub status: Status,
+    pub warnings: Vec<String>,
+    /// Whether CEL rules would have run but no [`RuleValidator`] was given.
+    pub rules_skipped: bool,
+}
+
+/// A configured pipeline for one CRD version.
+pub struct Pipeline<'a> {
+    crd: &'a CustomResourceDefinition,
+    version: &'a CustomResourceDefinitionVersion,
+    schema: JsonSchemaProps,
+    rules: Option<&'a dyn RuleValidator>,
+}
+
+/// Why a pipeline cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineError(pub String);
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+fn has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
+    use crate::schema_props::{SchemaOrArray, SchemaOrBool};
+    if depth > 200 {
+        return false;
+    }
+    !s.x_validations.is_empty()
+        || s.properties.values().any(|p| has_rules(p, depth + 1))
+        || matches!(&s.items, Some(SchemaOrArray::Schema(i)) if has_rules(i, depth + 1))
+        || matches!(&s.additional_properties, Some(SchemaOrBool::Schema(a)) if has_rules(a, depth + 1))
+        || s.all_of.iter().any(|p| has_rules(p, depth + 1))
+}
+
+fn meta_of(v: &Value) -> Map<String, Value> {
+    v.get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn meta_str<'v>(v: &'v Value, k: &str) -> &'v str {
+    v.get("metadata")
+        .and_then(|m| m.get(k))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+fn set_meta(v: &mut Value, k: &str, x: Value) {
+    if let Value::Object(o) = v {
+        let m = o
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = m {
+            m.insert(k.to_string(), x);
+        }
+    }
+}
+
+/// Characters of generated names (`utilrand.String`).
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+fn random_suffix() -> String {
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0x9E37_79B9_7F4A_7C15, |d| d.as_nanos() as u64)
+        | 1;
+    (0..5)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            NAME_ALPHABET[(seed % NAME_ALPHABET.len() as u64) as usize] as char
+        })
+        .collect()
+}
+
+/// Whether an error blocks the CEL rules (`hasBlockingErr`).
+fn is_blocking(e: &FieldError) -> bool {
+    matches!(
+        e.type_,
+        ErrorType::NotSupported
+            | ErrorType::Required
+            | ErrorType::TooLong
+            | ErrorType::TooMany
+            | ErrorType::TypeInvalid
+    )
+}
+
+/// `NestedInt64` at a scale JSONPath (`.spec.replicas`): `Ok(None)` when absent.
+fn nested<'v>(obj: &'v Value, json_path: &str) -> Option<&'v Value> {
+    let mut cur = obj;
+    for seg in json_path.trim_start_matches('.').split('.') {
+        cur = cur.as_object()?.get(seg)?;
+    }
+    Some(cur)
+}
+
+fn go_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float64",
+        Value::Number(_) => "int64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+fn go_v(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => openapi::bad_value_of(other).to_string(),
+    }
+}
+
+fn scale_replicas(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
+    let Some(v) = nested(obj, json_path) else {
+        return;
+    };
+    let path = Path::new(json_path);
+    match v {
+        Value::Number(n) if !n.is_f64() => {
+            let r = n.as_i64().unwrap_or(0);
+            if r < 0 {
+                errs.push(FieldError::invalid(
+                    path,
+                    BadValue::Int(r),
+                    "should be a non-negative integer",
+                ));
+            } else if r > i64::from(i32::MAX) {
+                errs.push(FieldError::invalid(
+                    path,
+                    BadValue::Int(r),
+                    format!("should be less than or equal to {}", i32::MAX),
+                ));
+            }
+        }
+        other => {
+            let fields = json_path.trim_start_matches('.');
+            errs.push(FieldError::invalid(
+                path,
+                BadValue::Int(0),
+                format!(
+                    ".{fields} accessor error: {} is of the type {}, expected int64",
+                    go_v(other),
+                    go_type_name(other)
+                ),
+            ));
+        }
+    }
+}
+
+fn scale_selector(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
+    let Some(v) = nested(obj, json_path) else {
+        return;
+    };
+    if !v.is_string() {
+        let fields = json_path.trim_start_matches('.');
+        errs.push(FieldError::invalid(
+            Path::new(json_path),
+            BadValue::String(String::new()),
+            format!(
+                ".{fields} accessor error: {} is of the type {}, expected string",
+                go_v(v),
+                go_type_name(v)
+            ),
+        ));
+    }
+}
+
+impl<'a> Pipeline<'a> {
+    /// The pipeline for version `version` of `crd`.
+    pub fn new(
+        crd: &'a CustomResourceDefinition,
+        version: &str,
+        rules: Option<&'a dyn RuleValidator>,
+    ) -> Result<Pipeline<'a>, PipelineError> {
+        let v = crd.version(version).ok_or_else(|| {
+            PipelineError(format!(
+                "CRD {} has no version {version:?}",
+                crd.metadata.name
+            ))
+        })?;
+        let schema = v
+            .open_api_v3_schema()
+            .cloned()
+            .unwrap_or_else(|| JsonSchemaProps {
+                type_: Some("object".into()),
+                x_preserve_unknown_fields: Some(true),
+                ..JsonSchemaProps::default()
+            });
+        Ok(Pipeline {
+            crd,
+            version: v,
+            schema,
+            rules,
+        })
+    }
+
+    fn kind(&self) -> &str {
+        &self.crd.spec.names.kind
+    }
+
+    fn namespaced(&self) -> bool {
+        self.crd.spec.scope != "Cluster"
+    }
+
+    fn status_schema(&self) -> Option<&JsonSchemaProps> {
+        self.schema.properties.get("status")
+    }
+
+    /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
+    /// coercion, defaults. Returns the object and the unknown-field paths.
+    pub fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), String> {
+        decode::normalize_numbers(&mut obj, 0)?;
+        let Value::Object(root) = &mut obj else {
+            return Err(format!(
+                "Object 'Kind' is missing in '{}'",
+                crate::field::go_json(&obj)
+            ));
+        };
+        let mut unknown = Vec::new();
+        if let Some(meta) = root.get("metadata") {
+            let d = decode::decode_object_meta(meta, "")?;
+            unknown.extend(d.unknown);
+            root.insert("metadata".into(), Value::Object(d.meta));
+        }
+        if !self.crd.spec.preserve_unknown_fields {
+            unknown.extend(prune::prune(&mut obj, &self.schema, true));
+            prune::prune_nulls(&mut obj, &self.schema, 0);
+        }
+        let mut embedded_unknown = Vec::new();
+        prune::coerce_embedded(
+            &mut obj,
+            &self.schema,
+            &Path::root(),
+            "",
+            &mut embedded_unknown,
+            0,
+        )
+        .map_err(|e| e.to_string())?;
+        unknown.extend(embedded_unknown);
+        prune::apply_defaults(&mut obj, &self.schema, 0);
+        Ok((obj, unknown))
+    }
+
+    /// Runs one request through decoding, preparation and validation.
+    pub fn run(&self, object: Value, operation: &Operation, options: &Options) -> Response {
+        let kv = options.kube_version;
+        let (mut obj, unknown) = match self.decode(object) {
+            Ok(x) => x,
+            Err(e) => {
+                return Response {
+                    unknown_fields: Vec::new(),
+                    status: Status::failure(
+                        400,
+                        "BadRequest",
+                        format!(
+                            "{kind} in version {v:?} cannot be handled as a {kind}: {e}",
+                            kind = self.kind(),
+                            v = self.version.name
+                        ),
+                    ),
+                    decode_error: Some(e),
+                    object: None,
+                    warnings: Vec::new(),
+                    rules_skipped: false,
+                };
+            }
+        };
+        let unknown_fields: Vec<String> = unknown
+            .iter()
+            .map(|p| format!("unknown field {}", crate::gofmt::quote(p)))
+            .collect();
+        let mut warnings = Vec::new();
+        match options.field_validation {
+            FieldValidation::Strict if !unknown_fields.is_empty() => {
+                let message = format!(
+                    "{kind} in version {v:?} cannot be handled as a {kind}: strict decoding error: {}",
+                    unknown_fields.join(", "),
+                    kind = self.kind(),
+                    v = self.version.name
+                );
+                return Response {
+                    unknown_fields,
+                    decode_error: None,
+                    object: Some(obj),
+                    status: Status::failure(400, "BadRequest", message),
+                    warnings,
+                    rules_skipped: false,
+                };
+            }
+            FieldValidation::Warn => warnings.extend(unknown_fields.iter().cloned()),
+            _ => {}
+        }
+        let default_ns = options
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        if self.namespaced() && meta_str(&obj, "namespace").is_empty() {
+            set_meta(&mut obj, "namespace", Value::String(default_ns.clone()));
+        }
+        let old = match operation {
+            Operation::Create => None,
+            Operation::Update(o) | Operation::UpdateStatus(o) => {
+                let mut o = match self.decode(o.clone()) {
+                    Ok((o, _)) => o,
+                    Err(e) => {
+                        return Response {
+                            unknown_fields,
+                            decode_error: Some(format!("stored object: {e}")),
+                            object: None,
+                            status: Status::failure(500, "InternalError", e),
+                            warnings,
+                            rules_skipped: false,
+                        };
+                    }
+                };
+                if self.namespaced() && meta_str(&o, "namespace").is_empty() {
+                    set_meta(&mut o, "namespace", Value::String(default_ns.clone()));
+                }
+                if meta_str(&o, "resourceVersion").is_empty() {
+                    set_meta(&mut o, "resourceVersion", Value::String("1".into()));
+                }
+                Some(o)
+            }
+        };
+        let mut errs = Vec::new();
+        let rules_skipped;
+        match (operation, &old) {
+            (Operation::Create, _) | (_, None) => {
+                self.prepare_create(&mut obj, options);
+                rules_skipped = self.validate_create(&obj, kv, &mut errs, &mut warnings);
+            }
+            (Operation::Update(_), Some(old)) => {
+                if meta_str(&obj, "resourceVersion").is_empty() {
+                    set_meta(&mut obj, "resourceVersion", Value::String("1".into()));
+                }
+                self.prepare_update(&mut obj, old);
+                rules_skipped = self.validate_update(
+                    &obj,
+                    old,
+                    options.ratcheting,
+                    kv,
+                    &mut errs,
+                    &mut warnings,
+                );
+            }
+            (Operation::UpdateStatus(_), Some(old)) => {
+                obj = self.prepare_status_update(obj, old);
+                rules_skipped = self.validate_status_update(
+                    &obj,
+                    old,
+                    options.ratcheting,
+                    kv,
+                    &mut errs,
+                    &mut warnings,
+                );
+            }
+        }
+        let status = if errs.is_empty() {
+            Status::success()
+        } else {
+            // The status names the object's own group and kind (`ObjectKinds(obj)`).
+            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+            let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+            let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            Status::invalid(group, kind, meta_str(&obj, "name"), &errs, kv)
+        };
+        Response {
+            unknown_fields,
+            decode_error: None,
+            object: Some(obj),
+            status,
+            warnings,
+            rules_skipped,
+        }
+    }
+
+    fn prepare_create(&self, obj: &mut Value, options: &Options) {
+        let generate = meta_str(obj, "generateName").to_string();
+        if meta_str(obj, "name").is_empty() && !generate.is_empty() {
+            let prefix: String = generate.chars().take(58).collect();
+            let suffix = options.name_suffix.clone().unwrap_or_else(random_suffix);
+            set_meta(obj, "name", Value::String(format!("{prefix}{suffix}")));
+        }
+        if self.version.has_status_subresource()
+            && let Value::Object(o) = obj
+        {
+            o.shift_remove("status");
+        }
+        set_meta(obj, "generation", Value::from(1));
+    }
+
+    fn prepare_update(&self, obj: &mut Value, old: &Value) {
+        let old_generation = old
+            .get("metadata")
+            .and_then(|m| m.get("generation"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if let Value::Object(o) = obj {
+            if self.version.has_status_subresource() {
+                match old.get("status") {
+                    Some(s) => {
+                        o.insert("status".into(), s.clone());
+                    }
+                    None => {
+                        o.shift_remove("status");
+                    }
+                }
+            }
+            let mut generation = old_generation;
+            let strip = |v: &Value| -> Value {
+                let mut v = v.clone();
+                if let Value::Object(m) = &mut v {
+                    m.shift_remove("metadata");
+                }
+                v
+            };
+            if strip(&Value::Object(o.clone())) != strip(old) {
+                generation += 1;
+            }
+            if let Some(Value::Object(m)) = o.get_mut("metadata") {
+                if generation == 0 {
+                    m.shift_remove("generation");
+                } else {
+                    m.insert("generation".into(), Value::from(generation));
+                }
+                for k in [
+                    "uid",
+                    "creationTimestamp",
+                    "deletionTimestamp",
+                    "deletionGracePeriodSeconds",
+                ] {
+                    if !m.contains_key(k)
+                        && let Some(x) = old.get("metadata").and_then(|om| om.get(k))
+                    {
+                        m.insert(k.to_string(), x.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    fn prepare_status_update(&self, obj: Value, old: &Value) -> Value {
+        let mut out = old.clone();
+        if let Value::Object(o) = &mut out {
+            match obj.get("status") {
+                Some(s) => {
+                    o.insert("status".into(), s.clone());
+                }
+                None => {
+                    o.shift_remove("status");
+                }
+            }
+            if let Some(mf) = obj.get("metadata").and_then(|m| m.get("managedFields"))
+                && let Some(Value::Object(m)) = o.get_mut("metadata")
+            {
+                m.insert("managedFields".into(), mf.clone());
+            }
+        }
+        out
+    }
+
+    /// `ValidateTypeMeta`.
+    fn type_meta(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind != self.kind() {
+            errs.push(FieldError::invalid(
+                Path::new("kind"),
+                BadValue::String(kind.to_string()),
+                format!("must be {}", self.kind()),
+            ));
+        }
+        let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let want = self.crd.api_version_of(&self.version.name);
+        if api_version != want {
+            errs.push(FieldError::invalid(
+                Path::new("apiVersion"),
+                BadValue::String(api_version.to_string()),
+                format!("must be {want}"),
+            ));
+        }
+        errs
+    }
+
+    fn namespace_rule(&self) -> NamespaceRule {
+        if self.namespaced() {
+            NamespaceRule::Required
+        } else {
+            NamespaceRule::Forbidden
+        }
+    }
+
+    fn openapi(&self, obj: &Value, old: Option<&Value>, kv: KubeVersion) -> Vec<FieldError> {
+        let v = SchemaValidator::new(kv);
+        v.validate(obj, &self.schema, "", old)
+            .errors
+            .iter()
+            .map(|e| e.to_field_error(&Path::root()))
+            .collect()
+    }
+
+    fn scale_spec(&self, obj: &Value, errs: &mut Vec<FieldError>) {
+        if let Some(scale) = self
+            .version
+            .subresources
+            .as_ref()
+            .and_then(|s| s.scale.as_ref())
+        {
+            scale_replicas(obj, &scale.spec_replicas_path, errs);
+        }
+    }
+
+    fn scale_status(&self, obj: &Value, errs: &mut Vec<FieldError>) {
+        if let Some(scale) = self
+            .version
+            .subresources
+            .as_ref()
+            .and_then(|s| s.scale.as_ref())
+        {
+            scale_replicas(obj, &scale.status_replicas_path, errs);
+            if let Some(sel) = scale
+                .label_selector_path
+                .as_deref()
+                .filter(|s| !s.is_empty())
+            {
+                scale_selector(obj, sel, errs);
+            }
+        }
+    }
+
+    fn embedded(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        walk_embedded(obj, &self.schema, &Path::root(), &mut errs, 0);
+        errs
+    }
+
+    /// The CEL step (§1.5): skipped with one extra error after a blocking error.
+    fn rules_step(
+        &self,
+        obj: &Value,
+        old: Option<&Value>,
+        ratcheting: bool,
+        kv: KubeVersion,
+        errs: &mut Vec<FieldError>,
+        warnings: &mut Vec<String>,
+    ) -> bool {
+        if !has_rules(&self.schema, 0) {
+            return false;
+        }
+        if errs.iter().any(is_blocking) {
+            let value = if kv.at_least(34) {
+                BadValue::Null
+            } else {
+                BadValue::String("null".into())
+            };
+            errs.push(FieldError::invalid(Path::root(), value, RULES_NOT_CHECKED));
+            return false;
+        }
+        let Some(rules) = self.rules else {
+            return true;
+        };
+        let out = rules.validate(&RuleRequest {
+            schema: &self.schema,
+            object: obj,
+            old_object: old,
+            ratcheting: ratcheting && old.is_some(),
+            kube_version: kv,
+        });
+        errs.extend(out.errors);
+        warnings.extend(out.warnings);
+        false
+    }
+
+    fn validate_create(
+        &self,
+        obj: &Value,
+        kv: KubeVersion,
+        errs: &mut Vec<FieldError>,
+        warnings: &mut Vec<String>,
+    ) -> bool {
+        let tm = self.type_meta(obj);
+        if !tm.is_empty() {
+            errs.extend(tm);
+            return false;
+        }
+        let meta = meta_of(obj);
+        let mpath = Path::new("metadata");
+        errs.extend(objectmeta::validate_object_meta(
+            &meta,
+            self.namespace_rule(),
+            NameRule::DnsSubdomain,
+            true,
+            &mpath,
+        ));
+        errs.extend(self.openapi(obj, None, kv));
+        self.scale_spec(obj, errs);
+        self.scale_status(obj, errs);
+        errs.extend(self.embedded(obj));
+        errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
+        let skipped = self.rules_step(obj, None, false, kv, errs, warnings);
+        if errs.is_empty() {
+            errs.extend(objectmeta::validate_object_meta(
+                &meta,
+                self.namespace_rule(),
+                NameRule::PathSegment,
+                true,
+                &mpath,
+            ));
+        }
+        warnings.extend(finalizer_warnings(&meta));
+        skipped
+    }
+
+    fn common_update(&self, obj: &Value, old: &Value, errs: &mut Vec<FieldError>) {
+        let meta = meta_of(obj);
+        let mpath = Path::new("metadata");
+        errs.extend(objectmeta::validate_object_meta(
+            &meta,
+            self.namespace_rule(),
+            NameRule::PathSegment,
+            true,
+            &mpath,
+        ));
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta,
+            &meta_of(old),
+            &mpath,
+        ));
+    }
+
+    fn validate_update(
+        &self,
+        obj: &Value,
+        old: &Value,
+        ratcheting: bool,
+        kv: KubeVersion,
+        errs: &mut Vec<FieldError>,
+        warnings: &mut Vec<String>,
+    ) -> bool {
+        self.common_update(obj, old, errs);
+        let tm = self.type_meta(obj);
+        if !tm.is_empty() {
+            errs.extend(tm);
+            return false;
+        }
+        let mpath = Path::new("metadata");
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta_of(obj),
+            &meta_of(old),
+            &mpath,
+        ));
+        errs.extend(self.openapi(obj, Some(old).filter(|_| ratcheting), kv));
+        self.scale_spec(obj, errs);
+        self.scale_status(obj, errs);
+        errs.extend(self.embedded(obj));
+        if listtype::validate(&Path::root(), &self.schema, old).is_empty() {
+            errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
+        }
+        let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
+        warnings.extend(finalizer_warnings(&meta_of(obj)));
+        skipped
+    }
+
+    fn validate_status_update(
+        &self,
+        obj: &Value,
+        old: &Value,
+        ratcheting: bool,
+        kv: KubeVersion,
+        errs: &mut Vec<FieldError>,
+        warnings: &mut Vec<String>,
+    ) -> bool {
+        self.common_update(obj, old, errs);
+        let tm = self.type_meta(obj);
+        if !tm.is_empty() {
+            errs.extend(tm);
+            return false;
+        }
+        let mpath = Path::new("metadata");
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta_of(obj),
+            &meta_of(old),
+            &mpath,
+        ));
+        if let (Some(status_schema), Some(status)) = (self.status_schema(), obj.get("status")) {
+            let v = SchemaValidator::new(kv);
+            let base = Path::new("status");
+            let old_status = old.get("status");
+            let out = match old_status.filter(|_| ratcheting) {
+                Some(os) => {
+                    let corr = ratchet::Correlation::node(os);
+                    v.validate_correlated(status, status_schema, "", &corr)
+                }
+                None => v.validate(status, status_schema, "", None),
+            };
+            errs.extend(out.errors.iter().map(|e| e.to_field_error(&base)));
+        }
+        self.scale_status(obj, errs);
+        let new_lt = listtype::validate(&Path::root(), &self.schema, obj);
+        if !new_lt.is_empty() && listtype::validate(&Path::root(), &self.schema, old).is_empty() {
+            errs.extend(new_lt);
+        }
+        self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings)
+    }
+}
+
+/// Finalizer-name warnings (`rest.WarningsOnCreate` / `WarningsOnUpdate`).
+fn finalizer_warnings(meta: &Map<String, Value>) -> Vec<String> {
+    const STANDARD: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
+    let mut out = Vec::new();
+    if let Some(Value::Array(fins)) = meta.get("finalizers") {
+        for (i, f) in fins.iter().enumerate() {
+            let Some(f) = f.as_str() else { continue };
+            if !f.contains('/') && !STANDARD.contains(&f) {
+                out.push(format!(
+                    "metadata.finalizers[{i}]: {}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers",
+                    crate::gofmt::quote(f)
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn walk_embedded(
+    v: &Value,
+    s: &JsonSchemaProps,
+    path: &Path,
+    errs: &mut Vec<FieldError>,
+    depth: usize,
+) {
+    use crate::schema_props::{SchemaOrArray, SchemaOrBool};
+    if depth > 1000 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if s.x_embedded_resource {
+                errs.extend(objectmeta::validate_embedded(m, path));
+            }
+            for (k, child) in m {
+                if s.x_embedded_resource && k == "metadata" {
+                    continue;
+                }
+                if let Some(p) = s.properties.get(k) {
+                    walk_embedded(child, p, &path.child(k), errs, depth + 1);
+                } else if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
+                    walk_embedded(child, ap, &path.key(k), errs, depth + 1);
+                }
+            }
+        }
+        Value::Array(a) => {
+            if let Some(SchemaOrArray::Schema(is)) = &s.items {
+                for (i, x) in a.iter().enumerate() {
+                    walk_embedded(x, is, &path.index(i), errs, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,1040 @@
+//! OpenAPI value validation as kube-openapi (`pkg/validation/validate`) does it for custom
+//! resources (reference §2), with KEP-4008 ratcheting (§5.3).
+//!
+//! Every node runs, in kube-openapi's order, the validators that apply to it: type, junctors
+//! (`allOf`/`oneOf`/`anyOf`/`not`), string, format, number, slice, enum, object. Errors carry
+//! kube-openapi's dotted path (`spec.m.key`, `spec.items[0]`) and text; [`OpenApiError::to_field_error`]
+//! converts them the way apiextensions does (`kubeOpenAPIResultToFieldErrors`).
+//!
+//! Ratcheting: a validation may carry the old object. Property and list-map item children are
+//! then correlated with their old counterparts ([`super::ratchet`]); a correlated node whose
+//! subtree is unchanged drops every error found in it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::formats;
+use super::ratchet::{self, Correlation};
+use super::version::KubeVersion;
+use crate::field::{BadValue, FieldError, Path};
+use crate::gofmt::{FloatStyle, format_float};
+use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
+
+/// How deep values may nest before validation stops descending (an error is reported).
+pub const MAX_VALUE_DEPTH: usize = 1000;
+
+/// What went wrong, with the data apiextensions needs to build a `field.Error`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ErrorKind {
+    /// `required`: `field.Required`.
+    Required,
+    /// `enum`: `field.NotSupported` with the allowed values rendered.
+    Enum(Vec<String>),
+    /// `maxLength`: `field.TooLong`.
+    TooLong(i64),
+    /// `maxItems`/`maxProperties`: `field.TooMany`.
+    TooMany { actual: i64, max: i64 },
+    /// `type` and `format`: `field.TypeInvalid`.
+    TypeInvalid,
+    /// Every other `Validation` error: `field.Invalid`.
+    Invalid,
+    /// A plain (non-`Validation`) error: junctor summaries; path nil, value `""`.
+    Plain,
+}
+
+/// One kube-openapi error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenApiError {
+    pub kind: ErrorKind,
+    /// kube-openapi's path (`spec.items[0]`).
+    pub name: String,
+    pub value: BadValue,
+    /// The message (`spec.x in body should match '^a'`).
+    pub message: String,
+}
+
+impl OpenApiError {
+    /// `kubeOpenAPIResultToFieldErrors` for one error: the field path is `base` + the kube-openapi
+    /// path with one leading `.` removed (map keys stay raw).
+    pub fn to_field_error(&self, base: &Path) -> FieldError {
+        let err_path = || {
+            if self.name.is_empty() || self.name == "." {
+                base.clone()
+            } else {
+                base.child(self.name.strip_prefix('.').unwrap_or(&self.name))
+            }
+        };
+        match &self.kind {
+            ErrorKind::Required => FieldError::required(err_path(), ""),
+            ErrorKind::Enum(values) => {
+                FieldError::not_supported(err_path(), self.value.clone(), values)
+            }
+            ErrorKind::TooLong(max) => FieldError::too_long(err_path(), *max),
+            ErrorKind::TooMany { actual, max } => FieldError::too_many(err_path(), *actual, *max),
+            ErrorKind::TypeInvalid => FieldError::new(
+                crate::field::ErrorType::TypeInvalid,
+                err_path(),
+                self.value.clone(),
+                self.message.clone(),
+            ),
+            ErrorKind::Invalid => {
+                FieldError::invalid(err_path(), self.value.clone(), self.message.clone())
+            }
+            ErrorKind::Plain => FieldError::invalid(
+                base.clone(),
+                BadValue::String(String::new()),
+                self.message.clone(),
+            ),
+        }
+    }
+}
+
+/// The result of validating one node: errors plus kube-openapi's `MatchCount` (checks that
+/// passed), which picks the reported branch of a failed `anyOf`/`oneOf`.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub errors: Vec<OpenApiError>,
+    pub matches: usize,
+}
+
+impl Outcome {
+    fn merge(&mut self, other: Outcome) {
+        self.errors.extend(other.errors);
+        self.matches += other.matches;
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// A kube-openapi schema validator for one Kubernetes version. Holds compiled patterns.
+pub struct SchemaValidator {
+    version: KubeVersion,
+    patterns: RefCell<HashMap<String, Result<Regex, String>>>,
+}
+
+/// JSON kind names as kube-openapi reports them.
+fn schema_type_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The Go-ish format kube-openapi infers from data (`int64`, `float64`, else empty).
+fn format_of(v: &Value) -> &'static str {
+    match v {
+        Value::Number(n) if n.is_f64() => "float64",
+        Value::Number(_) => "int64",
+        _ => "",
+    }
+}
+
+/// `fmt`'s `%v` for a float.
+fn go_v(f: f64) -> String {
+    format_float(f, false, FloatStyle::V)
+}
+
+/// Go's `int64(f)` on amd64: truncation, and `math.MinInt64` for NaN and out-of-range values.
+pub fn go_f64_to_i64(f: f64) -> i64 {
+    // 2^63 is exactly representable; every float in [-2^63, 2^63) converts.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-TWO_63..TWO_63).contains(&f) {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// go-openapi/swag `IsFloat64AJSONInteger`: integral within ±(2^53−1), up to a relative error
+/// of 1e-9.
+pub fn is_float64_a_json_integer(f: f64) -> bool {
+    const MAX_JSON_FLOAT: f64 = 9_007_199_254_740_991.0;
+    const EPSILON: f64 = 1e-9;
+    if f.is_nan() || f.is_infinite() || !(-MAX_JSON_FLOAT..=MAX_JSON_FLOAT).contains(&f) {
+        return false;
+    }
+    let fa = f.abs();
+    // Go's `uint64(f)` on amd64 for negative values reinterprets `int64(f)`.
+    let g = if f < 0.0 {
+        (f as i64) as u64 as f64
+    } else {
+        (f as u64) as f64
+    };
+    let ga = g.abs();
+    let diff = (f - g).abs();
+    if f == g || f == (f as i64) as f64 {
+        return true;
+    }
+    if f == 0.0 || g == 0.0 || diff < f64::MIN_POSITIVE * f64::EPSILON {
+        return diff < EPSILON * (f64::MIN_POSITIVE * f64::EPSILON);
+    }
+    diff / (fa + ga).min(f64::MAX) < EPSILON
+}
+
+/// The value as a float, as kube-openapi's `asFloat64`.
+fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        _ => None,
+    }
+}
+
+/// The bad value of enum and bound errors: the data itself.
+pub fn bad_value_of(v: &Value) -> BadValue {
+    match v {
+        Value::Null => BadValue::Null,
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if !n.is_f64() => BadValue::Int(i),
+            _ => BadValue::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::String(s) => BadValue::String(s.clone()),
+        other => BadValue::Json(other.clone()),
+    }
+}
+
+/// A child path: `parent.key`, no dot at the root.
+fn child_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The text form of a Go `regexp.Compile` error for the patterns Go rejects.
+pub fn go_regexp_error(pattern: &str, err: &regex::Error) -> String {
+    let detail = match err {
+        regex::Error::Syntax(s) => {
+            if s.contains("unclosed character class") {
+                let at = pattern.rfind('[').map_or(pattern, |i| &pattern[i..]);
+                format!("missing closing ]: `{at}`")
+            } else if s.contains("unclosed group") {
+                format!("missing closing ): `{pattern}`")
+            } else if s.contains("unopened group") {
+                format!("unexpected ): `{pattern}`")
+            } else if s.contains("repetition operator missing expression") {
+                let op = pattern
+                    .chars()
+                    .find(|c| matches!(c, '*' | '+' | '?'))
+                    .map_or_else(String::new, |c| c.to_string());
+                format!("missing argument to repetition operator: `{op}`")
+            } else if s.contains("escape sequence") {
+                format!("invalid escape sequence: `{pattern}`")
+            } else {
+                format!("invalid syntax: `{pattern}`")
+            }
+        }
+        _ => format!("expression too large: `{pattern}`"),
+    };
+    format!("error parsing regexp: {detail}")
+}
+
+impl SchemaValidator {
+    pub fn new(version: KubeVersion) -> SchemaValidator {
+        SchemaValidator {
+            version,
+            patterns: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Validates `value` against `schema` with kube-openapi path `path` (empty at the root).
+    /// With `old`, errors in unchanged correlated subtrees are dropped (ratcheting).
+    pub fn validate(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        old: Option<&Value>,
+    ) -> Outcome {
+        let corr = old.map(Correlation::root);
+        self.node(value, schema, path, corr.as_ref(), 0)
+    }
+
+    /// Validates a node correlated with an old value (ratcheting below a resource root, e.g.
+    /// `status` on a status update).
+    pub fn validate_correlated(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        corr: &Correlation<'_>,
+    ) -> Outcome {
+        self.node(value, schema, path, Some(corr), 0)
+    }
+
+    /// The types a schema accepts (`x-kubernetes-int-or-string` is `integer,string`).
+    fn types(schema: &JsonSchemaProps) -> Vec<&str> {
+        if schema.x_int_or_string {
+            return vec!["integer", "string"];
+        }
+        match schema.type_.as_deref() {
+            Some(t) if !t.is_empty() => vec![t],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The format after apiextensions' stripping: only registered formats, only on string or
+    /// untyped schemas.
+    fn format<'s>(&self, schema: &'s JsonSchemaProps) -> &'s str {
+        let Some(f) = schema.format.as_deref().filter(|f| !f.is_empty()) else {
+            return "";
+        };
+        if schema.x_int_or_string {
+            return "";
+        }
+        let t = schema.type_.as_deref().unwrap_or("");
+        if !(t.is_empty() || t == "string") {
+            return "";
+        }
+        if formats::is_supported(f, self.version) {
+            f
+        } else {
+            ""
+        }
+    }
+
+    fn node(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        corr: Option<&Correlation<'_>>,
+        depth: usize,
+    ) -> Outcome {
+        let mut out = Outcome::default();
+        if depth > MAX_VALUE_DEPTH {
+            out.errors.push(OpenApiError {
+                kind: ErrorKind::Plain,
+                name: path.to_string(),
+                value: BadValue::Omit,
+                message: format!("{path} nests deeper than {MAX_VALUE_DEPTH} levels"),
+            });
+            return out;
+        }
+        let format = self.format(schema);
+        self.check_type(value, schema, format, path, &mut out);
+        if !value.is_null() {
+            self.junctors(value, schema, path, depth, &mut out);
+            if let Value::String(s) = value {
+                self.check_string(s, schema, path, &mut out);
+                if !format.is_empty() {
+                    if formats::check(format, s, self.version) {
+                        out.matches += 1;
+                    } else {
+                        out.errors.push(OpenApiError {
+                            kind: ErrorKind::TypeInvalid,
+                            name: path.to_string(),
+                            value: BadValue::String(s.clone()),
+                            message: format!(
+                                "{path} in body must be of type {format}: {}",
+                                crate::gofmt::quote(s)
+                            ),
+                        });
+                    }
+                }
+            }
+            if value.is_number() {
+                self.check_number(value, schema, path, &mut out);
+            }
+            if let Value::Array(items) = value {
+                self.check_slice(items, schema, path, corr, depth, &mut out);
+            }
+        }
+        self.check_enum(value, schema, path, &mut out);
+        if let Value::Object(map) = value {
+            self.check_object(map, schema, path, corr, depth, &mut out);
+        }
+        if !out.errors.is_empty() && corr.is_some_and(|c| c.unchanged(value, schema)) {
+            out.errors.clear();
+        }
+        out
+    }
+
+    fn check_type(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        format: &str,
+        path: &str,
+        out: &mut Outcome,
+    ) {
+        let types = Self::types(schema);
+        if types.is_empty() && format.is_empty() {
+            return;
+        }
+        let invalid = |expected: String, actual: &str| OpenApiError {
+            kind: ErrorKind::TypeInvalid,
+            name: path.to_string(),
+            value: BadValue::String(actual.to_string()),
+            message: format!(
+                "{path} in body must be of type {expected}: {}",
+                crate::gofmt::quote(actual)
+            ),
+        };
+        if value.is_null() {
+            if !types.is_empty() && !types.contains(&"null") && !schema.nullable {
+                out.errors.push(invalid(types.join(","), "null"));
+            } else {
+                out.matches += 1;
+            }
+            return;
+        }
+        let sch_type = schema_type_of(value);
+        let data_format = format_of(value);
+        let contains = |t: &str| types.contains(&t);
+        let is_float_int = sch_type == "number"
+            && as_f64(value).is_some_and(is_float64_a_json_integer)
+            && contains("integer");
+        let is_int_float = sch_type == "integer" && contains("number");
+        let is_string_or_slice = value.is_string() || value.is_array();
+        let format_matches =
+            contains(sch_type) || data_format == format || is_float_int || is_int_float;
+        if !(is_string_or_slice || format.is_empty() || format_matches) {
+            out.errors.push(invalid(format.to_string(), data_format));
+            return;
+        }
+        if is_string_or_slice && !(contains("number") || contains("integer") || format.is_empty()) {
+            out.matches += 1;
+            return;
+        }
+        if !(contains(sch_type) || is_float_int || is_int_float) {
+            out.errors.push(invalid(types.join(","), sch_type));
+            return;
+        }
+        out.matches += 1;
+    }
+
+    fn junctors(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        depth: usize,
+        out: &mut Outcome,
+    ) {
+        let quoted = crate::gofmt::quote(path);
+        if !schema.all_of.is_empty() {
+            let mut all_valid = true;
+            let mut validated = 0;
+            for sub in &schema.all_of {
+                let r = self.node(value, sub, path, None, depth + 1);
+                if r.is_valid() {
+                    validated += 1;
+                } else {
+                    all_valid = false;
+                }
+                out.merge(r);
+            }
+            if !all_valid {
+                let suffix = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
+                out.errors.push(plain(
+                    path,
+                    format!("{quoted} must validate all the schemas (allOf){suffix}"),
+                ));
+            }
+        }
+        if !schema.one_of.is_empty() {
+            let mut best: Option<Outcome> = None;
+            let mut first_success: Option<Outcome> = None;
+            let mut validated = 0;
+            for sub in &schema.one_of {
+                let r = self.node(value, sub, path, None, depth + 1);
+                if r.is_valid() {
+                    validated += 1;
+                    best = None;
+                    if first_success.is_none() {
+                        first_success = Some(r);
+                    }
+                    continue;
+                }
+                if validated == 0 && best.as_ref().is_none_or(|b| r.matches > b.matches) {
+                    best = Some(r);
+                }
+            }
+            if validated != 1 {
+                let extra = if validated == 0 {
+                    "Found none valid".to_string()
+                } else {
+                    format!("Found {validated} valid alternatives")
+                };
+                out.errors.push(plain(
+                    path,
+                    format!("{quoted} must validate one and only one schema (oneOf). {extra}"),
+                ));
+                if let Some(b) = best {
+                    out.merge(b);
+                }
+            } else if let Some(s) = first_success {
+                out.merge(s);
+            }
+        }
+        if !schema.any_of.is_empty() {
+            let mut best: Option<Outcome> = None;
+            let mut success: Option<Outcome> = None;
+            for sub in &schema.any_of {
+                let r = self.node(value, sub, path, None, depth + 1);
+                if r.is_valid() {
+                    best = None;
+                    success = Some(r);
+                    break;
+                }
+                if best.as_ref().is_none_or(|b| r.matches > b.matches) {
+                    best = Some(r);
+                }
+            }
+            if success.is_none() {
+                out.errors.push(plain(
+                    path,
+                    format!("{quoted} must validate at least one schema (anyOf)"),
+                ));
+            }
+            if let Some(b) = best {
+                out.merge(b);
+            } else if let Some(s) = success {
+                out.merge(s);
+            }
+        }
+        if let Some(not) = &schema.not {
+            let r = self.node(value, not, path, None, depth + 1);
+            if r.is_valid() {
+                out.errors.push(plain(
+                    path,
+                    format!("{quoted} must not validate the schema (not)"),
+                ));
+            }
+        }
+    }
+
+    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+        let len = s.chars().count() as i64;
+        if let Some(max) = schema.max_length {
+            if len > max {
+                out.errors.push(OpenApiError {
+                    kind: ErrorKind::TooLong(max),
+                    name: path.to_string(),
+                    value: BadValue::String(s.to_string()),
+                    message: format!("{path} in body should be at most {max} chars long"),
+                });
+            } else {
+                out.matches += 1;
+            }
+        }
+        if let Some(min) = schema.min_length {
+            if len < min {
+                out.errors.push(invalid(
+                    path,
+                    BadValue::String(s.to_string()),
+                    format!("{path} in body should be at least {min} chars long"),
+                ));
+            } else {
+                out.matches += 1;
+            }
+        }
+        if let Some(pattern) = schema.pattern.as_deref().filter(|p| !p.is_empty()) {
+            let matched = self.pattern_matches(pattern, s);
+            match matched {
+                Ok(true) => out.matches += 1,
+                Ok(false) => out.errors.push(invalid(
+                    path,
+                    BadValue::String(s.to_string()),
+                    format!("{path} in body should match '{pattern}'"),
+                )),
+                Err(e) => out.errors.push(invalid(
+                    path,
+                    BadValue::String(s.to_string()),
+                    format!("{path} in body should match '{pattern}, but pattern is invalid: {e}'"),
+                )),
+            }
+        }
+    }
+
+    /// Go `regexp.MatchString` (unanchored) with a per-validator cache of compiled patterns.
+    fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, String> {
+        let mut cache = self.patterns.borrow_mut();
+        let re = cache.entry(pattern.to_string()).or_insert_with(|| {
+            regex::RegexBuilder::new(pattern)
+                .size_limit(1 << 22)
+                .build()
+                .map_err(|e| go_regexp_error(pattern, &e))
+        });
+        match re {
+            Ok(re) => Ok(re.is_match(s)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn check_number(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+        let Value::Number(n) = value else {
+            return;
+        };
+        let int = if n.is_f64() { None } else { n.as_i64() };
+        let data = n.as_f64().unwrap_or(0.0);
+        let bad = bad_value_of(value);
+        if let Some(factor) = schema.multiple_of {
+            let failed = match int {
+                Some(i) => {
+                    let f = go_f64_to_i64(factor);
+                    if f <= 0 {
+                        Some(format!(
+                            "factor MultipleOf declared for {path} must be positive: {f}"
+                        ))
+                    } else if i % f != 0 {
+                        Some(format!("{path} in body should be a multiple of {f}"))
+                    } else {
+                        None
+                    }
+                }
+                None => {
+                    if factor <= 0.0 {
+                        Some(format!(
+                            "factor MultipleOf declared for {path} must be positive: {}",
+                            go_v(factor)
+                        ))
+                    } else {
+                        let mult = if factor < 1.0 {
+                            1.0 / factor * data
+                        } else {
+                            data / factor
+                        };
+                        (!is_float64_a_json_integer(mult)).then(|| {
+                            format!("{path} in body should be a multiple of {}", go_v(factor))
+                        })
+                    }
+                }
+            };
+            match failed {
+                Some(m) => out.errors.push(invalid(path, bad.clone(), m)),
+                None => out.matches += 1,
+            }
+        }
+        if let Some(max) = schema.maximum {
+            let excl = schema.exclusive_maximum;
+            let (fails, shown) = match int {
+                Some(i) => {
+                    let m = go_f64_to_i64(max);
+                    ((!excl && i > m) || (excl && i >= m), m.to_string())
+                }
+                None => ((!excl && data > max) || (excl && data >= max), go_v(max)),
+            };
+            if fails {
+                let rel = if excl {
+                    "less than"
+                } else {
+                    "less than or equal to"
+                };
+                out.errors.push(invalid(
+                    path,
+                    bad.clone(),
+                    format!("{path} in body should be {rel} {shown}"),
+                ));
+            } else {
+                out.matches += 1;
+            }
+        }
+        if let Some(min) = schema.minimum {
+            let excl = schema.exclusive_minimum;
+            let (fails, shown) = match int {
+                Some(i) => {
+                    let m = go_f64_to_i64(min);
+                    ((!excl && i < m) || (excl && i <= m), m.to_string())
+                }
+                None => ((!excl && data < min) || (excl && data <= min), go_v(min)),
+            };
+            if fails {
+                let rel = if excl {
+                    "greater than"
+                } else {
+                    "greater than or equal to"
+                };
+                out.errors.push(invalid(
+                    path,
+                    bad,
+                    format!("{path} in body should be {rel} {shown}"),
+                ));
+            } else {
+                out.matches += 1;
+            }
+        }
+    }
+
+    fn check_slice(
+        &self,
+        items: &[Value],
+        schema: &JsonSchemaProps,
+        path: &str,
+        corr: Option<&Correlation<'_>>,
+        depth: usize,
+        out: &mut Outcome,
+    ) {
+        let size = items.len() as i64;
+        if let Some(min) = schema.min_items {
+            if size < min {
+                out.errors.push(invalid(
+                    path,
+                    BadValue::Int(size),
+                    format!("{path} in body should have at least {min} items"),
+                ));
+            } else {
+                out.matches += 1;
+            }
+        }
+        if let Some(max) = schema.max_items {
+            if size > max {
+                out.errors.push(OpenApiError {
+                    kind: ErrorKind::TooMany { actual: size, max },
+                    name: path.to_string(),
+                    value: BadValue::Int(size),
+                    message: format!("{path} in body should have at most {max} items"),
+                });
+            } else {
+                out.matches += 1;
+            }
+        }
+        if schema.unique_items {
+            let dup = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| items[..i].iter().any(|b| json_schema_equal(a, b)));
+            if dup {
+                out.errors.push(invalid(
+                    path,
+                    BadValue::Json(Value::Array(items.to_vec())),
+                    format!("{path} in body shouldn't contain duplicates"),
+                ));
+            } else {
+                out.matches += 1;
+            }
+        }
+        match &schema.items {
+            Some(SchemaOrArray::Schema(item_schema)) => {
+                let list_map = schema.x_list_type.as_deref() == Some("map");
+                for (i, item) in items.iter().enumerate() {
+                    let child_corr = corr.and_then(|c| {
+                        if list_map {
+                            c.list_map_item(item, &schema.x_list_map_keys)
+                        } else {
+                            None
+                        }
+                    });
+                    let r = self.node(
+                        item,
+                        item_schema,
+                        &format!("{path}[{i}]"),
+                        child_corr.as_ref(),
+                        depth + 1,
+                    );
+                    out.merge(r);
+                }
+            }
+            Some(SchemaOrArray::Array(tuple)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let p = format!("{path}[{i}]");
+                    if let Some(s) = tuple.get(i) {
+                        let r = self.node(item, s, &p, None, depth + 1);
+                        out.merge(r);
+                    } else {
+                        match &schema.additional_items {
+                            Some(SchemaOrBool::Schema(s)) => {
+                                let r = self.node(item, s, &p, None, depth + 1);
+                                out.merge(r);
+                            }
+                            Some(SchemaOrBool::Bool(false)) => {
+                                out.errors.push(invalid(
+                                    path,
+                                    BadValue::Json(item.clone()),
+                                    format!("{path} in body can't have additional items"),
+                                ));
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn check_enum(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+        if schema.enum_.is_empty() {
+            return;
+        }
+        if schema.enum_.iter().any(|e| enum_matches(value, e)) {
+            out.matches += 1;
+            return;
+        }
+        let values = schema
+            .enum_
+            .iter()
+            .map(|e| match e {
+                Value::String(s) => s.clone(),
+                other => crate::field::go_json(other),
+            })
+            .collect();
+        out.errors.push(OpenApiError {
+            kind: ErrorKind::Enum(values),
+            name: path.to_string(),
+            value: bad_value_of(value),
+            message: format!("{path} in body should be one of the allowed values"),
+        });
+    }
+
+    fn check_object(
+        &self,
+        map: &Map<String, Value>,
+        schema: &JsonSchemaProps,
+        path: &str,
+        corr: Option<&Correlation<'_>>,
+        depth: usize,
+        out: &mut Outcome,
+    ) {
+        let n = map.len() as i64;
+        if let Some(max) = schema.max_properties {
+            if n > max {
+                out.errors.push(OpenApiError {
+                    kind: ErrorKind::TooMany { actual: n, max },
+                    name: path.to_string(),
+                    value: BadValue::Int(n),
+                    message: format!("{path} in body should have at most {max} properties"),
+                });
+            } else {
+                out.matches += 1;
+            }
+        }
+        if let Some(min) = schema.min_properties {
+            if n < min {
+                out.errors.push(invalid(
+                    path,
+                    BadValue::Int(n),
+                    format!("{path} in body should have at least {min} properties"),
+                ));
+            } else {
+                out.matches += 1;
+            }
+        }
+        for req in &schema.required {
+            if map.contains_key(req) {
+                out.matches += 1;
+            } else {
+                let name = child_path(path, req);
+                out.errors.push(OpenApiError {
+                    kind: ErrorKind::Required,
+                    message: format!("{name} in body is required"),
+                    name,
+                    value: BadValue::Omit,
+                });
+            }
+        }
+        for (dep_key, dep) in &schema.dependencies {
+            if !map.contains_key(dep_key) {
+                continue;
+            }
+            match dep {
+                SchemaOrStringArray::Properties(props) => {
+                    for p in props {
+                        if !map.contains_key(p) {
+                            out.errors.push(invalid(
+                                path,
+                                BadValue::String(String::new()),
+                                format!("{path} in body must have property {p}"),
+                            ));
+                        }
+                    }
+                }
+                SchemaOrStringArray::Schema(s) => {
+                    let r = self.node(&Value::Object(map.clone()), s, path, None, depth + 1);
+                    out.merge(r);
+                }
+            }
+        }
+        let additional = schema.additional_properties.as_ref();
+        for (k, v) in map {
+            let declared = schema.properties.get(k);
+            let by_pattern: Vec<&JsonSchemaProps> = schema
+                .pattern_properties
+                .iter()
+                .filter(|(p, _)| self.pattern_matches(p, k).unwrap_or(false))
+                .map(|(_, s)| s)
+                .collect();
+            let child = child_path(path, k);
+            if let Some(prop) = declared {
+                let c = corr.and_then(|c| c.property(k, true));
+                let r = self.node(v, prop, &child, c.as_ref(), depth + 1);
+                out.merge(r);
+            }
+            for s in &by_pattern {
+                let r = self.node(v, s, &child, None, depth + 1);
+                out.merge(r);
+            }
+            if declared.is_none() && by_pattern.is_empty() {
+                match additional {
+                    Some(SchemaOrBool::Schema(s)) => {
+                        let c = corr.and_then(|c| c.property(k, true));
+                        let r = self.node(v, s, &child, c.as_ref(), depth + 1);
+                        out.merge(r);
+                    }
+                    Some(SchemaOrBool::Bool(false)) => out.errors.push(OpenApiError {
+                        kind: ErrorKind::Invalid,
+                        name: path.to_string(),
+                        value: BadValue::String(k.clone()),
+                        message: format!("{path}.{k} in body is a forbidden property"),
+                    }),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn invalid(path: &str, value: BadValue, message: String) -> OpenApiError {
+    OpenApiError {
+        kind: ErrorKind::Invalid,
+        name: path.to_string(),
+        value,
+        message,
+    }
+}
+
+fn plain(path: &str, message: String) -> OpenApiError {
+    OpenApiError {
+        kind: ErrorKind::Plain,
+        name: path.to_string(),
+        value: BadValue::String(String::new()),
+        message,
+    }
+}
+
+/// Equality for `uniqueItems`: numbers by value (1 and 1.0 are equal), the rest structurally.
+fn json_schema_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_schema_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| json_schema_equal(p, q)))
+        }
+        _ => a == b,
+    }
+}
+
+/// kube-openapi's enum test: the data is converted to the Go type of the enum element
+/// (`reflect.Value.Convert`) and compared with `reflect.DeepEqual`. Integer enum elements are
+/// `int64`, so `1.5` matches `1`; an `int64` converts to a `string` as a rune, so `65` matches
+/// `"A"`. `null` never matches.
+pub fn enum_matches(data: &Value, element: &Value) -> bool {
+    match (element, data) {
+        (Value::Null, _) | (_, Value::Null) => false,
+        (Value::Bool(e), Value::Bool(d)) => e == d,
+        (Value::String(e), Value::String(d)) => e == d,
+        (Value::String(e), Value::Number(n)) if !n.is_f64() => {
+            let r = n
+                .as_i64()
+                .and_then(|i| u32::try_from(i).ok())
+                .and_then(char::from_u32)
+                .unwrap_or('\u{FFFD}');
+            let mut buf = [0u8; 4];
+            e.as_str() == r.encode_utf8(&mut buf)
+        }
+        (Value::Number(e), Value::Number(d)) => {
+            if e.is_f64() {
+                d.as_f64() == e.as_f64()
+            } else {
+                let ei = e.as_i64();
+                if d.is_f64() {
+                    ei == d.as_f64().map(go_f64_to_i64)
+                } else {
+                    ei == d.as_i64()
+                }
+            }
+        }
+        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
+            ratchet::go_deep_equal(element, data)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn props(v: Value) -> JsonSchemaProps {
+        serde_json::from_value(v).expect("schema")
+    }
+
+    fn errors(schema: Value, data: Value) -> Vec<String> {
+        let v = SchemaValidator::new(KubeVersion::DEFAULT);
+        let s = props(schema);
+        v.validate(&data, &s, "", None)
+            .errors
+            .iter()
+            .map(|e| e.to_field_error(&Path::root()).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn json_integers() {
+        assert!(is_float64_a_json_integer(1.0));
+        assert!(is_float64_a_json_integer(1.000_000_000_1));
+        assert!(is_float64_a_json_integer(1_000_000.000_1));
+        assert!(!is_float64_a_json_integer(1.5));
+        assert!(!is_float64_a_json_integer(9_223_372_036_854_775_808.0));
+        assert!(is_float64_a_json_integer(-3.0));
+        assert!(!is_float64_a_json_integer(-3.5));
+    }
+
+    #[test]
+    fn enum_conversion() {
+        assert!(enum_matches(&json!(1.5), &json!(1)));
+        assert!(enum_matches(&json!(65), &json!("A")));
+        assert!(!enum_matches(&json!("1"), &json!(1)));
+        assert!(!enum_matches(&Value::Null, &Value::Null));
+    }
+
+    #[test]
+    fn keyword_texts() {
+        let s = json!({"type": "object", "properties": {
+            "a": {"type": "string", "maxLength": 1},
+            "n": {"type": "integer", "maximum": 3}
+        }, "required": ["r"]});
+        let mut e = errors(s, json!({"a": "xy", "n": 4}));
+        e.sort();
+        assert_eq!(
+            e,
+            [
+                "a: Too long: may not be more than 1 byte",
+                "n: Invalid value: 4: n in body should be less than or equal to 3",
+                "r: Required value",
+            ]
+        );
+        assert_eq!(
+            errors(
+                json!({"type": "string", "anyOf": [{"maxLength": 1}]}),
+                json!("ab")
+            ),
+            [
+                "<nil>: Invalid value: \"\": \"\" must validate at least one schema (anyOf)",
+                "<nil>: Too long: may not be more than 1 byte"
+            ]
+        );
+    }
+}

@@ -1,0 +1,352 @@
+//! The Kubernetes CEL environment by version (`k8s.io/apiserver/pkg/cel/environment`,
+//! reference §9 and §10.10).
+//!
+//! Kubernetes builds one base environment per *compatibility version*: every library and option
+//! carries the version that introduced it (and possibly the one that removed it). Two views of
+//! that set matter for CRD rules:
+//!
+//! * [`EnvKind::NewExpressions`]: what a rule may use when it is first written (CRD create, or a
+//!   rule string not present in the old CRD on update). The compatibility version is the server's
+//!   minimum compatibility version, one minor below the binary (`1.37` → `1.36`), so a rule
+//!   written for a new server still compiles after a rollback.
+//! * [`EnvKind::StoredExpressions`]: what an already stored rule may use (runtime validation,
+//!   unchanged rule strings on update): every option the binary has that is not removed.
+//!
+//! | introduced | removed | option |
+//! |---|---|---|
+//! | 1.0 | — | homogeneous aggregate literals, UTC default time zone, Kubernetes URLs and regex |
+//! | 1.0 | 1.37 | Kubernetes lists v0 |
+//! | 1.27 | — | authz (unusable in CRD rules: no `authorizer` variable) |
+//! | 1.28 | — | cross-type numeric comparisons, optional types, quantity |
+//! | 1.29 | — | strings v2, sets, literal validators |
+//! | 1.30 | — | IP, CIDR |
+//! | 1.31 | — | format, authz selectors, keyword field names |
+//! | 1.32 | — | two-variable comprehensions |
+//! | 1.33 | — | semver v1 |
+//! | 1.34 | — | cel-go lists v3 |
+//! | 1.37 | — | Kubernetes lists v1 (`includes`) |
+//!
+//! Program options are the same for every version: constant folding (`OptOptimize`), runtime
+//! presence tests cost 0, Kubernetes' runtime call costs (`library/cost.go`), cel-go's per-overload
+//! costs of ext.Lists and ext.Sets. cel-go itself changed between the Kubernetes releases this
+//! module covers (0.26 up to 1.36, 0.29.2 in 1.37): backquoted identifiers parse from 1.37 on, and
+//! the runtime cost of `startsWith`/`endsWith` follows the argument instead of the receiver.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use cel::library::Std;
+use cel::library::ext::{self, Optionals, Sets, Strings};
+use cel::syntax::macros;
+use cel::{EnvBuilder, Library, Value};
+
+use crate::library::{authz, cidr, cost, format, ip, lists, quantity, regex, semver, urls};
+
+/// The oldest Kubernetes minor version modelled.
+pub const OLDEST_MINOR: u32 = 33;
+/// The newest Kubernetes minor version modelled (the default).
+pub const NEWEST_MINOR: u32 = 37;
+
+/// `PerCallLimit`: the runtime cost limit of one rule or messageExpression evaluation.
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// `RuntimeCELCostBudget`: the runtime cost budget of one object's validation.
+pub const RUNTIME_CEL_COST_BUDGET: i64 = 10_000_000;
+/// `StaticEstimatedCostLimit`: the estimated cost limit of one rule (× cardinality).
+pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
+/// `StaticEstimatedCRDCostLimit`: the estimated cost limit of all rules of one CRD version.
+pub const STATIC_ESTIMATED_CRD_COST_LIMIT: u64 = 100_000_000;
+/// `MaxEvaluatedMessageExpressionSizeBytes`.
+pub const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES: usize = 5120;
+
+/// A Kubernetes release, `1.<minor>`, between [`OLDEST_MINOR`] and [`NEWEST_MINOR`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVersion {
+    minor: u32,
+}
+
+impl KubeVersion {
+    /// The newest modelled release.
+    pub const NEWEST: KubeVersion = KubeVersion {
+        minor: NEWEST_MINOR,
+    };
+
+    /// `1.<minor>`, if modelled.
+    pub fn new(minor: u32) -> Option<KubeVersion> {
+        (OLDEST_MINOR..=NEWEST_MINOR)
+            .contains(&minor)
+            .then_some(KubeVersion { minor })
+    }
+
+    pub fn minor(self) -> u32 {
+        self.minor
+    }
+
+    /// Whether this release runs cel-go 0.29 (1.37 on) rather than 0.26.
+    pub fn has_cel_go_0_29(self) -> bool {
+        self.minor >= 37
+    }
+}
+
+impl Default for KubeVersion {
+    fn default() -> Self {
+        KubeVersion::NEWEST
+    }
+}
+
+impl fmt::Display for KubeVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}", self.minor)
+    }
+}
+
+/// Why a version string was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionError(pub String);
+
+impl fmt::Display for VersionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for VersionError {}
+
+impl FromStr for KubeVersion {
+    type Err = VersionError;
+
+    /// `1.NN` (a leading `v` and a patch part are accepted: `v1.36.2`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().trim_start_matches('v');
+        let mut parts = t.split('.');
+        let major = parts.next().and_then(|p| p.parse::<u32>().ok());
+        let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
+        let patch_ok =
+            parts.next().is_none_or(|p| p.parse::<u32>().is_ok()) && parts.next().is_none();
+        match (major, minor) {
+            (Some(1), Some(m)) if patch_ok => KubeVersion::new(m).ok_or_else(|| {
+                VersionError(format!(
+                    "Kubernetes version {s} is not supported (supported: 1.{OLDEST_MINOR} to 1.{NEWEST_MINOR})"
+                ))
+            }),
+            _ => Err(VersionError(format!(
+                "invalid Kubernetes version {s:?} (expected 1.NN, e.g. 1.{NEWEST_MINOR})"
+            ))),
+        }
+    }
+}
+
+/// Which view of the versioned option set an expression is compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EnvKind {
+    /// New rules: options introduced at or before the compatibility version (binary − 1 minor).
+    NewExpressions,
+    /// Stored rules (and runtime): every option of the binary that is not removed.
+    StoredExpressions,
+}
+
+/// A library added on top of the base set, visible from `introduced_minor` on (always visible to
+/// stored expressions, as Kubernetes computes those at the maximal compatibility version).
+#[derive(Clone)]
+pub struct ExtraLibrary {
+    pub introduced_minor: u32,
+    pub library: Arc<dyn Library + Send + Sync>,
+}
+
+/// A Kubernetes CEL environment: a release and a view.
+#[derive(Clone)]
+pub struct EnvSpec {
+    pub version: KubeVersion,
+    pub kind: EnvKind,
+    /// Libraries beyond Kubernetes' own (tests register one at 1.999 to tell the views apart).
+    pub extra: Vec<ExtraLibrary>,
+}
+
+impl fmt::Debug for EnvSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnvSpec")
+            .field("version", &self.version)
+            .field("kind", &self.kind)
+            .field("extra", &self.extra.len())
+            .finish()
+    }
+}
+
+impl EnvSpec {
+    pub fn new(version: KubeVersion, kind: EnvKind) -> EnvSpec {
+        EnvSpec {
+            version,
+            kind,
+            extra: Vec::new(),
+        }
+    }
+
+    /// Whether an option introduced at `1.introduced` (and removed at `1.removed`, if ever) is in
+    /// this environment.
+    pub fn has(&self, introduced: u32, removed: Option<u32>) -> bool {
+        let binary = self.version.minor;
+        if introduced > binary {
+            // Not in this release's code at all.
+            return false;
+        }
+        match self.kind {
+            EnvKind::NewExpressions => {
+                let compat = binary - 1;
+                introduced <= compat && removed.is_none_or(|r| compat < r)
+            }
+            EnvKind::StoredExpressions => removed.is_none_or(|r| r > binary),
+        }
+    }
+
+    /// The base environment with the libraries and options of this view (no variables).
+    pub fn builder(&self) -> EnvBuilder {
+        let mut b = EnvBuilder::new().library(Std);
+        let cel_go_0_29 = self.version.has_cel_go_0_29();
+        {
+            let o = b.options_mut();
+            o.homogeneous_aggregate_literals = true;
+            o.optimize = true;
+            o.presence_test_cost = 0;
+            o.parser.enable_ident_escape_syntax = cel_go_0_29;
+        }
+        b = b.library(urls::Urls).library(regex::RegexLib);
+        if self.has(0, Some(37)) {
+            b = b.library(lists::Lists { version: 0 });
+        }
+        if self.has(37, None) {
+            b = b.library(lists::Lists { version: 1 });
+        }
+        if self.has(27, None) {
+            b = b.library(authz::Authz);
+        }
+        if self.has(28, None) {
+            b.options_mut().cross_type_numeric_comparisons = true;
+            b = b
+                .library(Optionals::default())
+                .library(quantity::QuantityLib);
+        }
+        if self.has(29, None) {
+            b = b.library(Strings::version(2)).library(Sets);
+        } else if self.has(0, Some(29)) {
+            b = b.library(Strings::version(0));
+        }
+        if self.has(30, None) {
+            b = b.library(ip::Ip).library(cidr::Cidr);
+        }
+        if self.has(31, None) {
+            b = b.library(format::FormatLib).library(authz::AuthzSelectors);
+        }
+        if self.has(32, None) {
+            b = b.library(ext::TwoVarComprehensions);
+        }
+        if self.has(33, None) {
+            b = b.library(semver::SemverLib { version: 1 });
+        }
+        if self.has(34, None) {
+            b = b.library(ext::Lists::version(3));
+            for m in macros::lists() {
+                b.add_macro(m);
+            }
+        }
+        for x in &self.extra {
+            let visible = match self.kind {
+                EnvKind::StoredExpressions => true,
+                EnvKind::NewExpressions => x.introduced_minor < self.version.minor,
+            };
+            if visible {
+                x.library.install(&mut b);
+            }
+        }
+        b.runtime_cost_hook(runtime_cost_hook(cel_go_0_29))
+    }
+}
+
+/// The runtime call costs of a Kubernetes program, in cel-go's order: the per-overload trackers
+/// of ext.Lists v3 and ext.Sets, then Kubernetes' `CostEstimator.CallCost`, then (in the engine)
+/// cel-go's defaults — except `startsWith`/`endsWith`, whose default changed in cel-go 0.29 and is
+/// settled here for the release modelled.
+fn runtime_cost_hook(cel_go_0_29: bool) -> cel::functions::RuntimeCostHook {
+    Arc::new(
+        move |function: &str, overload_id: &str, args: &[Value], result: Option<&Value>| {
+            let result_or_null = result.unwrap_or(&Value::Null);
+            if let Some(c) = ext::cost::lists_runtime_cost(overload_id, args, result_or_null) {
+                return Some(c);
+            }
+            if let Some(c) = ext::cost::sets_runtime_cost(overload_id, args) {
+                return Some(c);
+            }
+            if let Some(c) = cost::call_cost(function, overload_id, args, result_or_null) {
+                return Some(c);
+            }
+            if matches!(overload_id, "starts_with_string" | "ends_with_string") {
+                // cel-go ≤ 0.28 charges the receiver's length, 0.29 the argument's.
+                let sized = if cel_go_0_29 {
+                    args.get(1)
+                } else {
+                    args.first()
+                };
+                let n = sized.map_or(1, cost::actual_size);
+                return Some(cost::mul_factor(n, cost::STRING_TRAVERSAL_COST_FACTOR));
+            }
+            None
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(minor: u32, kind: EnvKind) -> EnvSpec {
+        EnvSpec::new(KubeVersion::new(minor).expect("modelled"), kind)
+    }
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!("1.36".parse::<KubeVersion>().map(|v| v.minor()), Ok(36));
+        assert_eq!("v1.35.2".parse::<KubeVersion>().map(|v| v.minor()), Ok(35));
+        assert!("1.20".parse::<KubeVersion>().is_err());
+        assert!("2.1".parse::<KubeVersion>().is_err());
+        assert!("1.x".parse::<KubeVersion>().is_err());
+        assert_eq!(KubeVersion::default().to_string(), "1.37");
+    }
+
+    #[test]
+    fn new_expressions_lag_one_minor() {
+        let new37 = spec(37, EnvKind::NewExpressions);
+        let stored37 = spec(37, EnvKind::StoredExpressions);
+        // Kubernetes lists v1 (`includes`): stored only in 1.37.
+        assert!(!new37.has(37, None));
+        assert!(stored37.has(37, None));
+        // Lists v0 removed in 1.37: still in 1.37's new-expression view (compat 1.36).
+        assert!(new37.has(0, Some(37)));
+        assert!(!stored37.has(0, Some(37)));
+        // ext.Lists v3 (1.34): not in 1.34's new view, in its stored view; absent from 1.33.
+        assert!(!spec(34, EnvKind::NewExpressions).has(34, None));
+        assert!(spec(34, EnvKind::StoredExpressions).has(34, None));
+        assert!(!spec(33, EnvKind::StoredExpressions).has(34, None));
+    }
+
+    #[test]
+    fn environments_compile_what_their_version_offers() {
+        let compiles = |s: &EnvSpec, e: &str| s.builder().build().parse(e).is_ok();
+        // sortBy is a macro of ext.Lists v3 (1.34+): the parser only expands it where present,
+        // but it parses either way; two-variable macros likewise. Check the functions instead.
+        let has_fn = |s: &EnvSpec, f: &str| s.builder().build().function(f).is_some();
+        assert!(has_fn(&spec(37, EnvKind::StoredExpressions), "includes"));
+        assert!(!has_fn(&spec(37, EnvKind::NewExpressions), "includes"));
+        assert!(has_fn(&spec(35, EnvKind::NewExpressions), "distinct"));
+        assert!(!has_fn(&spec(34, EnvKind::NewExpressions), "distinct"));
+        assert!(has_fn(&spec(33, EnvKind::NewExpressions), "isSorted"));
+        assert!(!has_fn(&spec(33, EnvKind::NewExpressions), "semver"));
+        assert!(has_fn(&spec(33, EnvKind::StoredExpressions), "semver"));
+        assert!(compiles(
+            &spec(37, EnvKind::NewExpressions),
+            "self.`a-b` == 1"
+        ));
+        assert!(!compiles(
+            &spec(36, EnvKind::NewExpressions),
+            "self.`a-b` == 1"
+        ));
+    }
+}

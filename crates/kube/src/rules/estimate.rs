@@ -1,0 +1,113 @@
+//! Estimated worst-case cost of a rule (`env.EstimateCost` with Kubernetes' `CostEstimator`,
+//! reference §8, §10.11, §11.1).
+//!
+//! Kubernetes estimates every rule and messageExpression with cel-go's static estimator
+//! ([`cel::cost::estimate`]), presence tests costing 0, its size estimator answering from the
+//! node's [`DeclType`] ([`DeclType::estimate_size`]: the first path element — the variable — is
+//! ignored, the answer is `{0, MaxElements}`), and its call estimator
+//! ([`crate::library::cost::estimate_call`]).
+
+use std::sync::Arc;
+
+use cel::Env;
+use cel::checker::CheckedAst;
+use cel::cost::{
+    self, AstNode, CallCostEstimator, CallEstimate, CelGoVersion, EstimateOptions, Hooks,
+    SizeEstimate, SizeEstimator,
+};
+use cel::syntax::{ExprKind, Literal};
+
+use super::env::KubeVersion;
+use crate::decl::DeclType;
+use crate::library::cost::{Operand, UNKNOWN, estimate_call};
+
+/// Kubernetes' size estimator over the node's declared type.
+struct DeclSizes<'a> {
+    root: &'a DeclType,
+}
+
+impl DeclSizes<'_> {
+    fn at(&self, path: &[String]) -> Option<SizeEstimate> {
+        let max = self.root.estimate_size(path.iter().map(String::as_str))?;
+        Some(SizeEstimate::new(0, u64::try_from(max).unwrap_or(0)))
+    }
+}
+
+impl SizeEstimator for DeclSizes<'_> {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        self.at(node.path())
+    }
+}
+
+/// Kubernetes' call estimator (`library.CostEstimator.EstimateCallCost`).
+struct KubeCalls<'a> {
+    sizes: &'a DeclSizes<'a>,
+}
+
+impl KubeCalls<'_> {
+    fn operand<'n>(&self, n: &AstNode<'n>) -> Operand<'n> {
+        let size = cost::size_of(self.sizes, n);
+        let mut elem_path = n.path().to_vec();
+        elem_path.push("@items".to_string());
+        let elem_size = self.sizes.at(&elem_path).map_or(UNKNOWN, Into::into);
+        let int_literal = match &n.expr().kind {
+            ExprKind::Literal(Literal::Int(i)) => Some(*i),
+            _ => None,
+        };
+        Operand {
+            ty: n.ty(),
+            size: size.into(),
+            computed_size: n.computed_size().map(Into::into),
+            elem_size,
+            int_literal,
+        }
+    }
+}
+
+impl CallCostEstimator for KubeCalls<'_> {
+    fn estimate_call_cost(
+        &self,
+        function: &str,
+        overload_id: &str,
+        target: Option<&AstNode<'_>>,
+        args: &[AstNode<'_>],
+    ) -> Option<CallEstimate> {
+        let target = target.map(|t| self.operand(t));
+        let args: Vec<Operand<'_>> = args.iter().map(|a| self.operand(a)).collect();
+        let e = estimate_call(function, overload_id, target.as_ref(), &args)?;
+        Some(CallEstimate {
+            cost: e.cost.into(),
+            result_size: e.result_size.map(Into::into),
+        })
+    }
+}
+
+/// The estimated maximal cost of `checked` (`None` for expressions the engine could not type
+/// check, which have no types to estimate with), or the estimator's error text.
+pub fn max_cost(
+    env: &Env,
+    checked: Option<&CheckedAst>,
+    decl: &Arc<DeclType>,
+    version: KubeVersion,
+) -> Result<Option<u64>, String> {
+    let Some(checked) = checked else {
+        return Ok(None);
+    };
+    let sizes = DeclSizes { root: decl };
+    let calls = KubeCalls { sizes: &sizes };
+    let options = EstimateOptions {
+        presence_test_cost: 0,
+        version: if version.has_cel_go_0_29() {
+            CelGoVersion::V0_29
+        } else {
+            CelGoVersion::V0_28
+        },
+    };
+    let hooks = Hooks {
+        size: &sizes,
+        calls: &calls,
+    };
+    cost::estimate(checked, env, &options, hooks)
+        .map(|c| Some(c.max))
+        .map_err(|e| e.to_string())
+}

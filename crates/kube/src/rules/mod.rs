@@ -1,0 +1,26 @@
+//! CEL validation rules (`x-kubernetes-validations`): compilation at CRD level and evaluation
+//! against custom resources, as kube-apiserver does both (reference §2–§4, §9).
+//!
+//! * [`env`]: the Kubernetes CEL environment by version (1.33–1.37) and view (new or stored
+//!   expressions), the limits.
+//! * [`compile`]: the rules of one schema node → programs or Kubernetes' compile errors.
+//! * [`field_path`]: the `fieldPath` grammar.
+//! * [`literals`]: the duration, timestamp and regex literal validators.
+//! * [`estimate`]: estimated rule costs.
+//! * [`ratchet`]: old/new correlation and ratcheting.
+//! * [`validator`]: the validator tree and the walk over an object.
+//! * [`crd_check`]: the checks kube-apiserver makes on the rules when a CRD is written.
+
+pub mod compile;
+pub mod crd_check;
+pub mod env;
+pub mod estimate;
+pub mod field_path;
+pub mod literals;
+pub mod ratchet;
+pub mod validator;
+
+pub use compile::{CompiledRule, EnvLoader, RuleError, StoredExpressions};
+pub use env::{EnvKind, EnvSpec, KubeVersion};
+pub use ratchet::{Correlation, Ratchet};
+pub use validator::{Outcome, Validator};

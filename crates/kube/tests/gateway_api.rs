@@ -1,0 +1,149 @@
+//! Gateway API examples (`../shared/corpora/gateway-api`), in both channels: every document of
+//! `examples/<channel>` must be accepted by the create pipeline with the channel's CRDs
+//! (`config/crd/<channel>`), every document of `hack/invalid-examples/<channel>` rejected.
+//!
+//! Documents listed in `gateway_api.skip` (`<path>#<index> <reason>`) are not run. Closing line:
+//! `N passed, N failed, N skipped`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use kcel_kube::crd::CustomResourceDefinition;
+use kcel_kube::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
+use serde_json::Value;
+
+mod common;
+use common::shared_dir;
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(p);
+        }
+    }
+}
+
+fn load_crds(dir: &Path) -> Vec<CustomResourceDefinition> {
+    let mut files = Vec::new();
+    yaml_files(dir, &mut files);
+    files
+        .iter()
+        .filter_map(|f| kcel_kube::load::load_file(f).ok())
+        .flatten()
+        .map(|l| l.crd)
+        .collect()
+}
+
+/// `Some((accepted, rules_skipped, summary))`, or `None` for a kind no CRD defines.
+fn validate(
+    doc: Value,
+    crds: &[CustomResourceDefinition],
+) -> Result<Option<(bool, bool, String)>, String> {
+    let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
+    let api_version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let Some(crd) = crds
+        .iter()
+        .find(|c| c.spec.group == group && c.spec.names.kind == kind)
+    else {
+        return Ok(None);
+    };
+    let pipeline = Pipeline::new(crd, version, None).map_err(|e| e.to_string())?;
+    let options = Options {
+        kube_version: KubeVersion::new(35),
+        field_validation: FieldValidation::Strict,
+        ..Options::default()
+    };
+    let r = pipeline.run(doc, &Operation::Create, &options);
+    let accepted = r.status.status == "Success";
+    Ok(Some((accepted, r.rules_skipped, r.status.message)))
+}
+
+#[test]
+fn gateway_api_examples() {
+    let Some(shared) = shared_dir() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "shared/ is missing under CI"
+        );
+        eprintln!("NOTICE: ../shared not found; Gateway API examples skipped");
+        return;
+    };
+    let skips: HashMap<String, String> = include_str!("gateway_api.skip")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, r)| (k.to_string(), r.trim().to_string()))
+        .collect();
+    let root = shared.join("corpora/gateway-api");
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for channel in ["standard", "experimental"] {
+        let crds = load_crds(&root.join("config/crd").join(channel));
+        assert!(!crds.is_empty(), "no {channel} CRDs");
+        for (dir, want_valid) in [
+            (root.join("examples").join(channel), true),
+            (root.join("hack/invalid-examples").join(channel), false),
+        ] {
+            let mut files = Vec::new();
+            yaml_files(&dir, &mut files);
+            for f in files {
+                let rel = f
+                    .strip_prefix(&root)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                let text = std::fs::read_to_string(&f).expect("read example");
+                let docs = match kcel_kube::yaml::parse_stream(&text) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        failed += 1;
+                        eprintln!("FAIL {rel}: YAML: {e}");
+                        continue;
+                    }
+                };
+                for (i, d) in docs.into_iter().enumerate() {
+                    let key = format!("{rel}#{i}");
+                    if d.value.is_null() {
+                        continue;
+                    }
+                    if skips.contains_key(&key) {
+                        skipped += 1;
+                        continue;
+                    }
+                    match validate(d.value, &crds) {
+                        Ok(Some((accepted, _, _))) if accepted == want_valid => passed += 1,
+                        Ok(Some((accepted, rules_skipped, msg))) => {
+                            failed += 1;
+                            let note = if rules_skipped {
+                                " (CEL rules were not run)"
+                            } else {
+                                ""
+                            };
+                            eprintln!(
+                                "FAIL {key}: accepted={accepted}, want {want_valid}{note}: {msg}"
+                            );
+                        }
+                        Ok(None) => {
+                            failed += 1;
+                            eprintln!(
+                                "FAIL {key}: kind defined by no CRD and not listed in the skip file"
+                            );
+                        }
+                        Err(e) => {
+                            failed += 1;
+                            eprintln!("FAIL {key}: {e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed, {skipped} skipped");
+    assert_eq!(failed, 0, "{failed} Gateway API examples failed");
+}
