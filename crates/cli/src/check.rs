@@ -64,13 +64,24 @@ fn run_inner(args: &Args) -> Result<bool, String> {
             .iter()
             .map(|(c, _)| c)
             .find(|c| c.metadata.name == crd.metadata.name);
-        let report = check_crd(
+        let mut report = check_crd(
             crd,
             &CheckOptions {
                 version,
                 old: old_crd,
             },
         );
+        // The schema's own problems (structural rules, placement, defaults,
+        // names and versions) come first, as kube-apiserver reports them.
+        let pipeline_version = kcel_kube::pipeline::KubeVersion::new(version.minor());
+        let mut errors = match old_crd {
+            Some(o) => {
+                kcel_kube::pipeline::crd_validation::validate_crd_update(crd, o, pipeline_version)
+            }
+            None => kcel_kube::pipeline::crd_validation::problems(crd, pipeline_version),
+        };
+        errors.append(&mut report.errors);
+        report.errors = errors;
         if !report.errors.is_empty() {
             rejected += 1;
         }

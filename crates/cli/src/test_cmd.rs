@@ -5,19 +5,22 @@
 //!   the results are printed as a JSON array in the format of `out*.json`; otherwise one line per
 //!   case with its status message;
 //! * declarative CRD test suites (`tests: {onCreate, onUpdate}`, the `*.testsuite.yaml` format
-//!   of openshift/api), run against the CRDs given with `--crd`: one `PASS`/`FAIL` line per test
-//!   and a summary.
+//!   of openshift/api), run against the CRDs given with `--crd` (the one named by the suite's
+//!   `crdName`, else the one defining the object's kind): one `PASS`/`FAIL`/`SKIP` line per test
+//!   and a closing `N passed, N failed, N skipped`. Update tests may patch the CRD for the
+//!   initial object (`initialCRDPatches`, RFC 6902), to test ratcheting; a suite whose
+//!   `featureGates` asks for gates that are not enabled (`--feature-gate`), or for disabled
+//!   gates (`-Name`) that are, is skipped with the reason.
 //!
 //! Exit code 0 when every suite test passes, 1 when one fails, 2 on unreadable input.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion, Operation, Options, Pipeline, cases::run_case_file,
-};
+use kcel_kube::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
 use serde_json::{Map, Value};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -36,6 +39,9 @@ pub struct Args {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
     output: Format,
+    /// Feature gates enabled for test suites (repeatable or comma-separated).
+    #[arg(long = "feature-gate", value_name = "NAME", value_delimiter = ',')]
+    feature_gates: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,7 +70,8 @@ pub fn run(args: Args) -> ExitCode {
     }
     let mut failed = false;
     let mut json_results = Vec::new();
-    let (mut passed_tests, mut failed_tests) = (0usize, 0usize);
+    let gates: BTreeSet<String> = args.feature_gates.iter().cloned().collect();
+    let mut totals = Totals::default();
     for f in &args.files {
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
@@ -83,7 +90,7 @@ pub fn run(args: Args) -> ExitCode {
         for doc in docs {
             let v = doc.value;
             if v.get("cases").is_some() {
-                match run_case_file(&v, kv, None) {
+                match kcel_kube::cases::run_case_file(&v, kv) {
                     Ok(results) => {
                         if args.output == Format::Text {
                             for r in &results {
@@ -98,10 +105,9 @@ pub fn run(args: Args) -> ExitCode {
                     }
                 }
             } else if v.get("tests").is_some() {
-                let (p, q) = run_suite(&v, &crds, kv);
-                passed_tests += p;
-                failed_tests += q;
-                failed |= q > 0;
+                let t = run_suite(&v, &crds, kv, &gates);
+                failed |= t.failed > 0;
+                totals.add(t);
             } else {
                 eprintln!(
                     "kcel test: {}: neither a case file (`cases`) nor a test suite (`tests`)",
@@ -120,8 +126,11 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    if passed_tests + failed_tests > 0 {
-        println!("{passed_tests} passed, {failed_tests} failed");
+    if totals.passed + totals.failed + totals.skipped > 0 {
+        println!(
+            "{} passed, {} failed, {} skipped",
+            totals.passed, totals.failed, totals.skipped
+        );
     }
     if failed {
         ExitCode::from(EXIT_FAILED)
@@ -150,6 +159,22 @@ fn case_line(r: &Value) -> String {
     format!("{name}: {outcome}")
 }
 
+/// Test counts of suites.
+#[derive(Clone, Copy, Default)]
+struct Totals {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+impl Totals {
+    fn add(&mut self, o: Totals) {
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.skipped += o.skipped;
+    }
+}
+
 /// A YAML text field of a suite test as an object.
 fn object_field(test: &Value, key: &str) -> Result<Option<Value>, String> {
     match test.get(key) {
@@ -161,16 +186,33 @@ fn object_field(test: &Value, key: &str) -> Result<Option<Value>, String> {
     }
 }
 
+/// The CRD a suite tests: the one named `crdName`, else the one defining the object's kind.
 fn find_crd<'c>(
+    suite: &Value,
     obj: &Value,
     crds: &'c [CustomResourceDefinition],
-) -> Option<(&'c CustomResourceDefinition, String)> {
-    let kind = obj.get("kind").and_then(Value::as_str)?;
-    let api_version = obj.get("apiVersion").and_then(Value::as_str)?;
-    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+) -> Result<&'c CustomResourceDefinition, String> {
+    if let Some(name) = suite.get("crdName").and_then(Value::as_str) {
+        return crds
+            .iter()
+            .find(|c| c.metadata.name == name)
+            .ok_or_else(|| format!("no --crd named {name:?}"));
+    }
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     crds.iter()
         .find(|c| c.spec.group == group && c.spec.names.kind == kind)
-        .map(|c| (c, version.to_string()))
+        .ok_or_else(|| "no --crd defines the object's kind".to_string())
+}
+
+/// The version of `apiVersion` (`group/version`).
+fn version_of(obj: &Value) -> String {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    api_version
+        .rsplit_once('/')
+        .map_or(api_version, |(_, v)| v)
+        .to_string()
 }
 
 /// Gives an object a name when it has none (suites leave names out).
@@ -189,7 +231,7 @@ fn with_name(mut obj: Value) -> Value {
     obj
 }
 
-/// The object without `metadata` and `status` (what suites compare).
+/// The object without `metadata` (what suites compare).
 fn content(v: &Value) -> Value {
     let mut v = v.clone();
     if let Value::Object(o) = &mut v {
@@ -198,19 +240,32 @@ fn content(v: &Value) -> Value {
     v
 }
 
+/// The CRD with an RFC 6902 JSON patch applied (paths as in the CRD's YAML).
+fn patched_crd(
+    crd: &CustomResourceDefinition,
+    patches: &Value,
+) -> Result<CustomResourceDefinition, String> {
+    let patch: json_patch::Patch =
+        serde_json::from_value(patches.clone()).map_err(|e| format!("initialCRDPatches: {e}"))?;
+    let mut doc = serde_json::to_value(crd).map_err(|e| e.to_string())?;
+    json_patch::patch(&mut doc, &patch).map_err(|e| format!("initialCRDPatches: {e}"))?;
+    serde_json::from_value(doc).map_err(|e| format!("patched CRD: {e}"))
+}
+
 struct Outcome {
     object: Option<Value>,
     message: Option<String>,
 }
 
 fn apply(
-    crds: &[CustomResourceDefinition],
+    crd: &CustomResourceDefinition,
     obj: Value,
     operation: Operation,
     kv: KubeVersion,
 ) -> Result<Outcome, String> {
-    let (crd, version) = find_crd(&obj, crds).ok_or("no --crd defines the object's kind")?;
-    let pipeline = Pipeline::new(crd, &version, None).map_err(|e| e.to_string())?;
+    let version = version_of(&obj);
+    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, kv.minor)?;
+    let pipeline = Pipeline::new(crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: kv,
         field_validation: FieldValidation::Strict,
@@ -248,22 +303,56 @@ fn check(outcome: &Outcome, test: &Value, error_key: &str) -> Result<(), String>
     Ok(())
 }
 
+/// Creates the initial object of an update test, then (like the openshift suite) writes its
+/// `status` through the status subresource when the CRD has one.
+fn create_initial(
+    crd: &CustomResourceDefinition,
+    initial: Value,
+    kv: KubeVersion,
+) -> Result<Value, String> {
+    let status = initial.get("status").cloned();
+    let created = apply(crd, initial.clone(), Operation::Create, kv)?;
+    if let Some(m) = created.message {
+        return Err(format!("initial object rejected: {m}"));
+    }
+    let stored = created.object.ok_or("initial object not stored")?;
+    let has_status = crd
+        .version(&version_of(&initial))
+        .is_some_and(|v| v.has_status_subresource());
+    if !(has_status && status.is_some()) {
+        return Ok(stored);
+    }
+    let mut with_status = stored.clone();
+    if let (Value::Object(o), Some(st)) = (&mut with_status, status) {
+        o.insert("status".into(), st);
+    }
+    let written = apply(crd, with_status, Operation::UpdateStatus(stored), kv)?;
+    if let Some(m) = written.message {
+        return Err(format!("initial status rejected: {m}"));
+    }
+    written
+        .object
+        .ok_or_else(|| "initial status not stored".into())
+}
+
 fn run_test(
+    suite: &Value,
     test: &Value,
     update: bool,
     crds: &[CustomResourceDefinition],
     kv: KubeVersion,
 ) -> Result<(), String> {
     let initial = object_field(test, "initial")?.ok_or("test without `initial`")?;
+    let crd = find_crd(suite, &initial, crds)?;
     if !update {
-        let out = apply(crds, initial, Operation::Create, kv)?;
+        let out = apply(crd, initial, Operation::Create, kv)?;
         return check(&out, test, "expectedError");
     }
-    let created = apply(crds, initial, Operation::Create, kv)?;
-    if let Some(m) = created.message {
-        return Err(format!("initial object rejected: {m}"));
-    }
-    let old = created.object.ok_or("initial object not stored")?;
+    // The initial object may be written under a patched CRD; the update meets the real one.
+    let old = match test.get("initialCRDPatches").filter(|p| !p.is_null()) {
+        Some(patches) => create_initial(&patched_crd(crd, patches)?, initial, kv)?,
+        None => create_initial(crd, initial, kv)?,
+    };
     let updated = object_field(test, "updated")?.ok_or("update test without `updated`")?;
     let mut updated = with_name(updated);
     if let (Value::Object(u), Some(Value::Object(om))) = (&mut updated, old.get("metadata"))
@@ -275,19 +364,47 @@ fn run_test(
             }
         }
     }
-    let spec = apply(crds, updated.clone(), Operation::Update(old.clone()), kv)?;
+    let spec = apply(crd, updated.clone(), Operation::Update(old.clone()), kv)?;
     check(&spec, test, "expectedError")?;
     if test.get("expectedStatusError").is_some() {
-        let status = apply(crds, updated, Operation::UpdateStatus(old), kv)?;
+        let status = apply(crd, updated, Operation::UpdateStatus(old), kv)?;
         check(&status, test, "expectedStatusError")?;
     }
     Ok(())
 }
 
-/// Runs a suite; prints a line per test; returns (passed, failed).
-fn run_suite(suite: &Value, crds: &[CustomResourceDefinition], kv: KubeVersion) -> (usize, usize) {
+/// Why a suite does not run with the enabled gates: its `featureGates` lists gates that must
+/// be enabled (`Name`) or disabled (`-Name`).
+fn gate_skip_reason(suite: &Value, enabled: &BTreeSet<String>) -> Option<String> {
+    let gates = suite.get("featureGates").and_then(Value::as_array)?;
+    for g in gates.iter().filter_map(Value::as_str) {
+        match g.strip_prefix('-') {
+            Some(name) if enabled.contains(name) => {
+                return Some(format!(
+                    "the suite needs feature gate {name} disabled, but it is enabled"
+                ));
+            }
+            None if !enabled.contains(g) => {
+                return Some(format!(
+                    "the suite needs feature gate {g}, which is not enabled (--feature-gate {g})"
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Runs a suite; prints a line per test; returns the counts.
+fn run_suite(
+    suite: &Value,
+    crds: &[CustomResourceDefinition],
+    kv: KubeVersion,
+    gates: &BTreeSet<String>,
+) -> Totals {
     let suite_name = suite.get("name").and_then(Value::as_str).unwrap_or("suite");
-    let (mut passed, mut failed) = (0, 0);
+    let skip = gate_skip_reason(suite, gates);
+    let mut totals = Totals::default();
     let empty = Vec::new();
     for (key, update) in [("onCreate", false), ("onUpdate", true)] {
         let tests = suite
@@ -296,17 +413,22 @@ fn run_suite(suite: &Value, crds: &[CustomResourceDefinition], kv: KubeVersion) 
             .unwrap_or(&empty);
         for t in tests {
             let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-            match run_test(t, update, crds, kv) {
+            if let Some(reason) = &skip {
+                totals.skipped += 1;
+                println!("SKIP {suite_name} / {key} / {name}: {reason}");
+                continue;
+            }
+            match run_test(suite, t, update, crds, kv) {
                 Ok(()) => {
-                    passed += 1;
+                    totals.passed += 1;
                     println!("PASS {suite_name} / {key} / {name}");
                 }
                 Err(e) => {
-                    failed += 1;
+                    totals.failed += 1;
                     println!("FAIL {suite_name} / {key} / {name}: {e}");
                 }
             }
         }
     }
-    (passed, failed)
+    totals
 }

@@ -10,10 +10,10 @@
 //! `apiVersion` and `kind`. Errors read as kubectl prints them (`The Widget "w1" is invalid: …`);
 //! `-o json` prints one `metav1.Status` per document (one JSON object per line).
 //!
-//! What runs per document, in kube-apiserver's order: (the OpenAPI stage — pruning, defaulting,
-//! schema validation — is not part of kcel yet and plugs in before the rules in
-//! [`validate_object`]) then the CEL rules of `x-kubernetes-validations`, with the per-object cost
-//! budget, and ratcheting on update.
+//! What runs per document is kube-apiserver's custom-resource pipeline ([`kcel_kube::pipeline`]):
+//! decoding, pruning (unknown fields are errors, as `kubectl --validate=strict` makes them),
+//! defaulting, OpenAPI schema validation, metadata and list-type checks, then the CEL rules of
+//! `x-kubernetes-validations` with the per-object cost budget, and ratcheting on update.
 //!
 //! Exit codes: 0 every document valid, 1 some document invalid, 2 bad usage or unreadable input
 //! (the message names the file and line).
@@ -22,16 +22,16 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::ValueEnum;
 use kcel_kube::crd::{CRD_KIND, CustomResourceDefinition};
-use kcel_kube::field::{FieldError, Path};
-use kcel_kube::rules::compile::EnvLoader;
-use kcel_kube::rules::env::{KubeVersion, RUNTIME_CEL_COST_BUDGET};
-use kcel_kube::rules::{Correlation, Ratchet, Validator};
-use kcel_kube::structural::Structural;
-use kcel_kube::values::Json;
+use kcel_kube::field::FieldError;
+use kcel_kube::pipeline::status::Status;
+use kcel_kube::pipeline::{
+    FieldValidation, KubeVersion as PipelineVersion, Operation, Options, Pipeline,
+};
+use kcel_kube::rules::CelRuleStep;
+use kcel_kube::rules::env::KubeVersion;
 use serde_json::{Value, json};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -266,18 +266,11 @@ pub(crate) fn kube_version(v: Option<&str>) -> Result<KubeVersion, String> {
     }
 }
 
-/// A CRD version's schema and validator, built once.
-struct Compiled {
-    schema: Arc<Structural>,
-    validator: Option<Validator>,
-}
-
 /// What validating one document found.
 struct Verdict {
     kind: String,
-    group: String,
     name: String,
-    errors: Vec<FieldError>,
+    status: Status,
     warnings: Vec<String>,
 }
 
@@ -319,8 +312,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
             .collect(),
         None => HashMap::new(),
     };
-    let loader = EnvLoader::runtime(version);
-    let mut compiled: HashMap<(usize, String), Compiled> = HashMap::new();
+    let mut compiled: HashMap<(usize, String), CelRuleStep> = HashMap::new();
     let mut any_invalid = false;
     let mut unmatched = false;
     for doc in docs.iter().filter(|d| !d.is_crd()) {
@@ -339,74 +331,36 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         };
         let key = (index, ver.to_string());
         if !compiled.contains_key(&key) {
-            let props = crd
-                .version(ver)
-                .and_then(|v| v.open_api_v3_schema())
-                .ok_or_else(|| format!("{crd_at}: version {ver} has no schema"))?;
-            let schema =
-                Arc::new(Structural::from_props(props).map_err(|e| format!("{crd_at}: {e}"))?);
-            let validator = Validator::for_resource(&schema, &loader);
-            compiled.insert(key.clone(), Compiled { schema, validator });
+            let rules = CelRuleStep::for_version(crd, ver, version.minor())
+                .map_err(|e| format!("{crd_at}: {e}"))?;
+            compiled.insert(key.clone(), rules);
         }
-        let c = &compiled[&key];
-        let obj = Json::from_serde(&doc.value).map_err(|e| format!("{}: {e}", doc.location()))?;
-        let old_value = old
-            .get(&identity(&doc.value))
-            .map(Json::from_serde)
-            .transpose()
-            .map_err(|e| format!("{}: {e}", doc.location()))?;
-        let verdict = validate_object(c, &obj, old_value.as_ref(), &kind, group, &name);
-        any_invalid |= !verdict.errors.is_empty();
+        let rules = &compiled[&key];
+        let pipeline =
+            Pipeline::new(crd, ver, Some(rules)).map_err(|e| format!("{crd_at}: {e}"))?;
+        let operation = match old.get(&identity(&doc.value)) {
+            Some(o) => Operation::Update(o.clone()),
+            None => Operation::Create,
+        };
+        let options = Options {
+            kube_version: PipelineVersion::new(version.minor()),
+            field_validation: FieldValidation::Strict,
+            ..Options::default()
+        };
+        let response = pipeline.run(doc.value.clone(), &operation, &options);
+        let verdict = Verdict {
+            kind: kind.clone(),
+            name: name.clone(),
+            status: response.status,
+            warnings: response.warnings,
+        };
+        any_invalid |= verdict.status.status != "Success";
         report(doc, &verdict, args.output);
     }
     if unmatched {
         return Err("some documents could not be validated".into());
     }
     Ok(any_invalid)
-}
-
-/// Validates one object (and its old version on update) as kube-apiserver's custom-resource
-/// strategy does. The OpenAPI stage (pruning, defaulting, schema validation, and the "blocking"
-/// errors that keep the rules from running) belongs before the rules, here.
-fn validate_object(
-    c: &Compiled,
-    obj: &Json,
-    old: Option<&Json>,
-    kind: &str,
-    group: &str,
-    name: &str,
-) -> Verdict {
-    let mut verdict = Verdict {
-        kind: kind.to_string(),
-        group: group.to_string(),
-        name: name.to_string(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-    };
-    if let Some(v) = &c.validator {
-        let ratchet = match old {
-            Some(o) => Ratchet::root(Correlation::new(obj.clone(), o.clone(), c.schema.clone())),
-            None => Ratchet::none(),
-        };
-        let out = v.validate(&Path::root(), obj, old, &ratchet, RUNTIME_CEL_COST_BUDGET);
-        verdict.errors = out.errors;
-        verdict.warnings = out.warnings;
-    }
-    verdict
-}
-
-/// `field.ErrorList.ToAggregate().Error()`: one message, or `[a, b]` without duplicates.
-pub(crate) fn aggregate(errors: &[FieldError]) -> String {
-    let mut seen = std::collections::HashSet::new();
-    let msgs: Vec<String> = errors
-        .iter()
-        .map(|e| e.to_string())
-        .filter(|m| seen.insert(m.clone()))
-        .collect();
-    match msgs.as_slice() {
-        [one] => one.clone(),
-        _ => format!("[{}]", msgs.join(", ")),
-    }
 }
 
 /// kubectl's message for an `Invalid` status: one cause inline, several as a bullet list.
@@ -427,28 +381,52 @@ pub(crate) fn kubectl_invalid(kind: &str, name: &str, errors: &[FieldError]) -> 
     }
 }
 
-/// The `metav1.Status` kube-apiserver answers with.
-fn status(v: &Verdict) -> Value {
-    if v.errors.is_empty() {
-        return json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 200});
+/// The `metav1.Status` kube-apiserver answers with (`kind` and `apiVersion` as on the wire).
+fn status_json(v: &Verdict) -> Value {
+    let mut s = serde_json::to_value(&v.status).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut s {
+        m.insert("kind".into(), json!("Status"));
+        m.insert("apiVersion".into(), json!("v1"));
+        if v.status.status == "Success" {
+            m.insert("code".into(), json!(200));
+        }
     }
-    let qualified = if v.group.is_empty() {
-        v.kind.clone()
-    } else {
-        format!("{}.{}", v.kind, v.group)
+    s
+}
+
+/// kubectl's rendering of a failed request: the causes of an `Invalid` status inline (one)
+/// or as a bullet list (several); otherwise `Error from server (Reason): message`.
+fn kubectl_message(v: &Verdict) -> String {
+    let causes = v
+        .status
+        .details
+        .as_ref()
+        .map(|d| d.causes.as_slice())
+        .unwrap_or(&[]);
+    if v.status.reason != "Invalid" || causes.is_empty() {
+        return format!(
+            "Error from server ({}): {}",
+            v.status.reason, v.status.message
+        );
+    }
+    let line = |c: &kcel_kube::pipeline::status::Cause| match c.field.as_str() {
+        "" => c.message.clone(),
+        f => format!("{f}: {}", c.message),
     };
-    let causes: Vec<Value> = v
-        .errors
-        .iter()
-        .map(|e| json!({"reason": e.type_.reason(), "message": e.body(), "field": e.path.to_string()}))
-        .collect();
-    json!({
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": format!("{qualified} {:?} is invalid: {}", v.name, aggregate(&v.errors)),
-        "reason": "Invalid",
-        "details": {"name": v.name, "group": v.group, "kind": v.kind, "causes": causes},
-        "code": 422
-    })
+    match causes {
+        [one] => format!("The {} {:?} is invalid: {}", v.kind, v.name, line(one)),
+        _ => {
+            let mut s = format!("The {} {:?} is invalid: ", v.kind, v.name);
+            for c in causes {
+                s.push_str(&format!(
+                    "
+* {}",
+                    line(c)
+                ));
+            }
+            s
+        }
+    }
 }
 
 fn report(doc: &Document, v: &Verdict, format: Format) {
@@ -456,14 +434,10 @@ fn report(doc: &Document, v: &Verdict, format: Format) {
         eprintln!("Warning: {w}");
     }
     match format {
-        Format::Json => println!("{}", status(v)),
-        Format::Text if v.errors.is_empty() => {
+        Format::Json => println!("{}", status_json(v)),
+        Format::Text if v.status.status == "Success" => {
             println!("{}: {} {:?} is valid", doc.location(), v.kind, v.name);
         }
-        Format::Text => println!(
-            "{}: {}",
-            doc.location(),
-            kubectl_invalid(&v.kind, &v.name, &v.errors)
-        ),
+        Format::Text => println!("{}: {}", doc.location(), kubectl_message(v)),
     }
 }

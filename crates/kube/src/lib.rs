@@ -22,7 +22,9 @@
 //! `values::Json::from_serde` once per object, and `values::to_value` / `root_value` hand each
 //! node's rules cheap views of the same tree.
 
+pub mod cases;
 pub mod crd;
+pub mod crd_review;
 pub mod decl;
 pub mod escaping;
 pub mod field;

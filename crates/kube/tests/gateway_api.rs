@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
+use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;
 
 mod common;
@@ -55,7 +56,8 @@ fn validate(
     else {
         return Ok(None);
     };
-    let pipeline = Pipeline::new(crd, version, None).map_err(|e| e.to_string())?;
+    let rules = CelRuleStep::for_version(crd, version, 35)?;
+    let pipeline = Pipeline::new(crd, version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: KubeVersion::new(35),
         field_validation: FieldValidation::Strict,

@@ -14,6 +14,7 @@ use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::pipeline::{
     FieldValidation, KubeVersion, Operation, Options, Pipeline, Status, crd_validation,
 };
+use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;
 
 mod common;
@@ -114,7 +115,8 @@ fn run_document(doc: &Document, crds: &[CustomResourceDefinition]) -> Result<Opt
     else {
         return Ok(None);
     };
-    let pipeline = Pipeline::new(crd, version, None).map_err(|e| e.to_string())?;
+    let rules = CelRuleStep::for_version(crd, version, kv.minor)?;
+    let pipeline = Pipeline::new(crd, version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: kv,
         field_validation: FieldValidation::Strict,

@@ -12,8 +12,9 @@ use std::path::Path;
 use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::field::go_json;
 use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion, Operation, Options, Pipeline, Response, Status, crd_validation,
+    FieldValidation, KubeVersion, Operation, Options, Pipeline, Response, Status,
 };
+use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;
 
 mod common;
@@ -53,7 +54,7 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         serde_json::from_value(crd_value.clone()).map_err(|e| format!("CRD decode: {e}"))?;
     let kv = KubeVersion::new(35);
 
-    let crd_errs = crd_validation::validate_crd(&crd, kv);
+    let crd_errs = kcel_kube::crd_review::validate_crd(&crd, None, kv);
     match c.want.get("crdStatus") {
         Some(want) => {
             if crd_errs.is_empty() {
@@ -125,7 +126,12 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         name_suffix,
         ratcheting: true,
     };
-    let pipeline = Pipeline::new(&crd, &version, None).map_err(|e| e.to_string())?;
+    let schema = crd
+        .version(&version)
+        .and_then(|v| v.open_api_v3_schema())
+        .ok_or_else(|| format!("CRD has no schema for version {version}"))?;
+    let rules = CelRuleStep::new(schema, kv.minor)?;
+    let pipeline = Pipeline::new(&crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
     let got: Response = pipeline.run(obj.clone(), &operation, &options);
 
     if let Some(want) = c.want.get("decodeError").and_then(Value::as_str) {

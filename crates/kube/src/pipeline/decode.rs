@@ -8,12 +8,10 @@ use serde_json::{Map, Number, Value};
 pub const MAX_JSON_DEPTH: usize = 10_000;
 
 /// Parses a JSON body: whole numbers that fit `int64` are integers, every other number a float
-/// (`1.0`, `1e3`, `9223372036854775808`).
+/// (`1.0`, `1e3`, `9223372036854775808`); a repeated key keeps its last value. Use
+/// [`super::json::parse`] to learn about repeated keys.
 pub fn parse_json(text: &str) -> Result<Value, String> {
-    // serde_json stops at 128 nesting levels with an error, well before any stack limit.
-    let mut v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    normalize_numbers(&mut v, 0)?;
-    Ok(v)
+    super::json::parse(text).map(|p| p.value)
 }
 
 /// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.

@@ -14,17 +14,22 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
-pub mod cases;
+pub mod crd_spec;
 pub mod crd_validation;
 pub mod decode;
 pub mod formats;
+pub mod json;
 pub mod listtype;
+pub mod numeric_formats;
 pub mod objectmeta;
 pub mod openapi;
 pub mod prune;
 pub mod ratchet;
 pub mod status;
 pub mod version;
+
+#[cfg(test)]
+mod tests;
 
 use serde_json::{Map, Value};
 
@@ -115,6 +120,8 @@ impl Default for Options {
 /// The result of one request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
+    /// `duplicate field "<path>"` for each repeated key of a JSON body, in document order.
+    pub duplicate_fields: Vec<String>,
     /// `unknown field "<path>"` for each pruned field, in Kubernetes' order.
     pub unknown_fields: Vec<String>,
     /// A decode error (the object never reached validation).
@@ -375,42 +382,74 @@ impl<'a> Pipeline<'a> {
 
     /// Runs one request through decoding, preparation and validation.
     pub fn run(&self, object: Value, operation: &Operation, options: &Options) -> Response {
+        self.run_with_duplicates(object, &[], operation, options)
+    }
+
+    /// Runs a request whose body is JSON text: repeated keys are strict-decoding errors
+    /// (`duplicate field "spec.a"`), reported before the unknown fields (reference §1.1). A body
+    /// that is not JSON gets a 400 BadRequest.
+    pub fn run_json(&self, body: &str, operation: &Operation, options: &Options) -> Response {
+        match json::parse(body) {
+            Ok(p) => self.run_with_duplicates(p.value, &p.duplicates, operation, options),
+            Err(e) => self.bad_request(e),
+        }
+    }
+
+    fn bad_request(&self, e: String) -> Response {
+        Response {
+            duplicate_fields: Vec::new(),
+            unknown_fields: Vec::new(),
+            status: Status::failure(
+                400,
+                "BadRequest",
+                format!(
+                    "{kind} in version {v:?} cannot be handled as a {kind}: {e}",
+                    kind = self.kind(),
+                    v = self.version.name
+                ),
+            ),
+            decode_error: Some(e),
+            object: None,
+            warnings: Vec::new(),
+            rules_skipped: false,
+        }
+    }
+
+    /// [`Pipeline::run`] for an object whose JSON body repeated the keys at `duplicates`
+    /// (paths as [`json::Parsed::duplicates`] gives them).
+    pub fn run_with_duplicates(
+        &self,
+        object: Value,
+        duplicates: &[String],
+        operation: &Operation,
+        options: &Options,
+    ) -> Response {
         let kv = options.kube_version;
         let (mut obj, unknown) = match self.decode(object) {
             Ok(x) => x,
-            Err(e) => {
-                return Response {
-                    unknown_fields: Vec::new(),
-                    status: Status::failure(
-                        400,
-                        "BadRequest",
-                        format!(
-                            "{kind} in version {v:?} cannot be handled as a {kind}: {e}",
-                            kind = self.kind(),
-                            v = self.version.name
-                        ),
-                    ),
-                    decode_error: Some(e),
-                    object: None,
-                    warnings: Vec::new(),
-                    rules_skipped: false,
-                };
-            }
+            Err(e) => return self.bad_request(e),
         };
+        let duplicate_fields: Vec<String> = duplicates
+            .iter()
+            .map(|p| json::duplicate_field_message(p))
+            .collect();
         let unknown_fields: Vec<String> = unknown
             .iter()
             .map(|p| format!("unknown field {}", crate::gofmt::quote(p)))
             .collect();
         let mut warnings = Vec::new();
+        let strict_errors = || duplicate_fields.iter().chain(&unknown_fields);
         match options.field_validation {
-            FieldValidation::Strict if !unknown_fields.is_empty() => {
+            FieldValidation::Strict if strict_errors().next().is_some() => {
+                let items: Vec<&str> = strict_errors().map(String::as_str).collect();
                 let message = format!(
                     "{kind} in version {v:?} cannot be handled as a {kind}: strict decoding error: {}",
-                    unknown_fields.join(", "),
+                    items.join(", "),
                     kind = self.kind(),
                     v = self.version.name
                 );
                 return Response {
+                    duplicate_fields,
                     unknown_fields,
                     decode_error: None,
                     object: Some(obj),
@@ -419,7 +458,7 @@ impl<'a> Pipeline<'a> {
                     rules_skipped: false,
                 };
             }
-            FieldValidation::Warn => warnings.extend(unknown_fields.iter().cloned()),
+            FieldValidation::Warn => warnings.extend(strict_errors().cloned()),
             _ => {}
         }
         let default_ns = options
@@ -436,6 +475,7 @@ impl<'a> Pipeline<'a> {
                     Ok((o, _)) => o,
                     Err(e) => {
                         return Response {
+                            duplicate_fields,
                             unknown_fields,
                             decode_error: Some(format!("stored object: {e}")),
                             object: None,
@@ -497,6 +537,7 @@ impl<'a> Pipeline<'a> {
             Status::invalid(group, kind, meta_str(&obj, "name"), &errs, kv)
         };
         Response {
+            duplicate_fields,
             unknown_fields,
             decode_error: None,
             object: Some(obj),

@@ -17,6 +17,7 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::formats;
+use super::numeric_formats::{self, Repr};
 use super::ratchet::{self, Correlation};
 use super::version::KubeVersion;
 use crate::field::{BadValue, FieldError, Path};
@@ -284,14 +285,17 @@ impl SchemaValidator {
         }
     }
 
-    /// The format after apiextensions' stripping: only registered formats, only on string or
-    /// untyped schemas.
+    /// The format after apiextensions' stripping: registered string formats on string or
+    /// untyped schemas, and from 1.36 the numeric formats of [`numeric_formats::kept_format`].
     fn format<'s>(&self, schema: &'s JsonSchemaProps) -> &'s str {
         let Some(f) = schema.format.as_deref().filter(|f| !f.is_empty()) else {
             return "";
         };
         if schema.x_int_or_string {
             return "";
+        }
+        if let Some(kept) = numeric_formats::kept_format(schema, self.version) {
+            return kept;
         }
         let t = schema.type_.as_deref().unwrap_or("");
         if !(t.is_empty() || t == "string") {
@@ -328,7 +332,8 @@ impl SchemaValidator {
             self.junctors(value, schema, path, depth, &mut out);
             if let Value::String(s) = value {
                 self.check_string(s, schema, path, &mut out);
-                if !format.is_empty() {
+                // Numeric formats are not in the string-format registry.
+                if !format.is_empty() && formats::is_supported(format, self.version) {
                     if formats::check(format, s, self.version) {
                         out.matches += 1;
                     } else {
@@ -585,8 +590,26 @@ impl SchemaValidator {
         let int = if n.is_f64() { None } else { n.as_i64() };
         let data = n.as_f64().unwrap_or(0.0);
         let bad = bad_value_of(value);
+        // From 1.36 the value and each bound are checked against the range of the schema's
+        // type and format; a bound out of range is then applied to the value as a float.
+        let range = numeric_formats::number_type_and_format(schema, self.version);
+        let out_of_range = |value: Repr, prefix: &str| {
+            range.and_then(|(t, f)| numeric_formats::range_error(&value, t, f, prefix, path))
+        };
+        let value_repr = match int {
+            Some(i) => Repr::Int(i),
+            None => Repr::Float(data),
+        };
+        if let Some(m) = out_of_range(value_repr, "Checked") {
+            out.errors.push(plain(path, m));
+        }
         if let Some(factor) = schema.multiple_of {
-            let failed = match int {
+            let bound_error = out_of_range(Repr::Float(factor), "MultipleOf");
+            let native_int = int.filter(|_| bound_error.is_none());
+            if let Some(m) = bound_error {
+                out.errors.push(plain(path, m));
+            }
+            let failed = match native_int {
                 Some(i) => {
                     let f = go_f64_to_i64(factor);
                     if f <= 0 {
@@ -624,7 +647,12 @@ impl SchemaValidator {
         }
         if let Some(max) = schema.maximum {
             let excl = schema.exclusive_maximum;
-            let (fails, shown) = match int {
+            let bound_error = out_of_range(Repr::Float(max), "Maximum boundary");
+            let native_int = int.filter(|_| bound_error.is_none());
+            if let Some(m) = bound_error {
+                out.errors.push(plain(path, m));
+            }
+            let (fails, shown) = match native_int {
                 Some(i) => {
                     let m = go_f64_to_i64(max);
                     ((!excl && i > m) || (excl && i >= m), m.to_string())
@@ -648,7 +676,12 @@ impl SchemaValidator {
         }
         if let Some(min) = schema.minimum {
             let excl = schema.exclusive_minimum;
-            let (fails, shown) = match int {
+            let bound_error = out_of_range(Repr::Float(min), "Minimum boundary");
+            let native_int = int.filter(|_| bound_error.is_none());
+            if let Some(m) = bound_error {
+                out.errors.push(plain(path, m));
+            }
+            let (fails, shown) = match native_int {
                 Some(i) => {
                     let m = go_f64_to_i64(min);
                     ((!excl && i < m) || (excl && i <= m), m.to_string())

@@ -460,7 +460,7 @@ impl Walker<'_> {
                         FieldError::invalid(
                             at("fieldPath"),
                             BadValue::String(r.field_path.clone()),
-                            "fieldPath must be a valid path",
+                            "must be a valid path",
                         ),
                         &mut schema_errors,
                     );

@@ -18,9 +18,11 @@ pub mod estimate;
 pub mod field_path;
 pub mod literals;
 pub mod ratchet;
+pub mod step;
 pub mod validator;
 
 pub use compile::{CompiledRule, EnvLoader, RuleError, StoredExpressions};
 pub use env::{EnvKind, EnvSpec, KubeVersion};
 pub use ratchet::{Correlation, Ratchet};
+pub use step::CelRuleStep;
 pub use validator::{Outcome, Validator};

@@ -4,14 +4,17 @@
 //! Input: `{crds: {<id>: <v1 CRD>}, cases: [{name, crd: <id>, version?, object | objectRaw,
 //! oldObject | oldObjectRaw, subresource?: status}]}`. Output per case: `name`, `crdStatus` (when
 //! the CRD itself is invalid), `unknownFields`, `decodeError`, `objectAfterDecode`, `status`,
-//! `causeStrings`, `warnings`.
+//! `causeStrings`, `warnings`; and `duplicateFields` (`duplicate field "spec.a"`) when an
+//! `objectRaw` repeats a key (Kubernetes reports them before the unknown fields).
 
 use serde_json::{Map, Value, json};
 
-use super::crd_validation::validate_crd;
-use super::status::Status;
-use super::{FieldValidation, KubeVersion, Operation, Options, Pipeline, RuleValidator};
 use crate::crd::CustomResourceDefinition;
+use crate::crd_review::validate_crd;
+use crate::pipeline::json::Parsed;
+use crate::pipeline::status::Status;
+use crate::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
+use crate::rules::CelRuleStep;
 
 /// A case id or a CRD id: YAML 1.1 may have made it a boolean (`n` → `false`).
 fn id_of(v: Option<&Value>) -> String {
@@ -23,19 +26,19 @@ fn id_of(v: Option<&Value>) -> String {
     }
 }
 
-fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Value>, String> {
+/// The object under `key`, or parsed from the JSON text under `raw` (with its repeated keys).
+fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Parsed>, String> {
     if let Some(r) = case.get(raw).and_then(Value::as_str) {
-        return super::decode::parse_json(r).map(Some);
+        return crate::pipeline::json::parse(r).map(Some);
     }
-    Ok(case.get(key).cloned())
+    Ok(case.get(key).cloned().map(|value| Parsed {
+        value,
+        duplicates: Vec::new(),
+    }))
 }
 
 /// Runs every case of a case file; one result object per case, in order.
-pub fn run_case_file(
-    file: &Value,
-    kube_version: KubeVersion,
-    rules: Option<&dyn RuleValidator>,
-) -> Result<Vec<Value>, String> {
+pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Value>, String> {
     let crds = file
         .get("crds")
         .and_then(Value::as_object)
@@ -46,17 +49,12 @@ pub fn run_case_file(
         .ok_or("case file has no `cases` list")?;
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
-        out.push(run_case(case, crds, kube_version, rules));
+        out.push(run_case(case, crds, kube_version));
     }
     Ok(out)
 }
 
-fn run_case(
-    case: &Value,
-    crds: &Map<String, Value>,
-    kv: KubeVersion,
-    rules: Option<&dyn RuleValidator>,
-) -> Value {
+fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
     let mut r = Map::new();
     r.insert("name".into(), Value::String(id_of(case.get("name"))));
     let crd_id = id_of(case.get("crd"));
@@ -71,7 +69,7 @@ fn run_case(
             return Value::Object(r);
         }
     };
-    let crd_errs = validate_crd(&crd, kv);
+    let crd_errs = validate_crd(&crd, None, kv);
     if !crd_errs.is_empty() {
         let status = Status::invalid(
             "apiextensions.k8s.io",
@@ -106,10 +104,17 @@ fn run_case(
     };
     let operation = match (old, case.get("subresource").and_then(Value::as_str)) {
         (None, _) => Operation::Create,
-        (Some(o), Some("status")) => Operation::UpdateStatus(o),
-        (Some(o), _) => Operation::Update(o),
+        (Some(o), Some("status")) => Operation::UpdateStatus(o.value),
+        (Some(o), _) => Operation::Update(o.value),
     };
-    let pipeline = match Pipeline::new(&crd, &version, rules) {
+    let rules = match CelRuleStep::for_version(&crd, &version, kv.minor) {
+        Ok(r) => r,
+        Err(e) => {
+            r.insert("error".into(), Value::String(e));
+            return Value::Object(r);
+        }
+    };
+    let pipeline = match Pipeline::new(&crd, &version, Some(&rules)) {
         Ok(p) => p,
         Err(e) => {
             r.insert("error".into(), Value::String(e.0));
@@ -121,10 +126,13 @@ fn run_case(
         field_validation: FieldValidation::Ignore,
         ..Options::default()
     };
-    let resp = pipeline.run(obj, &operation, &options);
+    let resp = pipeline.run_with_duplicates(obj.value, &obj.duplicates, &operation, &options);
     if let Some(e) = resp.decode_error {
         r.insert("decodeError".into(), Value::String(e));
         return Value::Object(r);
+    }
+    if !resp.duplicate_fields.is_empty() {
+        r.insert("duplicateFields".into(), json!(resp.duplicate_fields));
     }
     if !resp.unknown_fields.is_empty() {
         r.insert("unknownFields".into(), json!(resp.unknown_fields));

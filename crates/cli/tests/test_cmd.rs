@@ -1,0 +1,166 @@
+//! End-to-end tests of `kcel test`: a case file with `-o json` against a hand-written out
+//! file, and declarative test suites (pass/fail/skip lines, summary, exit codes, CRD patches
+//! and feature gates). Fixtures are in `tests/testdata/test_cmd/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/testdata/test_cmd")
+        .join(name)
+}
+
+fn kcel(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kcel"))
+        .args(args)
+        .output()
+        .expect("the kcel binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn path(name: &str) -> String {
+    data(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn case_file_json_output_matches_the_out_file() {
+    let o = kcel(&["test", &path("cases.yaml"), "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let got: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON output");
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("cases.out.json")).expect("out file"))
+            .expect("out file is JSON");
+    assert_eq!(got, want);
+}
+
+#[test]
+fn case_file_text_output_has_one_line_per_case() {
+    let o = kcel(&["test", &path("cases.yaml")]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "valid: Success\n\
+         too-big: Widget.example.com \"b\" is invalid: spec.count: Invalid value: 11: spec.count in body should be less than or equal to 10\n\
+         duplicate-and-unknown: Success\n"
+    );
+}
+
+#[test]
+fn suite_reports_pass_fail_lines_summary_and_exit_code() {
+    let o = kcel(&[
+        "test",
+        "--crd",
+        &path("widgets.crd.yaml"),
+        &path("widgets.testsuite.yaml"),
+    ]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert_eq!(
+        lines[0],
+        "PASS [Stable] Widget / onCreate / Should default the color"
+    );
+    assert_eq!(
+        lines[1],
+        "FAIL [Stable] Widget / onCreate / Should accept a count of 11 (it does not): rejected: \
+         Widget.example.com \"test\" is invalid: spec.count: Invalid value: 11: spec.count in body \
+         should be less than or equal to 10"
+    );
+    // Passes only if the initial object was written under the patched CRD (no maximum) and
+    // its status through the status subresource.
+    assert_eq!(
+        lines[2],
+        "PASS [Stable] Widget / onUpdate / Should keep a count stored before the maximum existed"
+    );
+    assert_eq!(
+        lines[3],
+        "PASS [Stable] Widget / onUpdate / Should reject a new count above the maximum"
+    );
+    assert_eq!(lines[4], "3 passed, 1 failed, 0 skipped");
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn suites_needing_feature_gates_are_skipped_with_the_reason() {
+    let crd = path("widgets.crd.yaml");
+    let suite = path("gated.testsuite.yaml");
+    let o = kcel(&["test", "--crd", &crd, &suite]);
+    assert_eq!(
+        stdout(&o),
+        "SKIP [TechPreview] Widget / onCreate / Should accept blue: the suite needs feature gate \
+         WidgetColors, which is not enabled (--feature-gate WidgetColors)\n\
+         0 passed, 0 failed, 1 skipped\n"
+    );
+    assert_eq!(o.status.code(), Some(0));
+
+    let o = kcel(&[
+        "test",
+        "--crd",
+        &crd,
+        &suite,
+        "--feature-gate",
+        "WidgetColors,LegacyWidgets",
+    ]);
+    assert!(
+        stdout(&o).contains("needs feature gate LegacyWidgets disabled, but it is enabled"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = kcel(&[
+        "test",
+        "--crd",
+        &crd,
+        &suite,
+        "--feature-gate",
+        "WidgetColors",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "PASS [TechPreview] Widget / onCreate / Should accept blue\n1 passed, 0 failed, 0 skipped\n"
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_bad_crd_patch_fails_the_test() {
+    let dir = std::env::temp_dir().join(format!("kcel-test-cmd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let suite = dir.join("bad-patch.testsuite.yaml");
+    std::fs::write(
+        &suite,
+        "name: S\ncrdName: widgets.example.com\ntests:\n  onUpdate:\n  - name: T\n    \
+         initialCRDPatches:\n    - op: remove\n      path: /spec/nosuch\n    initial: |\n      \
+         apiVersion: example.com/v1\n      kind: Widget\n    updated: |\n      \
+         apiVersion: example.com/v1\n      kind: Widget\n",
+    )
+    .expect("write suite");
+    let o = kcel(&[
+        "test",
+        "--crd",
+        &path("widgets.crd.yaml"),
+        &suite.to_string_lossy(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        stdout(&o).starts_with("FAIL S / onUpdate / T: initialCRDPatches:"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn unreadable_input_is_a_usage_error() {
+    let o = kcel(&["test", &path("no-such-file.yaml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no-such-file.yaml"), "{}", stderr(&o));
+}
