@@ -1,34 +1,9 @@
-//! The environment the CLI compiles in: the standard library and every
-//! extension (strings, math, encoders, lists, sets, optionals with optional
-//! syntax, network, block), as the conformance suite runs; cross-type numeric
-//! comparisons on.
+//! The environment the CLI compiles in: [`cel::library::full`], the
+//! conformance suite's environment.
 
-use cel::library::Std;
-use cel::library::ext::{Encoders, Lists, Math, Network, Optionals, Sets, Strings};
-use cel::library::std::Block;
-use cel::{EnvBuilder, Type};
-
-/// How many `cel.block` index variables (`@index0` …) are declared, as in
-/// cel-go's conformance environment.
-const BLOCK_INDICES: usize = 30;
+use cel::EnvBuilder;
 
 /// A builder with the full library set; callers add declarations.
 pub fn full() -> EnvBuilder {
-    let mut b = EnvBuilder::new()
-        .library(Std)
-        .library(Strings::default())
-        .library(Math::default())
-        .library(Encoders)
-        .library(Lists::default())
-        .library(Sets)
-        .library(Optionals::default())
-        .library(Network)
-        .library(Block);
-    for i in 0..BLOCK_INDICES {
-        b.add_variable(&format!("@index{i}"), Type::Dyn);
-    }
-    let options = b.options_mut();
-    options.parser.enable_optional_syntax = true;
-    options.cross_type_numeric_comparisons = true;
-    b
+    cel::library::full()
 }

@@ -7,6 +7,7 @@
 //!
 //! Exit codes: 0 written, 1 generation failed or the rules have problems, 2 usage error.
 
+use kcel_kube::crd::CustomResourceDefinition;
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -222,14 +223,80 @@ impl fmt::Display for RuleProblem {
 /// Schemas nest at most this deep in the walk (generation bounds it well below).
 const MAX_WALK_DEPTH: usize = 1000;
 
-/// Checks the CEL of every `x-kubernetes-validations` entry in a generated document (a CRD or a
-/// `{schemas: …}` document): each `rule` and `messageExpression` is parsed with the CEL parser, and
-/// syntax errors are reported with the expression's schema path.
+/// Checks a generated document as `kcel check` would, before anything is written.
 ///
-/// Not yet checked here (it needs the Kubernetes rule compiler): type-checking against the schema's
-/// declared types, the cost estimate against the per-rule and per-CRD budgets, and the structural
-/// schema rules. Those will run through the same function once `kcel check` exposes them.
+/// A CRD goes through everything kube-apiserver checks when it is written
+/// ([`kcel_kube::crd_review::validate_crd`], newest Kubernetes version): the
+/// structural schema rules, every rule and messageExpression compiled against
+/// the schema's types, and the estimated costs against the per-rule and per-CRD
+/// budgets. A `{schemas: …}` document is checked the same way, each schema as
+/// the `spec` of a stand-in CRD, keeping the problems of its rules
+/// (`x-kubernetes-validations`), with paths rewritten to `schemas[<name>]`.
+/// A document that does not decode as a CRD falls back to parsing each
+/// expression, reporting syntax errors with their schema path.
 pub fn check_rules(doc: &Value) -> Vec<RuleProblem> {
+    if doc.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
+        && let Ok(crd) = serde_json::from_value::<CustomResourceDefinition>(doc.clone())
+    {
+        return review(&crd)
+            .into_iter()
+            .map(|e| RuleProblem {
+                path: e.path.to_string(),
+                message: e.body(),
+            })
+            .collect();
+    }
+    if let Some(schemas) = doc.get("schemas").and_then(Value::as_object) {
+        let mut problems = Vec::new();
+        for (name, schema) in schemas {
+            let Ok(crd) = serde_json::from_value::<CustomResourceDefinition>(stand_in_crd(schema))
+            else {
+                continue;
+            };
+            for e in review(&crd) {
+                let path = e.path.to_string();
+                if !path.contains("x-kubernetes-validations") {
+                    continue;
+                }
+                problems.push(RuleProblem {
+                    path: path.replacen(STAND_IN_PREFIX, &format!("schemas[{name}]"), 1),
+                    message: e.body(),
+                });
+            }
+        }
+        return problems;
+    }
+    parse_only(doc)
+}
+
+/// Where a schema sits in [`stand_in_crd`].
+/// Kubernetes names a single-version CRD's schema `spec.validation`.
+const STAND_IN_PREFIX: &str = "spec.validation.openAPIV3Schema.properties[spec]";
+
+/// A minimal CRD whose only version has `schema` as its `spec`.
+fn stand_in_crd(schema: &Value) -> Value {
+    serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "checks.kcel.example"},
+        "spec": {
+            "group": "kcel.example",
+            "names": {"plural": "checks", "singular": "check", "kind": "Check", "listKind": "CheckList"},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": schema}}}
+            }]
+        }
+    })
+}
+
+fn review(crd: &CustomResourceDefinition) -> Vec<kcel_kube::field::FieldError> {
+    kcel_kube::crd_review::validate_crd(crd, None, kcel_kube::pipeline::KubeVersion::NEWEST)
+}
+
+/// Parses every `rule` and `messageExpression`, reporting syntax errors.
+fn parse_only(doc: &Value) -> Vec<RuleProblem> {
     let env = cel::Env::builder().build();
     let mut problems = Vec::new();
     let mut visit =
@@ -244,10 +311,6 @@ pub fn check_rules(doc: &Value) -> Vec<RuleProblem> {
                     &mut visit,
                 );
             }
-        }
-    } else if let Some(schemas) = doc.get("schemas").and_then(Value::as_object) {
-        for (name, s) in schemas {
-            walk(&format!("schemas[{name}]"), s, 0, &mut visit);
         }
     }
     problems
@@ -334,6 +397,7 @@ mod tests {
         let doc = json!({"spec": {"versions": [{"schema": {"openAPIV3Schema": {
             "properties": {"spec": {"x-kubernetes-validations": [{"rule": "self.x >"}]}}
         }}}]}});
+        // Not a decodable CRD (no names, group): syntax is still checked.
         let problems = check_rules(&doc);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(
@@ -349,9 +413,31 @@ mod tests {
 
     #[test]
     fn valid_rules_and_message_expressions_pass() {
-        let doc = json!({"schemas": {"p.M": {"properties": {"a": {"x-kubernetes-validations": [
-            {"rule": "self.all(x, x.size() > 0) && has(self.b)", "messageExpression": "'got ' + string(self)"}
-        ]}}}}});
+        let doc = json!({"schemas": {"p.M": {"type": "object", "properties": {
+            "a": {"type": "array", "items": {"type": "string", "maxLength": 20}, "maxItems": 10,
+                  "x-kubernetes-validations": [
+                {"rule": "self.all(x, x.size() > 0)", "messageExpression": "'got ' + self[0]"}
+            ]},
+            "b": {"type": "string"}
+        }}}});
         assert_eq!(check_rules(&doc), []);
+    }
+
+    #[test]
+    fn type_errors_in_schema_documents_are_reported_with_the_schema_path() {
+        let doc = json!({"schemas": {"p.M": {"type": "object", "properties": {
+            "a": {"type": "integer", "x-kubernetes-validations": [{"rule": "self + 'x' == 1"}]}
+        }}}});
+        let problems = check_rules(&doc);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(
+            problems[0].path,
+            "schemas[p.M].properties[a].x-kubernetes-validations[0].rule"
+        );
+        assert!(
+            problems[0].message.contains("found no matching overload"),
+            "{}",
+            problems[0].message
+        );
     }
 }
