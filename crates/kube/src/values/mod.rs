@@ -85,7 +85,7 @@ impl Json {
     /// Converts a `serde_json` document. Integers outside int64 become doubles (as the API
     /// server's decoder reads them).
     pub fn from_serde(v: &serde_json::Value) -> Result<Json, ValueError> {
-        from_serde(v, 0)
+        Converter::default().convert(v, 0)
     }
 
     /// Go's `%T` of the value as the API server holds it (for error messages).
@@ -108,34 +108,78 @@ impl Json {
     }
 }
 
-fn from_serde(v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
-    if depth > MAX_JSON_DEPTH {
-        return Err(ValueError::new(format!(
-            "document nests deeper than {MAX_JSON_DEPTH} levels"
-        )));
-    }
-    Ok(match v {
-        serde_json::Value::Null => Json::Null,
-        serde_json::Value::Bool(b) => Json::Bool(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Json::Int(i),
-            None => Json::Double(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Json::String(s.as_str().into()),
-        serde_json::Value::Array(a) => Json::Array(
-            a.iter()
-                .map(|x| from_serde(x, depth + 1))
-                .collect::<Result<Vec<_>, _>>()?
-                .into(),
-        ),
-        serde_json::Value::Object(m) => {
-            let mut out = JsonObject::with_capacity(m.len());
-            for (k, x) in m {
-                out.insert(k.as_str().into(), from_serde(x, depth + 1)?);
-            }
-            Json::Object(Arc::new(out))
+/// Converts `serde_json` documents, sharing the key strings of objects of one shape.
+#[derive(Default)]
+struct Converter {
+    /// The keys last seen, by nesting depth and position in their object: the objects of a
+    /// list usually repeat their keys in the same order, so each key is allocated once.
+    keys: Vec<Vec<Arc<str>>>,
+}
+
+impl Converter {
+    /// How many key positions per depth are remembered.
+    const MAX_KEY_POSITIONS: usize = 64;
+    /// How many depths keep keys.
+    const MAX_KEY_DEPTHS: usize = 64;
+
+    fn key(&mut self, depth: usize, position: usize, key: &str) -> Arc<str> {
+        if depth >= Self::MAX_KEY_DEPTHS || position >= Self::MAX_KEY_POSITIONS {
+            return key.into();
         }
-    })
+        if self.keys.len() <= depth {
+            self.keys.resize_with(depth + 1, Vec::new);
+        }
+        let Some(seen) = self.keys.get_mut(depth) else {
+            return key.into();
+        };
+        match seen.get_mut(position) {
+            Some(k) if **k == *key => k.clone(),
+            Some(k) => {
+                *k = key.into();
+                k.clone()
+            }
+            None => {
+                let k: Arc<str> = key.into();
+                // Positions fill in order: an object with a new key at position `p` has seen
+                // positions `0..p` just before.
+                if seen.len() == position {
+                    seen.push(k.clone());
+                }
+                k
+            }
+        }
+    }
+
+    fn convert(&mut self, v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
+        if depth > MAX_JSON_DEPTH {
+            return Err(ValueError::new(format!(
+                "document nests deeper than {MAX_JSON_DEPTH} levels"
+            )));
+        }
+        Ok(match v {
+            serde_json::Value::Null => Json::Null,
+            serde_json::Value::Bool(b) => Json::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Json::Int(i),
+                None => Json::Double(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            serde_json::Value::String(s) => Json::String(s.as_str().into()),
+            serde_json::Value::Array(a) => Json::Array(
+                a.iter()
+                    .map(|x| self.convert(x, depth + 1))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into(),
+            ),
+            serde_json::Value::Object(m) => {
+                let mut out = JsonObject::with_capacity(m.len());
+                for (position, (k, x)) in m.iter().enumerate() {
+                    let key = self.key(depth, position, k);
+                    out.insert(key, self.convert(x, depth + 1)?);
+                }
+                Json::Object(Arc::new(out))
+            }
+        })
+    }
 }
 
 /// The CEL value of a custom resource (or any resource root): the schema gets `apiVersion`,

@@ -193,3 +193,49 @@ fn object_equality_counts_unknown_and_null_fields() {
     // Kubernetes only walks the left's keys: same raw size, `a` null vs absent alike.
     assert!(n1.equals(&n2));
 }
+
+#[test]
+fn conversion_shares_repeated_keys_and_keeps_every_document_intact() {
+    let doc = json!({"items": [
+        {"name": "a", "value": "1"},
+        {"name": "b", "value": "2"},
+        {"value": "3", "name": "c", "extra": {"name": null}},
+        {"other": 1},
+        {"name": "d", "value": "4", "x": [{"name": "e"}, {"name": "f", "y": true}]}
+    ]});
+    let converted = Json::from_serde(&doc).expect("json");
+    // Round trip: every key and value in place, in document order.
+    fn back(j: &Json) -> serde_json::Value {
+        match j {
+            Json::Null => serde_json::Value::Null,
+            Json::Bool(b) => json!(b),
+            Json::Int(i) => json!(i),
+            Json::Double(d) => json!(d),
+            Json::String(s) => json!(s.as_ref()),
+            Json::Array(a) => serde_json::Value::Array(a.iter().map(back).collect()),
+            Json::Object(o) => {
+                serde_json::Value::Object(o.iter().map(|(k, v)| (k.to_string(), back(v))).collect())
+            }
+        }
+    }
+    assert_eq!(back(&converted), doc);
+    let Json::Object(root) = &converted else {
+        panic!("object expected")
+    };
+    let Some(Json::Array(items)) = root.get("items") else {
+        panic!("items expected")
+    };
+    let key = |i: usize, position: usize| -> Arc<str> {
+        match &items[i] {
+            Json::Object(o) => o.get_index(position).expect("entry").0.clone(),
+            _ => panic!("object expected"),
+        }
+    };
+    // Same key at the same depth and position: one allocation.
+    assert!(Arc::ptr_eq(&key(0, 0), &key(1, 0)));
+    assert!(Arc::ptr_eq(&key(0, 1), &key(1, 1)));
+    assert_eq!(key(2, 0).as_ref(), "value");
+    assert_eq!(key(2, 1).as_ref(), "name");
+    assert_eq!(key(3, 0).as_ref(), "other");
+    assert_eq!(key(4, 0).as_ref(), "name");
+}
