@@ -532,7 +532,7 @@ impl<'a> Planner<'a> {
                 }
             };
             if let Some(Literal::String(p)) = pattern.as_literal() {
-                let regex = strings::compile_regex(p).map(Arc::new);
+                let regex = strings::cached_regex(p);
                 if self.optimize
                     && let Err(err) = &regex
                 {
