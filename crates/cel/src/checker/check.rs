@@ -5,7 +5,6 @@
 //! constructions get their fully qualified type name.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::diagnostics::Issues;
 use crate::env::Env;
@@ -14,7 +13,6 @@ use crate::syntax::{Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
 
-use super::Reference;
 use super::format::{CheckedType, declared_type_name, format_call_signature};
 use super::names::{
     IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
@@ -23,6 +21,7 @@ use super::names::{
 use super::unify::{
     Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
+use super::{NodeMap, NodeTypes, Reference};
 
 /// Deepest expression nesting the walk accepts: three times the parser's limit,
 /// and within a 2 MiB stack in debug builds.
@@ -71,7 +70,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
-    pub(crate) references: HashMap<ExprId, Reference>,
+    pub(crate) references: NodeMap<Reference>,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(String, Type)>,
     fresh_vars: usize,
@@ -99,7 +98,7 @@ impl<'a> Checker<'a> {
             homogeneous_literals: options.homogeneous_aggregate_literals,
             mapping: Mapping::default(),
             types: vec![None; nodes],
-            references: HashMap::new(),
+            references: NodeMap::default(),
             locals: Vec::new(),
             fresh_vars: 0,
             issues,
@@ -810,19 +809,14 @@ impl<'a> Checker<'a> {
 
     /// The final pass: every node's type with its parameters substituted, and
     /// unbound ones replaced by `dyn`.
-    pub(crate) fn finish_types(&self) -> HashMap<ExprId, Type> {
-        let mut out = HashMap::with_capacity(self.types.len());
-        for (i, t) in self.types.iter().enumerate() {
-            if let Some(t) = t {
-                let t = if has_type_param(t) {
-                    self.mapping.substitute(t, true)
-                } else {
-                    t.clone()
-                };
-                out.insert(i as ExprId, t);
+    pub(crate) fn finish_types(&mut self) -> NodeTypes {
+        let mut types = std::mem::take(&mut self.types);
+        for t in types.iter_mut().flatten() {
+            if has_type_param(t) {
+                *t = self.mapping.substitute(t, true);
             }
         }
-        out
+        NodeTypes::from_dense(types)
     }
 }
 

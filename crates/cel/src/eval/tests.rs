@@ -234,8 +234,8 @@ fn run_with(
     let ast = b.ast(e);
     let checked = CheckedAst {
         ast: ast.clone(),
-        types: HashMap::new(),
-        references: b.refs.clone(),
+        types: Default::default(),
+        references: b.refs.clone().into_iter().collect(),
     };
     let prog = env.program_checked(&checked).expect("plans");
     let plain = prog.eval(act);
@@ -668,8 +668,8 @@ fn perf_probe_e5() {
     let ast = b.ast(e);
     let checked = CheckedAst {
         ast: ast.clone(),
-        types: HashMap::new(),
-        references: b.refs.clone(),
+        types: Default::default(),
+        references: b.refs.clone().into_iter().collect(),
     };
     let prog = env(true, 0).program_checked(&checked).unwrap();
     let mut m = indexmap::IndexMap::new();
