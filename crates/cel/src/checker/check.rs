@@ -486,11 +486,20 @@ impl<'a> Checker<'a> {
         args: &[Expr],
     ) {
         let is_member = target.is_some();
-        let arg_types: Vec<Type> = target
-            .into_iter()
-            .chain(args.iter().map(|a| a.id))
-            .map(|id| self.get_type(id))
-            .collect();
+        let ids = target.into_iter().chain(args.iter().map(|a| a.id));
+        // Up to three argument types live on the stack.
+        let mut small: [Type; 3] = [Type::Dyn, Type::Dyn, Type::Dyn];
+        let big: Vec<Type>;
+        let n = usize::from(is_member) + args.len();
+        let arg_types: &[Type] = if n <= small.len() {
+            for (slot, id) in small.iter_mut().zip(ids) {
+                *slot = self.get_type(id);
+            }
+            &small[..n]
+        } else {
+            big = ids.map(|id| self.get_type(id)).collect();
+            &big
+        };
         let mut result: Option<Type> = None;
         let mut ids: Vec<String> = Vec::new();
         for o in &f.overloads {
@@ -501,7 +510,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             if f.name == "_&&_" || f.name == "_||_" {
-                self.resolve_logical(call_id, o, args, &arg_types);
+                self.resolve_logical(call_id, o, args, arg_types);
                 return;
             }
             if o.params.len() != arg_types.len()
@@ -518,7 +527,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let matched_result = if o.type_params.is_empty() {
-                if self.mapping.is_assignable_list(&arg_types, &o.params) {
+                if self.mapping.is_assignable_list(arg_types, &o.params) {
                     Some(self.mapping.substitute(&o.result, false))
                 } else {
                     None
@@ -537,7 +546,7 @@ impl<'a> Checker<'a> {
                     .iter()
                     .map(|p| instantiate_with(p, &fresh))
                     .collect();
-                if self.mapping.is_assignable_list(&arg_types, &params) {
+                if self.mapping.is_assignable_list(arg_types, &params) {
                     let r = instantiate_with(&o.result, &fresh);
                     Some(self.mapping.substitute(&r, false))
                 } else {
