@@ -61,6 +61,7 @@ pub(crate) struct CallMeta {
     pub id: ExprId,
     pub function: Arc<str>,
     /// The overload id cel-go reports: the checked reference's only id, or "".
+    /// Only kept when `custom` (nothing else reads it): "" otherwise.
     pub overload_id: Arc<str>,
     /// A cost function attached to that overload.
     pub cost_fn: Option<OverloadCostFn>,
