@@ -86,6 +86,26 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Two charges in a row (`a` then `b`): one addition and one test when
+    /// within the limit; past it, the cost stops where the first of the two
+    /// charges that passes the limit would have stopped it.
+    #[inline(always)]
+    fn charge2<const T: bool>(&mut self, a: u64, b: u64) -> EvalResult<()> {
+        if T {
+            let first = self.cost.saturating_add(a);
+            let total = first.saturating_add(b);
+            if total > self.limit {
+                self.cost = if first > self.limit { first } else { total };
+                return Err(EvalError::new(
+                    ErrorKind::CostLimitExceeded,
+                    "operation cancelled: actual cost limit exceeded",
+                ));
+            }
+            self.cost = total;
+        }
+        Ok(())
+    }
+
     /// Counts an iteration; every 100, checks the cancel flag and the deadline
     /// (nothing to do without either).
     #[inline(always)]
@@ -308,20 +328,24 @@ impl Plan {
     #[inline]
     fn eval_op2_const<const T: bool>(&self, op: &Op2, c: &Value, cx: &mut Ctx<'_>) -> EvalResult {
         if let Node::Local(s) = &op.args[0] {
-            cx.charge::<T>(1)?;
-            let r = match cx.slots.get(*s) {
-                Some(Ok(x)) => (op.f)(x, c).map_err(|e| e.at(op.meta.id)),
-                Some(Err(e)) => Err(e.clone()),
-                None => Err(EvalError::msg("internal error: slot")),
+            let (r, a) = match cx.slots.get(*s) {
+                Some(Ok(x)) => ((op.f)(x, c).map_err(|e| e.at(op.meta.id)), x),
+                Some(Err(e)) => (Err(e.clone()), &NULL),
+                None => (Err(EvalError::msg("internal error: slot")), &NULL),
             };
-            if T {
-                let a = match cx.slots.get(*s) {
-                    Some(Ok(x)) => x,
-                    _ => &NULL,
-                };
-                let cost = cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok());
-                cx.charge::<T>(cost)?;
-            }
+            let cost = if !T {
+                0
+            } else if op.meta.custom {
+                cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok())
+            } else {
+                let rhs = op.const_size;
+                op.meta
+                    .rule
+                    .cost_sized(|i| if i == 0 { cost::actual_size(a) } else { rhs })
+            };
+            // The variable's read (1), then the call: charged as two charges
+            // (the operator is pure, so evaluating it first changes nothing).
+            cx.charge2::<T>(1, cost)?;
             return r;
         }
         let a = self.eval_node::<T>(&op.args[0], cx);
@@ -658,9 +682,11 @@ impl Plan {
                 Ok(b) => Ok(if exists { !b } else { *b }),
                 Err(_) => Err(()),
             };
-            if T && fixed_cond > 0 {
-                cx.charge::<T>(fixed_cond)?;
-            } else if T {
+            let cond_cost = if !T {
+                0
+            } else if fixed_cond > 0 {
+                fixed_cond
+            } else {
                 let acc_v = match &acc {
                     Ok(b) => Value::Bool(*b),
                     Err(_) => Value::Null,
@@ -678,13 +704,15 @@ impl Plan {
                 };
                 let out = Value::Bool(tested != Ok(false));
                 cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
-                cx.charge::<T>(cost)?;
-            }
+                cost
+            };
             if tested == Ok(false) {
+                cx.charge::<T>(cond_cost)?;
                 break;
             }
-            // Step: acc || p / acc && p (acc is neutral or an error here).
-            cx.charge::<T>(1)?;
+            // The condition, then the step `acc || p` / `acc && p` reading the
+            // accumulator (acc is neutral or an error here).
+            cx.charge2::<T>(cond_cost, 1)?;
             let p = self.eval_node::<T>(pred, cx);
             abort_on!(p);
             match (&acc, &p) {

@@ -142,6 +142,8 @@ pub(crate) struct Op2 {
     pub meta: CallMeta,
     pub f: fn(&Value, &Value) -> crate::error::EvalResult,
     pub args: [Node; 2],
+    /// The cost-model size of the right operand when it is a constant.
+    pub const_size: u64,
 }
 
 /// One overload a call may bind to at runtime.

@@ -490,10 +490,12 @@ impl<'a> Planner<'a> {
                 {
                     return Ok(Node::InSet(Box::new(InSet { elem: x, set })));
                 }
+                let const_size = y.as_const().map_or(1, super::cost::actual_size);
                 return Ok(Node::Op2(Box::new(Op2 {
                     meta: self.meta(id, name),
                     f,
                     args: [x, y],
+                    const_size,
                 })));
             }
             if let [a] = c.args.as_slice()
@@ -729,9 +731,30 @@ impl<'a> Planner<'a> {
 /// to one of them allocates no name).
 fn shared_name(name: &str) -> Option<Arc<str>> {
     const NAMES: [&str; 24] = [
-        "", "!_", "-_", "_+_", "_-_", "_*_", "_/_", "_%_", "_==_", "_!=_", "_<_", "_<=_", "_>_",
-        "_>=_", "@in", "_[_]", "_?_:_", "@not_strictly_false", "size", "matches", "contains",
-        "startsWith", "endsWith", "string",
+        "",
+        "!_",
+        "-_",
+        "_+_",
+        "_-_",
+        "_*_",
+        "_/_",
+        "_%_",
+        "_==_",
+        "_!=_",
+        "_<_",
+        "_<=_",
+        "_>_",
+        "_>=_",
+        "@in",
+        "_[_]",
+        "_?_:_",
+        "@not_strictly_false",
+        "size",
+        "matches",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "string",
     ];
     static SHARED: std::sync::OnceLock<Vec<Arc<str>>> = std::sync::OnceLock::new();
     let i = NAMES.iter().position(|n| *n == name)?;
