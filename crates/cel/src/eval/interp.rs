@@ -61,6 +61,14 @@ macro_rules! abort_on {
 }
 
 impl Ctx<'_> {
+    /// Resolves `var` into the cache if it is not there yet.
+    #[inline]
+    fn resolve_into_cache(&mut self, var: &VarRef) {
+        if let Some(entry @ None) = self.vars.get_mut(var.cache) {
+            *entry = Some(self.act.resolve(&var.name));
+        }
+    }
+
     /// The value of an activation variable, asking the activation once per
     /// evaluation.
     #[inline]
@@ -406,6 +414,35 @@ impl Plan {
         cx: &mut Ctx<'_>,
         charge_base: bool,
     ) -> EvalResult {
+        // A comprehension variable or a (cached) activation variable whose
+        // first qualifier is a present field: select it without copying the
+        // base value.
+        let first = match &a.base {
+            Base::Slot(s) => match cx.slots.get(*s) {
+                Some(Ok(root)) => first_field(root, &a.quals),
+                _ => None,
+            },
+            Base::Vars(cands) => match cands.as_slice() {
+                [var] if var.skip == 0 && var.cache < VAR_CACHE => {
+                    cx.resolve_into_cache(var);
+                    match cx.vars.get(var.cache) {
+                        Some(Some(Some(root))) => first_field(root, &a.quals),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((v, rest)) = first {
+            cx.charge::<T>(1)?;
+            let r = self.apply_quals::<T>(v, rest, cx);
+            abort_on!(r);
+            if charge_base {
+                cx.charge::<T>(1)?;
+            }
+            return r;
+        }
         let (base, skip) = match &a.base {
             Base::Slot(s) => (cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null)), 0),
             Base::BlockSlot(i) => (self.block_value::<T>(*i, cx), 0),
@@ -440,6 +477,16 @@ impl Plan {
     ) -> EvalResult {
         let mut opt = false;
         for q in quals {
+            // The common case: a present field of a map, no optionals.
+            if !opt
+                && !q.optional
+                && let (Value::Map(m), QualKind::Field(f)) = (&v, &q.kind)
+                && let Some(x) = m.field(f)
+            {
+                cx.charge::<T>(1)?;
+                v = x;
+                continue;
+            }
             if let Value::Optional(inner) = &v {
                 match inner {
                     None => {
@@ -815,6 +862,18 @@ fn missing_attribute(id: i64, cands: &[VarRef]) -> EvalError {
         names.join(" ")
     ))
     .at(id)
+}
+
+/// The first qualifier applied to a borrowed base, when it is a plain
+/// (non-optional) field selection that finds a value in a map: the value and
+/// the remaining qualifiers. `None` leaves the case to the general path.
+#[inline]
+fn first_field<'q>(root: &Value, quals: &'q [Qual]) -> Option<(Value, &'q [Qual])> {
+    let (q, rest) = quals.split_first()?;
+    match (root, &q.kind) {
+        (Value::Map(m), QualKind::Field(f)) if !q.optional => Some((m.field(f)?, rest)),
+        _ => None,
+    }
 }
 
 /// `v.field` (`None`: absent in optional mode).
