@@ -290,12 +290,19 @@ impl Plan {
                 };
                 if T {
                     let t = t.as_ref().unwrap_or(&NULL);
-                    cx.charge::<T>(cost::cost_of(
-                        &self.env,
-                        &m.meta,
-                        &[t, &m.pattern],
-                        r.as_ref().ok(),
-                    ))?;
+                    let c = if m.meta.custom {
+                        cost::cost_of(&self.env, &m.meta, &[t, &m.pattern], r.as_ref().ok())
+                    } else {
+                        let pattern = m.pattern_size;
+                        m.meta.rule.cost_sized(|i| {
+                            if i == 0 {
+                                cost::actual_size(t)
+                            } else {
+                                pattern
+                            }
+                        })
+                    };
+                    cx.charge::<T>(c)?;
                 }
                 r
             }

@@ -165,6 +165,8 @@ pub(crate) struct Matches {
     pub meta: CallMeta,
     pub target: Node,
     pub pattern: Value,
+    /// The pattern's cost-model size (its length in code points).
+    pub pattern_size: u64,
     pub regex: Result<Arc<regex::Regex>, EvalError>,
 }
 

@@ -549,6 +549,7 @@ impl<'a> Planner<'a> {
                     meta: self.meta(id, name),
                     target,
                     pattern: Value::String(p.clone()),
+                    pattern_size: p.chars().count() as u64,
                     regex,
                 })));
             }
