@@ -12,7 +12,6 @@
 //! strings extension), directly or nested only inside other list and map
 //! literals there, are not checked.
 
-
 use crate::diagnostics::Issues;
 use crate::syntax::{Expr, ExprId, ExprKind, SourceInfo};
 use crate::types::Type;
