@@ -12,8 +12,6 @@
 //! strings extension), directly or nested only inside other list and map
 //! literals there, are not checked.
 
-use std::collections::HashMap;
-
 use crate::diagnostics::Issues;
 use crate::syntax::{Expr, ExprId, ExprKind, SourceInfo};
 use crate::types::Type;
@@ -23,7 +21,7 @@ use super::format::CheckedType;
 /// Reports the list and map literals of `root` whose entries disagree in type.
 pub(crate) fn validate(
     root: &Expr,
-    types: &HashMap<ExprId, Type>,
+    types: &super::NodeTypes,
     exempt_functions: &[String],
     source_info: &SourceInfo,
     issues: &mut Issues,
