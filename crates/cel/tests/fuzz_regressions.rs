@@ -54,9 +54,12 @@ fn regressions_replay_without_panic() {
         };
         let started = Instant::now();
         match on_thread(move || harness().run(&text)) {
-            Ok(_) if started.elapsed() > common::fuzz_env::DEADLINE * 5 => {
-                failures.push(format!("{}: took {:?}", path.display(), started.elapsed()))
-            }
+            Ok(_) if started.elapsed() > common::fuzz_env::DEADLINE * 5 => failures.push(format!(
+                "{}: took {:?} (limit {:?})",
+                path.display(),
+                started.elapsed(),
+                common::fuzz_env::DEADLINE * 5
+            )),
             Ok(_) => {}
             Err(panic) => failures.push(format!("{}: panicked: {panic}", path.display())),
         }

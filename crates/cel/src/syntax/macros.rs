@@ -40,6 +40,8 @@ pub struct MacroContext<'a> {
 
 /// The parser side of [`MacroContext`].
 pub(crate) trait MacroHost {
+    /// Whether the expression has reached its node limit (copies then stop).
+    fn exhausted(&self) -> bool;
     /// A fresh id positioned at the macro call.
     fn next_id(&mut self) -> ExprId;
     /// A fresh id with the position of node `like`.
@@ -178,6 +180,10 @@ impl MacroContext<'_> {
     /// The tree is at most as deep as the parser allows, so recursion is bounded.
     pub fn copy(&mut self, e: &Expr) -> Expr {
         let id = self.inner.next_id_like(e.id);
+        if self.inner.exhausted() {
+            // The parse fails; keep the work bounded.
+            return Expr::new(id, ExprKind::Literal(crate::syntax::Literal::Null));
+        }
         let kind = match &e.kind {
             ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
             ExprKind::Ident(n) => ExprKind::Ident(n.clone()),

@@ -138,6 +138,10 @@ enum Rule {
 /// the parser.
 struct Ids {
     next: ExprId,
+    /// Set when macro expansion has created [`MAX_EXPANDED_NODES`] nodes:
+    /// copies stop (chained `optMap` would otherwise double the tree per link)
+    /// and the parse fails.
+    exhausted: bool,
     offsets: Vec<i32>,
     /// Offset of the macro call being expanded.
     call_offset: i32,
@@ -145,6 +149,9 @@ struct Ids {
 
 impl Ids {
     fn alloc(&mut self, offset: i32) -> ExprId {
+        if self.next >= MAX_EXPANDED_NODES {
+            self.exhausted = true;
+        }
         let id = self.next;
         self.next += 1;
         self.offsets.push(offset);
@@ -160,7 +167,14 @@ impl Ids {
     }
 }
 
+/// The most nodes a parsed and macro-expanded expression may have.
+pub(crate) const MAX_EXPANDED_NODES: ExprId = 250_000;
+
 impl MacroHost for Ids {
+    fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
     fn next_id(&mut self) -> ExprId {
         self.alloc(self.call_offset)
     }
@@ -240,6 +254,7 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
             .clamp(MIN_NESTING_DEPTH, MAX_NESTING_DEPTH_CAP),
         ids: Ids {
             next: 1,
+            exhausted: false,
             offsets,
             call_offset: 0,
         },
@@ -264,6 +279,15 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
     if p.abort == Abort::None && (p.vdepth_exceeded || p.vdepth_of(&expr) as usize > p.max_depth) {
         p.errors
             .push((None, 0, "max recursion depth exceeded".to_string()));
+    }
+    if p.ids.exhausted {
+        p.errors.push((
+            None,
+            0,
+            format!(
+                "expression too large: more than {MAX_EXPANDED_NODES} nodes after macro expansion"
+            ),
+        ));
     }
     if p.syntax_error_count > opts.error_reporting_limit {
         // Keep the first reports by position, then cel-go's summary line.
