@@ -27,6 +27,15 @@ pub struct Args {
     /// Output format of the result.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Cel)]
     output: Format,
+    /// Also print the checked type of the expression (`value : type`, as
+    /// cel-go's REPL shows it; on standard error with `-o json`).
+    #[arg(short = 't', long = "type")]
+    show_type: bool,
+    /// Also print the estimated cost range (cel-go's static estimate, no size
+    /// knowledge of the variables) and the actual runtime cost of this
+    /// evaluation (on standard error with `-o json`).
+    #[arg(long = "cost")]
+    cost: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -51,16 +60,55 @@ pub fn run(args: Args) -> ExitCode {
         builder.add_variable(&name, t);
     }
     let env = builder.build();
-    let program = match env.compile(&args.expr) {
+    let checked = match env.parse(&args.expr).and_then(|ast| env.check(&ast)) {
+        Ok(c) => c,
+        Err(issues) => {
+            eprintln!("{issues}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let program = match env.program_checked(&checked) {
         Ok(p) => p,
         Err(issues) => {
             eprintln!("{issues}");
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let value = match program.eval(&bindings) {
+    let estimate = args.cost.then(|| {
+        cel::cost::estimate(
+            &checked,
+            &env,
+            &cel::cost::EstimateOptions::default(),
+            cel::cost::Hooks::none(),
+        )
+    });
+    let options = cel::EvalOptions {
+        track_cost: args.cost,
+        ..cel::EvalOptions::default()
+    };
+    let evaluation = program.eval_with(&bindings, &options);
+    let mut notes = Vec::new();
+    if args.show_type {
+        notes.push(format!(
+            "type: {}",
+            cel::checker::format::format_type(checked.result_type())
+        ));
+    }
+    if let Some(estimate) = estimate {
+        notes.push(match estimate {
+            Ok(e) => format!("estimated cost: {{{}, {}}}", e.min, e.max),
+            Err(e) => format!("estimated cost: {e}"),
+        });
+    }
+    if let Some(actual) = evaluation.cost {
+        notes.push(format!("actual cost: {actual}"));
+    }
+    let value = match evaluation.value {
         Ok(v) => v,
         Err(e) => {
+            for n in &notes {
+                eprintln!("{n}");
+            }
             eprintln!("evaluation error: {e}");
             return ExitCode::from(EXIT_FAILED);
         }
@@ -75,6 +123,12 @@ pub fn run(args: Args) -> ExitCode {
     match shown {
         Ok(text) => {
             println!("{text}");
+            for n in &notes {
+                match args.output {
+                    Format::Cel => println!("{n}"),
+                    Format::Json => eprintln!("{n}"),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(message) => {

@@ -33,6 +33,35 @@ fn readme_example_evaluates_to_true() {
     assert_eq!(o.status.code(), Some(0));
 }
 
+/// `-t` shows the checked type; `--cost` the static estimate and the runtime
+/// cost (an `exists` over a 3-element literal list: list 10, then per element
+/// `@not_strictly_false(!acc)` and `acc || x == 2` until it is found, result 1).
+#[test]
+fn shows_the_checked_type_and_the_costs() {
+    let o = kcel(&["eval", "['a', 'b'].map(s, s + '!')", "-t"]);
+    assert_eq!(
+        stdout(&o),
+        "[\"a!\", \"b!\"]\ntype: list(string)\n",
+        "stderr: {}",
+        stderr(&o)
+    );
+    let o = kcel(&[
+        "eval",
+        "x.size() > 2",
+        "--decl",
+        "x:string",
+        "--var",
+        "x=\"abc\"",
+        "--cost",
+    ]);
+    let out = stdout(&o);
+    assert!(out.starts_with("true\nestimated cost: {"), "{out}");
+    assert!(out.ends_with("actual cost: 3\n"), "{out}");
+    let o = kcel(&["eval", "1 + 1", "--cost", "-o", "json"]);
+    assert_eq!(stdout(&o), "2\n");
+    assert!(stderr(&o).contains("actual cost: 1"), "{}", stderr(&o));
+}
+
 #[test]
 fn prints_cel_literals_and_json() {
     let o = kcel(&["eval", "[x + 1, 'a', b'\\x00', 2u, 1.0]", "--var", "x=41"]);

@@ -57,6 +57,11 @@ fn member(id: &str, params: Vec<Type>, result: Type, imp: FnImpl) -> Overload {
 
 impl Library for Lists {
     fn install(&self, env: &mut EnvBuilder) {
+        if self.version >= 2 {
+            for m in crate::syntax::macros::lists() {
+                env.add_macro(m);
+            }
+        }
         if self.version >= 3 {
             crate::cost::install_lists_estimators(env);
         }
