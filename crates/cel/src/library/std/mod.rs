@@ -11,6 +11,7 @@
 pub(crate) mod block;
 pub(crate) mod convert;
 pub(crate) mod ops;
+pub mod re2;
 pub(crate) mod strings;
 pub(crate) mod time;
 
