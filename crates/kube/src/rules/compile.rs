@@ -391,6 +391,12 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
 /// Plans a checked expression into a program (cel-go's `env.Program` with Kubernetes' options,
 /// which the environment carries).
 pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, String> {
+    let ast = e.checked.as_ref().map_or(&e.ast, |c| &c.ast);
+    if env.function("find").is_some()
+        && let Some(err) = crate::library::regex::constant_pattern_error(&ast.expr)
+    {
+        return Err(err);
+    }
     let planned = match &e.checked {
         Some(c) => env.program_checked(c),
         None => env.program(&e.ast),
