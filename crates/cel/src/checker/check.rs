@@ -5,7 +5,6 @@
 //! constructions get their fully qualified type name.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::diagnostics::Issues;
 use crate::env::Env;
@@ -14,7 +13,6 @@ use crate::syntax::{Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
 
-use super::Reference;
 use super::format::{CheckedType, declared_type_name, format_call_signature};
 use super::names::{
     IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
@@ -23,6 +21,7 @@ use super::names::{
 use super::unify::{
     Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
+use super::{NodeMap, NodeTypes, Reference};
 
 /// Deepest expression nesting the walk accepts: three times the parser's limit,
 /// and within a 2 MiB stack in debug builds.
@@ -70,7 +69,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
-    pub(crate) references: HashMap<ExprId, Reference>,
+    pub(crate) references: NodeMap<Reference>,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(String, Type)>,
     fresh_vars: usize,
@@ -97,7 +96,7 @@ impl<'a> Checker<'a> {
             cross_type_numeric: options.cross_type_numeric_comparisons,
             mapping: Mapping::default(),
             types: vec![None; nodes],
-            references: HashMap::new(),
+            references: NodeMap::default(),
             locals: Vec::new(),
             fresh_vars: 0,
             issues,
@@ -485,11 +484,20 @@ impl<'a> Checker<'a> {
         args: &[Expr],
     ) {
         let is_member = target.is_some();
-        let arg_types: Vec<Type> = target
-            .into_iter()
-            .chain(args.iter().map(|a| a.id))
-            .map(|id| self.get_type(id))
-            .collect();
+        let ids = target.into_iter().chain(args.iter().map(|a| a.id));
+        // Up to three argument types live on the stack.
+        let mut small: [Type; 3] = [Type::Dyn, Type::Dyn, Type::Dyn];
+        let big: Vec<Type>;
+        let n = usize::from(is_member) + args.len();
+        let arg_types: &[Type] = if n <= small.len() {
+            for (slot, id) in small.iter_mut().zip(ids) {
+                *slot = self.get_type(id);
+            }
+            &small[..n]
+        } else {
+            big = ids.map(|id| self.get_type(id)).collect();
+            &big
+        };
         let mut result: Option<Type> = None;
         let mut ids: Vec<String> = Vec::new();
         for o in &f.overloads {
@@ -500,7 +508,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             if f.name == "_&&_" || f.name == "_||_" {
-                self.resolve_logical(call_id, o, args, &arg_types);
+                self.resolve_logical(call_id, o, args, arg_types);
                 return;
             }
             if o.params.len() != arg_types.len()
@@ -517,7 +525,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let matched_result = if o.type_params.is_empty() {
-                if self.mapping.is_assignable_list(&arg_types, &o.params) {
+                if self.mapping.is_assignable_list(arg_types, &o.params) {
                     Some(self.mapping.substitute(&o.result, false))
                 } else {
                     None
@@ -536,7 +544,7 @@ impl<'a> Checker<'a> {
                     .iter()
                     .map(|p| instantiate_with(p, &fresh))
                     .collect();
-                if self.mapping.is_assignable_list(&arg_types, &params) {
+                if self.mapping.is_assignable_list(arg_types, &params) {
                     let r = instantiate_with(&o.result, &fresh);
                     Some(self.mapping.substitute(&r, false))
                 } else {
@@ -806,19 +814,14 @@ impl<'a> Checker<'a> {
 
     /// The final pass: every node's type with its parameters substituted, and
     /// unbound ones replaced by `dyn`.
-    pub(crate) fn finish_types(&self) -> HashMap<ExprId, Type> {
-        let mut out = HashMap::with_capacity(self.types.len());
-        for (i, t) in self.types.iter().enumerate() {
-            if let Some(t) = t {
-                let t = if has_type_param(t) {
-                    self.mapping.substitute(t, true)
-                } else {
-                    t.clone()
-                };
-                out.insert(i as ExprId, t);
+    pub(crate) fn finish_types(&mut self) -> NodeTypes {
+        let mut types = std::mem::take(&mut self.types);
+        for t in types.iter_mut().flatten() {
+            if has_type_param(t) {
+                *t = self.mapping.substitute(t, true);
             }
         }
-        out
+        NodeTypes::from_dense(types)
     }
 }
 

@@ -12,18 +12,17 @@
 //! strings extension), directly or nested only inside other list and map
 //! literals there, are not checked.
 
-use std::collections::HashMap;
-
 use crate::diagnostics::Issues;
 use crate::syntax::{Expr, ExprId, ExprKind, SourceInfo};
 use crate::types::Type;
 
+use super::NodeTypes;
 use super::format::CheckedType;
 
 /// Reports the list and map literals of `root` whose entries disagree in type.
 pub(crate) fn validate(
     root: &Expr,
-    types: &HashMap<ExprId, Type>,
+    types: &NodeTypes,
     exempt_functions: &[String],
     source_info: &SourceInfo,
     issues: &mut Issues,

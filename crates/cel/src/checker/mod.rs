@@ -12,6 +12,7 @@
 //!   a successful check.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::diagnostics::Issues;
 use crate::env::Env;
@@ -56,6 +57,115 @@ pub struct Reference {
     pub value: Option<Value>,
 }
 
+/// Hashes node ids (small integers, not attacker-chosen in bulk) with one
+/// multiplication instead of SipHash.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeIdHasher(u64);
+
+impl Hasher for NodeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by node id.
+pub type NodeMap<V> = HashMap<ExprId, V, BuildHasherDefault<NodeIdHasher>>;
+
+/// The type of each node of a checked expression, by node id: a table
+/// indexed by id for the dense ids the parser allocates, a map for others.
+#[derive(Clone, Debug, Default)]
+pub struct NodeTypes {
+    dense: Vec<Option<Type>>,
+    sparse: NodeMap<Type>,
+}
+
+/// Ids up to this bound (or twice the table's size) are stored in the table.
+const DENSE_IDS: usize = 1 << 16;
+
+impl NodeTypes {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The types of nodes `0..types.len()`.
+    pub(crate) fn from_dense(dense: Vec<Option<Type>>) -> Self {
+        NodeTypes {
+            dense,
+            sparse: NodeMap::default(),
+        }
+    }
+
+    /// The type of node `id`.
+    pub fn get(&self, id: &ExprId) -> Option<&Type> {
+        match usize::try_from(*id) {
+            Ok(i) if i < self.dense.len() => self.dense[i].as_ref(),
+            _ => self.sparse.get(id),
+        }
+    }
+
+    /// Records the type of node `id`, returning the previous one.
+    pub fn insert(&mut self, id: ExprId, t: Type) -> Option<Type> {
+        match usize::try_from(id) {
+            Ok(i) if i < self.dense.len() => self.dense[i].replace(t),
+            Ok(i) if i < DENSE_IDS.max(self.dense.len() * 2) => {
+                self.dense.resize(i + 1, None);
+                self.dense[i].replace(t)
+            }
+            _ => self.sparse.insert(id, t),
+        }
+    }
+
+    /// How many nodes have a type.
+    pub fn len(&self) -> usize {
+        self.dense.iter().filter(|t| t.is_some()).count() + self.sparse.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every (node id, type), table entries by id first.
+    pub fn iter(&self) -> impl Iterator<Item = (ExprId, &Type)> {
+        self.dense
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((i as ExprId, t.as_ref()?)))
+            .chain(self.sparse.iter().map(|(id, t)| (*id, t)))
+    }
+}
+
+impl std::ops::Index<&ExprId> for NodeTypes {
+    type Output = Type;
+
+    /// The type of node `id`; panics when it has none (as `HashMap` does).
+    fn index(&self, id: &ExprId) -> &Type {
+        match self.get(id) {
+            Some(t) => t,
+            None => panic!("no type for node {id}"),
+        }
+    }
+}
+
+impl FromIterator<(ExprId, Type)> for NodeTypes {
+    fn from_iter<I: IntoIterator<Item = (ExprId, Type)>>(iter: I) -> Self {
+        let mut out = NodeTypes::new();
+        for (id, t) in iter {
+            out.insert(id, t);
+        }
+        out
+    }
+}
+
 /// A checked expression: the AST with a type per node and resolved references.
 ///
 /// The AST is the input rewritten as cel-go rewrites it: identifiers and
@@ -66,8 +176,8 @@ pub struct Reference {
 #[derive(Clone, Debug)]
 pub struct CheckedAst {
     pub ast: Ast,
-    pub types: HashMap<ExprId, Type>,
-    pub references: HashMap<ExprId, Reference>,
+    pub types: NodeTypes,
+    pub references: NodeMap<Reference>,
 }
 
 impl CheckedAst {

@@ -738,3 +738,28 @@ fn deep_nesting_checks_within_a_small_stack() {
         std::mem::forget(result);
     }
 }
+
+#[test]
+fn node_types_dense_and_sparse_ids() {
+    let mut t = super::NodeTypes::new();
+    assert!(t.is_empty());
+    assert_eq!(t.insert(3, Type::Int), None);
+    assert_eq!(t.insert(3, Type::String), Some(Type::Int));
+    // Far-out and negative ids go to the map, not a huge table.
+    t.insert(1 << 40, Type::Bool);
+    t.insert(-7, Type::Bytes);
+    assert_eq!(t.get(&3), Some(&Type::String));
+    assert_eq!(t[&(1 << 40)], Type::Bool);
+    assert_eq!(t.get(&-7), Some(&Type::Bytes));
+    assert_eq!(t.get(&2), None);
+    assert_eq!(t.get(&99), None);
+    assert_eq!(t.len(), 3);
+    let mut all: Vec<(i64, Type)> = t.iter().map(|(i, t)| (i, t.clone())).collect();
+    all.sort_by_key(|(i, _)| *i);
+    assert_eq!(
+        all,
+        [(-7, Type::Bytes), (3, Type::String), (1 << 40, Type::Bool)]
+    );
+    let collected: super::NodeTypes = all.into_iter().collect();
+    assert_eq!(collected.len(), 3);
+}

@@ -180,8 +180,8 @@ impl Tree {
                 source: Arc::new(Source::new("")),
                 next_id: self.next + 1,
             },
-            types: self.types,
-            references: self.refs,
+            types: self.types.into_iter().collect(),
+            references: self.refs.into_iter().collect(),
         }
     }
 }

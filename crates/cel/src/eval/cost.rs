@@ -11,6 +11,15 @@ use crate::value::Value;
 #[inline(always)]
 pub(crate) fn actual_size(v: &Value) -> u64 {
     match v {
+        Value::String(_) | Value::Bytes(_) | Value::List(_) | Value::Map(_) => sized(v),
+        _ => 1,
+    }
+}
+
+/// [`actual_size`] of a string, bytes, list or map.
+#[inline(never)]
+fn sized(v: &Value) -> u64 {
+    match v {
         Value::String(s) => code_points(s),
         Value::Bytes(b) => b.len() as u64,
         Value::List(l) => l.len() as u64,
@@ -130,9 +139,10 @@ impl CostRule {
 #[inline(always)]
 pub(crate) fn cost_of(env: &Env, meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
     if !meta.custom {
-        return meta
-            .rule
-            .cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v)));
+        return match meta.rule {
+            CostRule::One => 1,
+            rule => rule.cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v))),
+        };
     }
     custom_cost_of(env, meta, args, result)
 }

@@ -61,6 +61,14 @@ macro_rules! abort_on {
 }
 
 impl Ctx<'_> {
+    /// Resolves `var` into the cache if it is not there yet.
+    #[inline]
+    fn resolve_into_cache(&mut self, var: &VarRef) {
+        if let Some(entry @ None) = self.vars.get_mut(var.cache) {
+            *entry = Some(self.act.resolve(&var.name));
+        }
+    }
+
     /// The value of an activation variable, asking the activation once per
     /// evaluation.
     #[inline]
@@ -82,6 +90,26 @@ impl Ctx<'_> {
                     "operation cancelled: actual cost limit exceeded",
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Two charges in a row (`a` then `b`): one addition and one test when
+    /// within the limit; past it, the cost stops where the first of the two
+    /// charges that passes the limit would have stopped it.
+    #[inline(always)]
+    fn charge2<const T: bool>(&mut self, a: u64, b: u64) -> EvalResult<()> {
+        if T {
+            let first = self.cost.saturating_add(a);
+            let total = first.saturating_add(b);
+            if total > self.limit {
+                self.cost = if first > self.limit { first } else { total };
+                return Err(EvalError::new(
+                    ErrorKind::CostLimitExceeded,
+                    "operation cancelled: actual cost limit exceeded",
+                ));
+            }
+            self.cost = total;
         }
         Ok(())
     }
@@ -296,12 +324,19 @@ impl Plan {
                 };
                 if T {
                     let t = t.as_ref().unwrap_or(&NULL);
-                    cx.charge::<T>(cost::cost_of(
-                        &self.env,
-                        &m.meta,
-                        &[t, &m.pattern],
-                        r.as_ref().ok(),
-                    ))?;
+                    let c = if m.meta.custom {
+                        cost::cost_of(&self.env, &m.meta, &[t, &m.pattern], r.as_ref().ok())
+                    } else {
+                        let pattern = m.pattern_size;
+                        m.meta.rule.cost_sized(|i| {
+                            if i == 0 {
+                                cost::actual_size(t)
+                            } else {
+                                pattern
+                            }
+                        })
+                    };
+                    cx.charge::<T>(c)?;
                 }
                 r
             }
@@ -342,20 +377,24 @@ impl Plan {
     #[inline]
     fn eval_op2_const<const T: bool>(&self, op: &Op2, c: &Value, cx: &mut Ctx<'_>) -> EvalResult {
         if let Node::Local(s) = &op.args[0] {
-            cx.charge::<T>(1)?;
-            let r = match cx.slots.get(*s) {
-                Some(Ok(x)) => (op.f)(x, c).map_err(|e| e.at(op.meta.id)),
-                Some(Err(e)) => Err(e.clone()),
-                None => Err(EvalError::msg("internal error: slot")),
+            let (r, a) = match cx.slots.get(*s) {
+                Some(Ok(x)) => ((op.f)(x, c).map_err(|e| e.at(op.meta.id)), x),
+                Some(Err(e)) => (Err(e.clone()), &NULL),
+                None => (Err(EvalError::msg("internal error: slot")), &NULL),
             };
-            if T {
-                let a = match cx.slots.get(*s) {
-                    Some(Ok(x)) => x,
-                    _ => &NULL,
-                };
-                let cost = cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok());
-                cx.charge::<T>(cost)?;
-            }
+            let cost = if !T {
+                0
+            } else if op.meta.custom {
+                cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok())
+            } else {
+                let rhs = op.const_size;
+                op.meta
+                    .rule
+                    .cost_sized(|i| if i == 0 { cost::actual_size(a) } else { rhs })
+            };
+            // The variable's read (1), then the call: charged as two charges
+            // (the operator is pure, so evaluating it first changes nothing).
+            cx.charge2::<T>(1, cost)?;
             return r;
         }
         let a = self.eval_node::<T>(&op.args[0], cx);
@@ -416,6 +455,35 @@ impl Plan {
         cx: &mut Ctx<'_>,
         charge_base: bool,
     ) -> EvalResult {
+        // A comprehension variable or a (cached) activation variable whose
+        // first qualifier is a present field: select it without copying the
+        // base value.
+        let first = match &a.base {
+            Base::Slot(s) => match cx.slots.get(*s) {
+                Some(Ok(root)) => first_field(root, &a.quals),
+                _ => None,
+            },
+            Base::Vars(cands) => match cands.as_slice() {
+                [var] if var.skip == 0 && var.cache < VAR_CACHE => {
+                    cx.resolve_into_cache(var);
+                    match cx.vars.get(var.cache) {
+                        Some(Some(Some(root))) => first_field(root, &a.quals),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((v, rest)) = first {
+            cx.charge::<T>(1)?;
+            let r = self.apply_quals::<T>(v, rest, cx);
+            abort_on!(r);
+            if charge_base {
+                cx.charge::<T>(1)?;
+            }
+            return r;
+        }
         let (base, skip) = match &a.base {
             Base::Slot(s) => (cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null)), 0),
             Base::BlockSlot(i) => (self.block_value::<T>(*i, cx), 0),
@@ -450,6 +518,16 @@ impl Plan {
     ) -> EvalResult {
         let mut opt = false;
         for q in quals {
+            // The common case: a present field of a map, no optionals.
+            if !opt
+                && !q.optional
+                && let (Value::Map(m), QualKind::Field(f)) = (&v, &q.kind)
+                && let Some(x) = m.field(f)
+            {
+                cx.charge::<T>(1)?;
+                v = x;
+                continue;
+            }
             if let Value::Optional(inner) = &v {
                 match inner {
                     None => {
@@ -705,9 +783,11 @@ impl Plan {
                 Ok(b) => Ok(if exists { !b } else { *b }),
                 Err(_) => Err(()),
             };
-            if T && fixed_cond > 0 {
-                cx.charge::<T>(fixed_cond)?;
-            } else if T {
+            let cond_cost = if !T {
+                0
+            } else if fixed_cond > 0 {
+                fixed_cond
+            } else {
                 let acc_v = match &acc {
                     Ok(b) => Value::Bool(*b),
                     Err(_) => Value::Null,
@@ -725,13 +805,15 @@ impl Plan {
                 };
                 let out = Value::Bool(tested != Ok(false));
                 cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
-                cx.charge::<T>(cost)?;
-            }
+                cost
+            };
             if tested == Ok(false) {
+                cx.charge::<T>(cond_cost)?;
                 break;
             }
-            // Step: acc || p / acc && p (acc is neutral or an error here).
-            cx.charge::<T>(1)?;
+            // The condition, then the step `acc || p` / `acc && p` reading the
+            // accumulator (acc is neutral or an error here).
+            cx.charge2::<T>(cond_cost, 1)?;
             let p = self.eval_node::<T>(pred, cx);
             abort_on!(p);
             match (&acc, &p) {
@@ -834,6 +916,18 @@ fn missing_attribute(id: i64, cands: &[VarRef]) -> EvalError {
         names.join(" ")
     ))
     .at(id)
+}
+
+/// The first qualifier applied to a borrowed base, when it is a plain
+/// (non-optional) field selection that finds a value in a map: the value and
+/// the remaining qualifiers. `None` leaves the case to the general path.
+#[inline]
+fn first_field<'q>(root: &Value, quals: &'q [Qual]) -> Option<(Value, &'q [Qual])> {
+    let (q, rest) = quals.split_first()?;
+    match (root, &q.kind) {
+        (Value::Map(m), QualKind::Field(f)) if !q.optional => Some((m.field(f)?, rest)),
+        _ => None,
+    }
 }
 
 /// `v.field` (`None`: absent in optional mode).

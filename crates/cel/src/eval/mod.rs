@@ -65,8 +65,16 @@ impl Plan {
         let track = options.track_cost || options.cost_limit.is_some();
         let mut cx = interp::Ctx {
             act: activation,
-            slots: vec![Ok(crate::Value::Null); self.n_slots],
-            blocks: vec![None; self.block_exprs.len()],
+            slots: if self.n_slots == 0 {
+                Vec::new()
+            } else {
+                vec![Ok(crate::Value::Null); self.n_slots]
+            },
+            blocks: if self.block_exprs.is_empty() {
+                Vec::new()
+            } else {
+                vec![None; self.block_exprs.len()]
+            },
             cost: 0,
             limit: options.cost_limit.unwrap_or(u64::MAX),
             cancel: options.cancel,

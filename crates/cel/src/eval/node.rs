@@ -73,6 +73,7 @@ pub(crate) struct CallMeta {
     pub id: ExprId,
     pub function: Arc<str>,
     /// The overload id cel-go reports: the checked reference's only id, or "".
+    /// Only kept when `custom` (nothing else reads it): "" otherwise.
     pub overload_id: Arc<str>,
     /// A cost function attached to that overload.
     pub cost_fn: Option<OverloadCostFn>,
@@ -153,6 +154,8 @@ pub(crate) struct Op2 {
     pub meta: CallMeta,
     pub f: fn(&Value, &Value) -> crate::error::EvalResult,
     pub args: [Node; 2],
+    /// The cost-model size of the right operand when it is a constant.
+    pub const_size: u64,
 }
 
 /// One overload a call may bind to at runtime.
@@ -174,6 +177,8 @@ pub(crate) struct Matches {
     pub meta: CallMeta,
     pub target: Node,
     pub pattern: Value,
+    /// The pattern's cost-model size (its length in code points).
+    pub pattern_size: u64,
     pub regex: Result<Arc<regex::Regex>, EvalError>,
 }
 

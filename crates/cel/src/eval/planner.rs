@@ -377,21 +377,25 @@ impl<'a> Planner<'a> {
     }
 
     fn meta(&self, id: ExprId, function: &str) -> CallMeta {
-        let overload_id: Arc<str> = match self.checked.and_then(|c| c.references.get(&id)) {
-            Some(r) if r.overload_ids.len() == 1 => r.overload_ids[0].as_str().into(),
-            _ => "".into(),
+        let overload_id: &str = match self.checked.and_then(|c| c.references.get(&id)) {
+            Some(r) if r.overload_ids.len() == 1 => &r.overload_ids[0],
+            _ => "",
         };
         let cost_fn = if overload_id.is_empty() {
             None
         } else {
-            self.env.overload_cost(&overload_id).cloned()
+            self.env.overload_cost(overload_id).cloned()
         };
         let custom = cost_fn.is_some() || self.env.cost_hook().is_some();
-        let rule = super::cost::CostRule::of(&overload_id);
+        let rule = super::cost::CostRule::of(overload_id);
         CallMeta {
             id,
-            function: function.into(),
-            overload_id,
+            function: shared_name(function).unwrap_or_else(|| function.into()),
+            overload_id: if custom {
+                overload_id.into()
+            } else {
+                shared_name("").unwrap_or_else(|| "".into())
+            },
             cost_fn,
             rule,
             custom,
@@ -515,10 +519,12 @@ impl<'a> Planner<'a> {
                 {
                     return Ok(Node::InSet(Box::new(InSet { elem: x, set })));
                 }
+                let const_size = y.as_const().map_or(1, super::cost::actual_size);
                 return Ok(Node::Op2(Box::new(Op2 {
                     meta: self.meta(id, name),
                     f,
                     args: [x, y],
+                    const_size,
                 })));
             }
             if let [a] = c.args.as_slice()
@@ -561,7 +567,7 @@ impl<'a> Planner<'a> {
                 }
             };
             if let Some(Literal::String(p)) = pattern.as_literal() {
-                let regex = strings::compile_regex(p).map(Arc::new);
+                let regex = strings::cached_regex(p);
                 if self.optimize
                     && let Err(err) = &regex
                 {
@@ -572,6 +578,7 @@ impl<'a> Planner<'a> {
                     meta: self.meta(id, name),
                     target,
                     pattern: Value::String(p.clone()),
+                    pattern_size: p.chars().count() as u64,
                     regex,
                 })));
             }
@@ -757,6 +764,41 @@ impl<'a> Planner<'a> {
             result,
         })))
     }
+}
+
+/// The names of the standard operators and of "", shared (planning a call
+/// to one of them allocates no name).
+fn shared_name(name: &str) -> Option<Arc<str>> {
+    const NAMES: [&str; 24] = [
+        "",
+        "!_",
+        "-_",
+        "_+_",
+        "_-_",
+        "_*_",
+        "_/_",
+        "_%_",
+        "_==_",
+        "_!=_",
+        "_<_",
+        "_<=_",
+        "_>_",
+        "_>=_",
+        "@in",
+        "_[_]",
+        "_?_:_",
+        "@not_strictly_false",
+        "size",
+        "matches",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "string",
+    ];
+    static SHARED: std::sync::OnceLock<Vec<Arc<str>>> = std::sync::OnceLock::new();
+    let i = NAMES.iter().position(|n| *n == name)?;
+    let shared = SHARED.get_or_init(|| NAMES.iter().map(|n| Arc::from(*n)).collect());
+    shared.get(i).cloned()
 }
 
 /// The node for a local name.

@@ -234,8 +234,8 @@ fn run_with(
     let ast = b.ast(e);
     let checked = CheckedAst {
         ast: ast.clone(),
-        types: HashMap::new(),
-        references: b.refs.clone(),
+        types: Default::default(),
+        references: b.refs.clone().into_iter().collect(),
     };
     let prog = env.program_checked(&checked).expect("plans");
     let plain = prog.eval(act);
@@ -668,8 +668,8 @@ fn perf_probe_e5() {
     let ast = b.ast(e);
     let checked = CheckedAst {
         ast: ast.clone(),
-        types: HashMap::new(),
-        references: b.refs.clone(),
+        types: Default::default(),
+        references: b.refs.clone().into_iter().collect(),
     };
     let prog = env(true, 0).program_checked(&checked).unwrap();
     let mut m = indexmap::IndexMap::new();
@@ -886,4 +886,74 @@ fn dispatch_checks_the_first_element_of_lists_and_maps() {
     assert!(run("dyn(['a']).pick()").starts_with("error: no such overload"));
     assert_eq!(run("dyn([1]).loose()"), "loose");
     assert!(run("dyn([1]).strict()").starts_with("error: no such overload"));
+}
+
+/// Under every cost limit, the exists/all fast path stops at the first
+/// charge that passes the limit, as separate charges would (some charges are
+/// combined for speed): the reported cost is the prefix sum of cel-go's
+/// charge sequence that first exceeds the limit.
+#[test]
+fn quantifier_fast_path_stops_at_the_first_charge_past_any_limit() {
+    let items = vec![Value::Int(3), Value::Int(7), Value::Int(0), Value::Int(2)];
+    // The charges, in order: the range, then per tested element the loop
+    // condition (exists: acc, !acc, not_strictly_false = 3; all: 2), the
+    // step's accumulator read, `x` and `_==_`; the last condition, which
+    // stops the loop; the result.
+    let exists_charges = [1, 3, 1, 1, 1, 3, 1, 1, 1, 3, 1, 1, 1, 3, 1];
+    let all_charges = [1, 2, 1, 1, 1, 2, 1];
+    for (exists, charges) in [(true, &exists_charges[..]), (false, &all_charges[..])] {
+        let mut b = B::default();
+        let l = b.ident("l");
+        let pred = |b: &mut B| {
+            let x = b.ident("x");
+            let zero = b.int(0);
+            b.ocall("_==_", "equals", vec![x, zero])
+        };
+        let e = if exists {
+            b.exists(l, "x", pred)
+        } else {
+            b.all(l, "x", pred)
+        };
+        let ast = b.ast(e);
+        let checked = CheckedAst {
+            ast,
+            types: Default::default(),
+            references: b.refs.clone().into_iter().collect(),
+        };
+        let prog = env(false, 1).program_checked(&checked).expect("plans");
+        let plain = HashMap::from([("l".to_string(), Value::list(items.clone()))]);
+        let host = HashMap::from([(
+            "l".to_string(),
+            Value::List(crate::value::List::Provided(Arc::new(HostList(
+                items.clone(),
+            )))),
+        )]);
+        let full: u64 = charges.iter().sum();
+        let tracked = EvalOptions {
+            track_cost: true,
+            ..Default::default()
+        };
+        assert_eq!(prog.eval_with(&plain, &tracked).cost, Some(full));
+        assert_eq!(prog.eval_with(&host, &tracked).cost, Some(full));
+        for limit in 0..full {
+            let options = EvalOptions {
+                cost_limit: Some(limit),
+                ..Default::default()
+            };
+            let stop = charges
+                .iter()
+                .scan(0, |sum, c| {
+                    *sum += c;
+                    Some(*sum)
+                })
+                .find(|sum| *sum > limit);
+            let fast = prog.eval_with(&plain, &options);
+            assert!(
+                matches!(&fast.value, Err(e) if e.kind() == crate::error::ErrorKind::CostLimitExceeded),
+                "exists={exists} limit={limit}: {:?}",
+                fast.value
+            );
+            assert_eq!(fast.cost, stop, "exists={exists} limit={limit}");
+        }
+    }
 }

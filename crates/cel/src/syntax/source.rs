@@ -1,17 +1,29 @@
 //! Source text, code-point offsets and line/column locations.
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 /// The text of an expression together with the index needed to turn code-point
 /// offsets into lines and columns.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Source {
     text: String,
     /// Description shown in error messages (`<input>` for expressions given as text).
-    description: String,
+    description: Cow<'static, str>,
     /// Code-point offset of the first character of each line after the first.
     line_offsets: Vec<usize>,
-    /// The text as code points, for snippets and column arithmetic.
-    chars: Vec<char>,
+    /// The text as code points, for snippets and column arithmetic (built on
+    /// first use: only error reports need it).
+    chars: OnceLock<Vec<char>>,
 }
+
+impl PartialEq for Source {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text && self.description == other.description
+    }
+}
+
+impl Eq for Source {}
 
 /// A 1-based line and 0-based column, both in code points, as cel-go reports them
 /// (messages print the column plus one).
@@ -24,23 +36,28 @@ pub struct Location {
 impl Source {
     /// A source named `<input>`, as cel-go names expressions given as text.
     pub fn new(text: impl Into<String>) -> Self {
-        Self::with_description(text, "<input>")
+        Self::described(text.into(), Cow::Borrowed("<input>"))
     }
 
     pub fn with_description(text: impl Into<String>, description: impl Into<String>) -> Self {
-        let text = text.into();
-        let chars: Vec<char> = text.chars().collect();
-        let line_offsets = chars
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c == '\n')
-            .map(|(i, _)| i + 1)
-            .collect();
+        Self::described(text.into(), Cow::Owned(description.into()))
+    }
+
+    fn described(text: String, description: Cow<'static, str>) -> Self {
+        let line_offsets = if text.contains('\n') {
+            text.chars()
+                .enumerate()
+                .filter(|(_, c)| *c == '\n')
+                .map(|(i, _)| i + 1)
+                .collect()
+        } else {
+            Vec::new()
+        };
         Source {
             text,
-            description: description.into(),
+            description,
             line_offsets,
-            chars,
+            chars: OnceLock::new(),
         }
     }
 
@@ -54,7 +71,7 @@ impl Source {
 
     /// The text as code points.
     pub fn chars(&self) -> &[char] {
-        &self.chars
+        self.chars.get_or_init(|| self.text.chars().collect())
     }
 
     /// Line and column of a code-point offset.
@@ -84,8 +101,8 @@ impl Source {
         let end = if line <= self.line_offsets.len() {
             self.line_offsets[line - 1] - 1
         } else {
-            self.chars.len()
+            self.chars().len()
         };
-        Some(self.chars[start..end].iter().collect())
+        Some(self.chars().get(start..end)?.iter().collect())
     }
 }
