@@ -187,7 +187,10 @@ mod tests {
         // Only constant patterns are compiled up front.
         assert_eq!(err("'a'.find('(' + ')') == ''"), None);
         let e = find(&Value::from("a"), &Value::from(")")).unwrap_err();
-        assert_eq!(e.message(), "Illegal regex: error parsing regexp: unexpected ): `)`");
+        assert_eq!(
+            e.message(),
+            "Illegal regex: error parsing regexp: unexpected ): `)`"
+        );
     }
 
     #[test]
