@@ -16,13 +16,12 @@ use crate::diagnostics::Issues;
 use crate::syntax::{Expr, ExprId, ExprKind, SourceInfo};
 use crate::types::Type;
 
-use super::NodeTypes;
 use super::format::CheckedType;
 
 /// Reports the list and map literals of `root` whose entries disagree in type.
 pub(crate) fn validate(
     root: &Expr,
-    types: &NodeTypes,
+    types: &super::NodeTypes,
     exempt_functions: &[String],
     source_info: &SourceInfo,
     issues: &mut Issues,
