@@ -67,6 +67,11 @@ pub struct Overload {
     /// the special forms (`_&&_`, `_||_`, `_?_:_`, `@not_strictly_false`) that the
     /// planner evaluates itself.
     pub imp: Option<FnImpl>,
+    /// cel-go's `DisableTypeGuards(true)`: when a call is bound to this
+    /// overload alone, its arguments are passed without checking they fit the
+    /// parameter types at runtime (ext.Lists' `flatten` accepts any list).
+    /// Dispatch among several candidates still checks.
+    pub disable_type_guards: bool,
 }
 
 impl Overload {
@@ -79,8 +84,16 @@ impl Overload {
             result,
             type_params: Vec::new(),
             imp,
+            disable_type_guards: false,
         }
         .with_inferred_type_params()
+    }
+
+    /// This overload without runtime type guards (see
+    /// [`Overload::disable_type_guards`]).
+    pub fn without_type_guards(mut self) -> Self {
+        self.disable_type_guards = true;
+        self
     }
 
     /// A member overload; `params[0]` is the receiver.

@@ -567,6 +567,7 @@ fn self_test_scalars() -> Result<(), String> {
         &Value::Timestamp(Timestamp {
             seconds: -2,
             nanos: 500_000_000,
+            offset_secs: 0,
         }),
     )?;
     expect_value(

@@ -15,6 +15,7 @@
 //! | [`ip::Ip`], [`cidr::Cidr`] | `net.IP`, `net.CIDR` | 1.30 |
 //! | [`format::FormatLib`] | `kubernetes.NamedFormat` | 1.31 |
 //! | [`semver::SemverLib`] (v0, v1 adds normalization) | `kubernetes.Semver` | 1.33 |
+//! | [`jsonpatch::JsonPatch`] (MutatingAdmissionPolicy only) | — | — |
 //!
 //! [`cost`] holds Kubernetes' cost functions (`library/cost.go`) as plain
 //! functions for the engine's cost hooks.
@@ -27,6 +28,7 @@ pub mod format;
 pub mod goquote;
 pub mod gourl;
 pub mod ip;
+pub mod jsonpatch;
 pub mod lists;
 pub mod netip;
 pub mod quantity;

@@ -1,6 +1,10 @@
 //! Data-driven test of Kubernetes' CEL libraries against the Kubernetes unit-test
 //! tables in `../shared/k8s-cases/tables` (`TestIP`, `TestCIDR`, `TestQuantity`,
-//! `TestSemver` and the library cost tables of `library/cost_test.go`).
+//! `TestSemver` and the library cost tables of `library/cost_test.go`: runtime
+//! costs, and estimated costs with Kubernetes' `CostEstimator` over the test's
+//! size estimator, `{0, 12}` for every string or bytes node of unknown size).
+//! The plain-CEL cost tables (`TestSetsCost`, two-variable comprehensions)
+//! are the `cel` crate's `cost_estimate` test.
 //!
 //! Prints one closing line `N passed, N failed, N skipped`; skipped records are
 //! listed with their reason in `tests/k8s_libraries.skip`. When the shared data is
@@ -10,11 +14,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use cel::cost::{self as cel_cost, AstNode, EstimateOptions, Hooks, SizeEstimate, SizeEstimator};
 use cel::library::Std;
 use cel::library::ext::{Optionals, Sets, Strings};
 use cel::value::Opaque;
-use cel::{Env, EnvBuilder, EvalOptions, Value};
-use kcel_kube::library::{authz, cidr, cost, format, ip, lists, quantity, regex, semver, urls};
+use cel::{Env, EnvBuilder, EvalOptions, Type, Value};
+use kcel_kube::library::{
+    authz, cidr, cost, format, ip, jsonpatch, lists, quantity, regex, semver, urls,
+};
+use kcel_kube::rules::estimate::KubeCalls;
 use serde_json::Value as Json;
 
 fn shared_dir() -> Option<PathBuf> {
@@ -103,8 +111,10 @@ fn cost_env() -> Env {
         .library(ip::Ip)
         .library(cidr::Cidr)
         .library(format::FormatLib)
+        .library(jsonpatch::JsonPatch)
         .library(Optionals::default())
         .library(semver::SemverLib { version: 1 });
+    cel_cost::install_sets_estimators(&mut b);
     b = b.runtime_cost_hook(Arc::new(
         |f: &str, id: &str, args: &[Value], result: Option<&Value>| {
             cost::call_cost(f, id, args, result.unwrap_or(&Value::Null))
@@ -228,8 +238,49 @@ fn check_runtime_cost(env: &Env, rec: &Json) -> Result<(), String> {
     }
 }
 
+/// `cost_test.go`'s `testCostEstimator`: `{0, 12}` for strings and bytes.
+struct TwelveBytes;
+
+impl SizeEstimator for TwelveBytes {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        matches!(node.ty(), Type::String | Type::Bytes).then_some(SizeEstimate::new(0, 12))
+    }
+}
+
+/// The estimate with Kubernetes' `CostEstimator{SizeEstimator: testCostEstimator}`
+/// and `PresenceTestHasCost(false)`.
+fn check_estimated_cost(env: &Env, rec: &Json) -> Result<(), String> {
+    let expr = rec["expr"].as_str().ok_or("no expr")?;
+    let bound = |k: &str| {
+        rec["estimatedCost"][k]
+            .as_u64()
+            .ok_or_else(|| format!("no estimatedCost.{k}"))
+    };
+    let (min, max) = (bound("min")?, bound("max")?);
+    let ast = env.parse(expr).map_err(|e| format!("parse: {e}"))?;
+    let checked = env.check(&ast).map_err(|e| format!("check: {e}"))?;
+    let options = EstimateOptions {
+        presence_test_cost: 0,
+        ..EstimateOptions::default()
+    };
+    let calls = KubeCalls::new(&TwelveBytes);
+    let hooks = Hooks {
+        size: &TwelveBytes,
+        calls: &calls,
+    };
+    let got = cel_cost::estimate(&checked, env, &options, hooks).map_err(|e| e.to_string())?;
+    if (got.min, got.max) == (min, max) {
+        Ok(())
+    } else {
+        Err(format!(
+            "estimated {{{}, {}}}, want {{{min}, {max}}}",
+            got.min, got.max
+        ))
+    }
+}
+
 const RESULT_TABLES: [&str; 4] = ["TestIP", "TestCIDR", "TestQuantity", "TestSemver"];
-const COST_TABLES: [&str; 10] = [
+const COST_TABLES: [&str; 11] = [
     "TestListsCost",
     "TestIndexOfCost",
     "TestIncludesCost",
@@ -240,6 +291,7 @@ const COST_TABLES: [&str; 10] = [
     "TestQuantityCost",
     "TestNameFormatCost",
     "TestSemverCost",
+    "TestStringLibrary",
 ];
 
 /// Whether the engine can parse and evaluate at all in this build.
@@ -278,7 +330,11 @@ fn kubernetes_library_tables() {
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let records = doc["records"].as_array().cloned().unwrap_or_default();
         for rec in &records {
-            let label = rec["case"].as_str().or(rec["expr"].as_str()).unwrap_or("?");
+            let label = rec["case"]
+                .as_str()
+                .or(rec["name"].as_str())
+                .or(rec["expr"].as_str())
+                .unwrap_or("?");
             let is_cost = COST_TABLES.contains(name);
             let checks: Vec<String> = if is_cost {
                 vec![
@@ -300,7 +356,12 @@ fn kubernetes_library_tables() {
                     continue;
                 }
                 let outcome = if is_cost {
-                    check_runtime_cost(cost_env.as_ref().expect("ready"), rec)
+                    let env = cost_env.as_ref().expect("ready");
+                    if key.ends_with("#estimate") {
+                        check_estimated_cost(env, rec)
+                    } else {
+                        check_runtime_cost(env, rec)
+                    }
                 } else {
                     let version = rec["libraryVersion"].as_u64().unwrap_or(0) as u32;
                     let env = envs

@@ -162,7 +162,10 @@ impl Ctx<'_> {
     }
 }
 
-/// Does `v` fit parameter type `t` for runtime dispatch?
+/// Does `v` fit parameter type `t` for runtime dispatch? As cel-go's
+/// `IsAssignableRuntimeType`, a list fits `list(E)` when it is empty or its
+/// first element fits `E`, a map fits `map(K, V)` when it is empty or its
+/// first entry fits (so `dyn([1.0]).sum()` picks the double overload).
 pub(crate) fn value_fits(v: &Value, t: &Type) -> bool {
     match t {
         Type::Dyn | Type::TypeParam(_) | Type::Any => true,
@@ -175,8 +178,19 @@ pub(crate) fn value_fits(v: &Value, t: &Type) -> bool {
         Type::Bytes => matches!(v, Value::Bytes(_)),
         Type::Timestamp => matches!(v, Value::Timestamp(_)),
         Type::Duration => matches!(v, Value::Duration(_)),
-        Type::List(_) => matches!(v, Value::List(_)),
-        Type::Map(_, _) => matches!(v, Value::Map(_)),
+        Type::List(e) => match v {
+            Value::List(l) => is_dyn_param(e) || l.get(0).is_none_or(|x| value_fits(&x, e)),
+            _ => false,
+        },
+        Type::Map(k, e) => match v {
+            Value::Map(m) => {
+                (is_dyn_param(k) && is_dyn_param(e))
+                    || m.entries()
+                        .next()
+                        .is_none_or(|(key, x)| value_fits(&key.to_value(), k) && value_fits(&x, e))
+            }
+            _ => false,
+        },
         Type::Type(_) => matches!(v, Value::Type(_)),
         Type::Wrapper(p) => matches!(v, Value::Null) || value_fits(v, p),
         Type::Object(_) => matches!(v, Value::Map(_) | Value::Opaque(_)),
@@ -187,6 +201,11 @@ pub(crate) fn value_fits(v: &Value, t: &Type) -> bool {
         },
         Type::Error => false,
     }
+}
+
+/// A parameter type every value fits.
+fn is_dyn_param(t: &Type) -> bool {
+    matches!(t, Type::Dyn | Type::TypeParam(_) | Type::Any)
 }
 
 impl Plan {

@@ -13,7 +13,6 @@ use super::node::*;
 use crate::checker::CheckedAst;
 use crate::env::Env;
 use crate::error::EvalError;
-use crate::functions::{FnImpl, Overload};
 use crate::library::std::{convert, ops, strings};
 use crate::syntax::{Comprehension, Expr, ExprId, ExprKind, Literal};
 use crate::types::Type;
@@ -617,20 +616,29 @@ impl<'a> Planner<'a> {
             .and_then(|c| c.references.get(&id))
             .map(|r| &r.overload_ids)
             .filter(|ids| !ids.is_empty());
-        let candidates: Vec<Candidate> = f
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut unguarded = false;
+        for o in f
             .overloads
             .iter()
             .filter(|o| o.params.len() == args.len() && o.member == member)
             .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
-            .filter_map(|o: &Overload| {
-                let imp: FnImpl = o.imp.clone()?;
-                Some(Candidate {
-                    accepts_all: o.params.iter().all(Type::is_dyn_like),
-                    params: o.params.clone(),
-                    imp,
-                })
-            })
-            .collect();
+        {
+            let Some(imp) = o.imp.clone() else { continue };
+            unguarded = o.disable_type_guards;
+            candidates.push(Candidate {
+                accepts_all: o.params.iter().all(Type::is_dyn_like),
+                params: o.params.clone(),
+                imp,
+            });
+        }
+        // cel-go skips the runtime type guards of an overload declared without
+        // them when the call is bound to it alone.
+        if let [only] = candidates.as_mut_slice()
+            && unguarded
+        {
+            only.accepts_all = true;
+        }
         Ok(Node::Call(Box::new(Call {
             meta,
             args,

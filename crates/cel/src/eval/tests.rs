@@ -824,6 +824,70 @@ fn quantifier_fast_path_matches_general_fold() {
     }
 }
 
+/// Runtime dispatch among overloads with list and map parameters looks at
+/// the first element (entry), as cel-go's `IsAssignableRuntimeType`; an
+/// overload without type guards bound alone takes any argument.
+#[test]
+fn dispatch_checks_the_first_element_of_lists_and_maps() {
+    use crate::functions::{FnImpl, Function, Overload};
+    use crate::types::Type;
+    fn which(name: &'static str) -> FnImpl {
+        FnImpl::Closure(Arc::new(move |_: &[Value]| Ok(Value::from(name))))
+    }
+    let f = Function::new("pick")
+        .overload(Overload::member(
+            "list_int_pick",
+            vec![Type::list(Type::Int)],
+            Type::String,
+            Some(which("int")),
+        ))
+        .overload(Overload::member(
+            "list_double_pick",
+            vec![Type::list(Type::Double)],
+            Type::String,
+            Some(which("double")),
+        ))
+        .overload(Overload::member(
+            "map_string_int_pick",
+            vec![Type::map(Type::String, Type::Int)],
+            Type::String,
+            Some(which("map")),
+        ));
+    let g = Function::new("loose").overload(
+        Overload::member(
+            "list_list_loose",
+            vec![Type::list(Type::list(Type::Dyn))],
+            Type::String,
+            Some(which("loose")),
+        )
+        .without_type_guards(),
+    );
+    let strict = Function::new("strict").overload(Overload::member(
+        "list_list_strict",
+        vec![Type::list(Type::list(Type::Dyn))],
+        Type::String,
+        Some(which("strict")),
+    ));
+    let mut b = Env::builder().library(Std);
+    b.add_function(f);
+    b.add_function(g);
+    b.add_function(strict);
+    let env = b.build();
+    let run = |src: &str| match env.compile(src).map(|p| p.eval(&HashMap::new())) {
+        Ok(Ok(Value::String(s))) => s.to_string(),
+        Ok(Ok(other)) => panic!("{src}: {other:?}"),
+        Ok(Err(e)) => format!("error: {}", e.message()),
+        Err(e) => panic!("{src}: {e}"),
+    };
+    assert_eq!(run("dyn([1.0, 2.0]).pick()"), "double");
+    assert_eq!(run("dyn([1, 2]).pick()"), "int");
+    assert_eq!(run("dyn([]).pick()"), "int");
+    assert_eq!(run("dyn({'a': 1}).pick()"), "map");
+    assert!(run("dyn(['a']).pick()").starts_with("error: no such overload"));
+    assert_eq!(run("dyn([1]).loose()"), "loose");
+    assert!(run("dyn([1]).strict()").starts_with("error: no such overload"));
+}
+
 /// Under every cost limit, the exists/all fast path stops at the first
 /// charge that passes the limit, as separate charges would (some charges are
 /// combined for speed): the reported cost is the prefix sum of cel-go's

@@ -137,7 +137,8 @@ mod tests {
         assert_eq!(
             show(Value::Timestamp(Timestamp {
                 seconds: 1_234_567_890,
-                nanos: 0
+                nanos: 0,
+                offset_secs: 0
             })),
             "timestamp(\"2009-02-13T23:31:30Z\")"
         );

@@ -1,10 +1,13 @@
 //! Timestamps and durations: representation, parsing, printing, arithmetic
 //! and calendar accessors, with cel-go's ranges and error texts.
 //!
-//! * Timestamps are UTC instants in the years 1 to 9999 (seconds since the Unix
-//!   epoch plus nanoseconds). They parse from RFC 3339 text as Go's
-//!   `time.Parse(time.RFC3339, s)` does and print as Go's `time.RFC3339Nano`
-//!   (trailing zeros of the fraction dropped, `Z` for UTC).
+//! * Timestamps are instants in the years 1 to 9999 (UTC seconds since the
+//!   Unix epoch plus nanoseconds) that remember the UTC offset they were
+//!   parsed with, as Go's `time.Time` keeps its location. They parse from
+//!   RFC 3339 text as Go's `time.Parse(time.RFC3339, s)` does and print as
+//!   Go's `time.RFC3339Nano` in that offset (trailing zeros of the fraction
+//!   dropped, `Z` for a zero offset). Equality, ordering and hashing compare
+//!   the instant only.
 //! * Durations are signed nanosecond counts with the range of Go's
 //!   `time.Duration`. They parse as Go's `time.ParseDuration` (`1h30m`, `1.5s`,
 //!   `-300ms`, `2us`, `2µs`, `10ns`) and print as cel-go's `string(duration)`:
@@ -14,13 +17,46 @@ use std::fmt;
 
 use crate::error::{EvalError, EvalResult};
 
-/// A point in time, UTC, with nanosecond precision: seconds since the Unix
+/// A point in time with nanosecond precision: UTC seconds since the Unix
 /// epoch and nanoseconds within the second. CEL's range is the years 1 to 9999.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// `offset_secs` is the UTC offset the value was written with
+/// (`2011-08-18T19:03:37+01:00` keeps `3600`), which only its printed form
+/// shows: equality, ordering and hashing ignore it, as cel-go compares
+/// `time.Time` instants.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Timestamp {
     pub seconds: i64,
     /// Always in `0..1_000_000_000`.
     pub nanos: u32,
+    /// Seconds east of UTC, within ±24 hours; 0 prints as `Z`.
+    pub offset_secs: i32,
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Self) -> bool {
+        (self.seconds, self.nanos) == (other.seconds, other.nanos)
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.seconds, self.nanos).cmp(&(other.seconds, other.nanos))
+    }
+}
+
+impl std::hash::Hash for Timestamp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.seconds, self.nanos).hash(state);
+    }
 }
 
 /// A signed span of time in nanoseconds, with the range of Go's
@@ -52,13 +88,32 @@ impl Timestamp {
         if !(Self::MIN_SECONDS..=Self::MAX_SECONDS).contains(&seconds) || nanos >= 1_000_000_000 {
             return Err(timestamp_overflow());
         }
-        Ok(Timestamp { seconds, nanos })
+        Ok(Timestamp {
+            seconds,
+            nanos,
+            offset_secs: 0,
+        })
     }
 
-    /// Parses RFC 3339 text as Go's `time.Parse(time.RFC3339, s)` and checks the range.
+    /// Parses RFC 3339 text as Go's `time.Parse(time.RFC3339, s)` and checks
+    /// the range; the value keeps the text's UTC offset.
     pub fn parse(s: &str) -> EvalResult<Timestamp> {
-        let (seconds, nanos) = parse_rfc3339(s).map_err(EvalError::msg)?;
-        Timestamp::new(seconds, nanos)
+        let (seconds, nanos, offset) = parse_rfc3339(s).map_err(EvalError::msg)?;
+        Ok(Timestamp::new(seconds, nanos)?.with_offset(offset))
+    }
+
+    /// The same instant written with UTC offset `offset_secs` (clamped to
+    /// less than a day either way).
+    pub fn with_offset(self, offset_secs: i32) -> Timestamp {
+        Timestamp {
+            offset_secs: offset_secs.clamp(-86_399, 86_399),
+            ..self
+        }
+    }
+
+    /// The same instant in UTC (Go's `t.UTC()`).
+    pub fn utc(self) -> Timestamp {
+        self.with_offset(0)
     }
 
     /// `self + d`, with cel-go's overflow checks.
@@ -75,7 +130,8 @@ impl Timestamp {
             sec = sec.checked_add(1).ok_or_else(int_overflow)?;
             nsec -= NANOS_PER_SEC;
         }
-        Timestamp::new(sec, nsec as u32)
+        // Go's `t.Add(d)` keeps the location.
+        Ok(Timestamp::new(sec, nsec as u32)?.with_offset(self.offset_secs))
     }
 
     /// `self - d`.
@@ -182,8 +238,9 @@ fn go_atoi(s: &str) -> EvalResult<i64> {
 
 const RFC3339: &str = "2006-01-02T15:04:05Z07:00";
 
-/// Parses Go's RFC 3339 layout, returning (seconds since epoch, nanos).
-fn parse_rfc3339(s: &str) -> Result<(i64, u32), String> {
+/// Parses Go's RFC 3339 layout, returning (seconds since epoch, nanos, UTC
+/// offset in seconds).
+fn parse_rfc3339(s: &str) -> Result<(i64, u32, i32), String> {
     let b = s.as_bytes();
     let err = |rest: &str, elem: &str| {
         format!("parsing time {s:?} as {RFC3339:?}: cannot parse {rest:?} as {elem:?}")
@@ -272,7 +329,8 @@ fn parse_rfc3339(s: &str) -> Result<(i64, u32), String> {
     }
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs;
-    Ok((secs, nanos as u32))
+    // |offset_secs| < 100 hours: fits an i32.
+    Ok((secs, nanos as u32, offset_secs as i32))
 }
 
 fn is_leap(y: i64) -> bool {
@@ -314,10 +372,12 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 }
 
 impl fmt::Display for Timestamp {
-    /// Go's `time.RFC3339Nano` in UTC: `2009-02-13T23:31:30.5Z`.
+    /// Go's `time.RFC3339Nano` in the value's offset:
+    /// `2009-02-13T23:31:30.5Z`, `2011-08-18T19:03:37.01+01:00`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let days = self.seconds.div_euclid(86_400);
-        let rem = self.seconds.rem_euclid(86_400);
+        let local = self.seconds.saturating_add(i64::from(self.offset_secs));
+        let days = local.div_euclid(86_400);
+        let rem = local.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
         write!(
             f,
@@ -330,7 +390,14 @@ impl fmt::Display for Timestamp {
             let frac = format!("{:09}", self.nanos);
             write!(f, ".{}", frac.trim_end_matches('0'))?;
         }
-        f.write_str("Z")
+        if self.offset_secs == 0 {
+            return f.write_str("Z");
+        }
+        // Go's `Z07:00`: sign, hours and minutes (seconds are dropped).
+        let zone = self.offset_secs / 60;
+        let sign = if zone < 0 { '-' } else { '+' };
+        let minutes = zone.unsigned_abs();
+        write!(f, "{sign}{:02}:{:02}", minutes / 60, minutes % 60)
     }
 }
 
@@ -502,8 +569,26 @@ mod tests {
         assert_eq!(t.to_string(), "2009-02-13T23:31:30Z");
         let t = Timestamp::parse("9999-12-31T23:59:59.999999999Z").unwrap();
         assert_eq!(t.to_string(), "9999-12-31T23:59:59.999999999Z");
+        // The offset is kept for printing (Go's time.Time keeps its
+        // location), not for comparing.
         let t = Timestamp::parse("2009-02-13T23:31:30.5+01:00").unwrap();
-        assert_eq!(t.to_string(), "2009-02-13T22:31:30.5Z");
+        assert_eq!(t.to_string(), "2009-02-13T23:31:30.5+01:00");
+        assert_eq!(t.utc().to_string(), "2009-02-13T22:31:30.5Z");
+        assert_eq!(t, Timestamp::parse("2009-02-13T22:31:30.5Z").unwrap());
+        let later = Timestamp::parse("2009-02-13T22:31:31Z").unwrap();
+        assert!(t < later);
+        let t = Timestamp::parse("2009-02-13T00:10:00-05:30").unwrap();
+        assert_eq!(t.to_string(), "2009-02-13T00:10:00-05:30");
+        let plus = t
+            .add_duration(Duration::from_nanos(3_600_000_000_000))
+            .unwrap();
+        assert_eq!(plus.to_string(), "2009-02-13T01:10:00-05:30");
+        assert_eq!(
+            Timestamp::parse("2009-02-13T00:10:00+00:00")
+                .unwrap()
+                .to_string(),
+            "2009-02-13T00:10:00Z"
+        );
         assert_eq!(
             Timestamp::parse("0001-01-01T00:00:00Z").unwrap().seconds,
             Timestamp::MIN_SECONDS

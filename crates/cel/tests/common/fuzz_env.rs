@@ -51,6 +51,7 @@ impl Harness {
         let t = Value::Timestamp(Timestamp {
             seconds: 1_234_567_890,
             nanos: 5,
+            offset_secs: 0,
         });
         let dur = Value::Duration(CelDuration {
             nanos: 1_500_000_000,

@@ -179,7 +179,11 @@ pub fn timestamp(s: &str) -> Result<Timestamp, String> {
         nanos += 1_000_000_000;
     }
     let nanos = u32::try_from(nanos).map_err(|_| format!("bad timestamp {s:?}"))?;
-    Ok(Timestamp { seconds, nanos })
+    Ok(Timestamp {
+        seconds,
+        nanos,
+        offset_secs: 0,
+    })
 }
 
 /// A proto JSON duration: decimal seconds with up to nine fraction digits and

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use cel::syntax::{Expr, ExprKind, Literal};
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 use regex::Regex;
 
@@ -57,8 +58,8 @@ pub fn compile(pattern: &str) -> EvalResult<Regex> {
     }) {
         return Ok(re);
     }
-    let re = Regex::new(pattern)
-        .map_err(|e| EvalError::msg(format!("Illegal regex: {}", regex_error_text(&e))))?;
+    let re = cel::library::std::compile_regex(pattern)
+        .map_err(|e| EvalError::msg(format!("Illegal regex: {}", e.message())))?;
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= CACHE_SIZE {
@@ -69,23 +70,47 @@ pub fn compile(pattern: &str) -> EvalResult<Regex> {
     Ok(re)
 }
 
-/// The message of a pattern error, on one line.
-fn regex_error_text(e: &regex::Error) -> String {
-    match e {
-        regex::Error::Syntax(s) => {
-            // The last line of the regex crate's report is the reason.
-            let reason = s
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("error:"))
-                .unwrap_or(s);
-            format!(
-                "error parsing regexp: {}",
-                reason.trim_start_matches("error:").trim()
-            )
+/// Kubernetes' `OptimizeRegex(FindRegexOptimization, FindAllRegexOptimization)`:
+/// the constant pattern of every `find` / `findAll` call is compiled when the
+/// program is created, so an invalid one fails program creation with Go's
+/// error (`error parsing regexp: unexpected ): `)``), whether or not the call
+/// is ever evaluated. The first such error in `e`, if any.
+pub fn constant_pattern_error(e: &Expr) -> Option<String> {
+    let mut stack: Vec<&Expr> = vec![e];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Literal(_) | ExprKind::Ident(_) => {}
+            ExprKind::Select(s) => stack.push(&s.operand),
+            ExprKind::Call(c) => {
+                if matches!(c.function.as_str(), "find" | "findAll")
+                    && c.target.is_some()
+                    && let Some(Literal::String(p)) = c.args.first().and_then(Expr::as_literal)
+                    && let Err(err) = cel::library::std::compile_regex(p)
+                {
+                    return Some(err.message().to_string());
+                }
+                // Arguments right to left on the stack: visited left to right.
+                stack.extend(c.args.iter().rev());
+                stack.extend(c.target.iter());
+            }
+            ExprKind::List(l) => stack.extend(l.elements.iter().rev()),
+            ExprKind::Map(entries) => {
+                for m in entries.iter().rev() {
+                    stack.push(&m.value);
+                    stack.push(&m.key);
+                }
+            }
+            ExprKind::Struct(s) => stack.extend(s.fields.iter().rev().map(|f| &f.value)),
+            ExprKind::Comprehension(c) => {
+                stack.push(&c.result);
+                stack.push(&c.loop_step);
+                stack.push(&c.loop_condition);
+                stack.push(&c.accu_init);
+                stack.push(&c.iter_range);
+            }
         }
-        other => other.to_string(),
     }
+    None
 }
 
 /// `s.find(re)`: the leftmost match, or `""`.
@@ -141,6 +166,31 @@ mod tests {
                 .collect(),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn constant_patterns_are_compiled_up_front() {
+        let env = cel::Env::builder()
+            .library(cel::library::Std)
+            .library(RegexLib)
+            .build();
+        let err = |src: &str| constant_pattern_error(&env.parse(src).unwrap().expr);
+        assert_eq!(
+            err("'a'.find(')') == '' || true").as_deref(),
+            Some("error parsing regexp: unexpected ): `)`")
+        );
+        assert_eq!(
+            err("['x'].all(s, s.findAll('x++', 1).size() == 0)").as_deref(),
+            Some("error parsing regexp: invalid nested repetition operator: `++`")
+        );
+        assert_eq!(err("'a'.find('[a-z]+') == 'a'"), None);
+        // Only constant patterns are compiled up front.
+        assert_eq!(err("'a'.find('(' + ')') == ''"), None);
+        let e = find(&Value::from("a"), &Value::from(")")).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Illegal regex: error parsing regexp: unexpected ): `)`"
+        );
     }
 
     #[test]

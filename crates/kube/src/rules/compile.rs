@@ -414,10 +414,19 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
 /// Plans a checked expression into a program (cel-go's `env.Program` with Kubernetes' options,
 /// which the environment carries).
 pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, String> {
-    let planned = match (&e.checked, &e.ast) {
-        (Some(c), _) => env.program_checked(c),
-        (None, Some(ast)) => env.program(ast),
+    let ast = match (&e.checked, &e.ast) {
+        (Some(c), _) => &c.ast,
+        (None, Some(a)) => a,
         (None, None) => return Err("the expression has no parsed form".into()),
+    };
+    if env.function("find").is_some()
+        && let Some(err) = crate::library::regex::constant_pattern_error(&ast.expr)
+    {
+        return Err(err);
+    }
+    let planned = match &e.checked {
+        Some(c) => env.program_checked(c),
+        None => env.program(ast),
     };
     planned.map_err(|i| {
         i.sorted()

@@ -39,6 +39,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cel::library::Std;
 use cel::library::ext::{self, Optionals, Sets, Strings};
+use cel::library::std::GoDurationMilliseconds;
 use cel::syntax::macros;
 use cel::{Env, EnvBuilder, Library, Value};
 
@@ -220,7 +221,10 @@ impl EnvSpec {
 
     /// The base environment with the libraries and options of this view (no variables).
     pub fn builder(&self) -> EnvBuilder {
-        let mut b = EnvBuilder::new().library(Std);
+        // cel-go's total-milliseconds duration.getMilliseconds().
+        let mut b = EnvBuilder::new()
+            .library(Std)
+            .library(GoDurationMilliseconds);
         let cel_go_0_29 = self.version.has_cel_go_0_29();
         {
             let o = b.options_mut();

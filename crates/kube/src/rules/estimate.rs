@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
-use cel::Env;
 use cel::checker::CheckedAst;
 use cel::cost::{
     self, AstNode, CallCostEstimator, CallEstimate, CelGoVersion, EstimateOptions, Hooks,
     SizeEstimate, SizeEstimator,
 };
 use cel::syntax::{ExprKind, Literal};
+use cel::{Env, Type};
 
 use super::env::KubeVersion;
 use crate::decl::DeclType;
@@ -39,19 +39,32 @@ impl SizeEstimator for DeclSizes<'_> {
     }
 }
 
-/// Kubernetes' call estimator (`library.CostEstimator.EstimateCallCost`).
-struct KubeCalls<'a> {
-    sizes: &'a DeclSizes<'a>,
+/// Kubernetes' call estimator (`library.CostEstimator.EstimateCallCost`)
+/// over a host size estimator (its `SizeEstimator` field): CRD rules use the
+/// schema's sizes, Kubernetes' library cost tests a `{0, 12}` estimate for
+/// every string.
+pub struct KubeCalls<'a> {
+    sizes: &'a dyn SizeEstimator,
 }
 
-impl KubeCalls<'_> {
+impl<'a> KubeCalls<'a> {
+    pub fn new(sizes: &'a dyn SizeEstimator) -> Self {
+        KubeCalls { sizes }
+    }
+
     fn operand<'n>(&self, n: &AstNode<'n>) -> Operand<'n> {
         let size = cost::size_of(self.sizes, n);
-        let elem_path = n.path().iter().map(String::as_str);
-        let elem_size = self
-            .sizes
-            .at(elem_path.chain(std::iter::once("@items")))
-            .map_or(UNKNOWN, Into::into);
+        // Kubernetes' `listElementNode`: an element node at `path + @items`
+        // with the element type, sized by the host estimator alone.
+        let elem_size = match n.ty() {
+            Type::List(elem) => {
+                let mut elem_path = n.path().to_vec();
+                elem_path.push("@items".to_string());
+                let node = AstNode::new(&elem_path, elem, n.expr(), None);
+                self.sizes.estimate_size(&node).map_or(UNKNOWN, Into::into)
+            }
+            _ => UNKNOWN,
+        };
         let int_literal = match &n.expr().kind {
             ExprKind::Literal(Literal::Int(i)) => Some(*i),
             _ => None,
@@ -96,7 +109,7 @@ pub fn max_cost(
         return Ok(None);
     };
     let sizes = DeclSizes { root: decl };
-    let calls = KubeCalls { sizes: &sizes };
+    let calls = KubeCalls::new(&sizes);
     let options = EstimateOptions {
         presence_test_cost: 0,
         version: if version.has_cel_go_0_29() {

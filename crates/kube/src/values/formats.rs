@@ -174,16 +174,25 @@ pub fn parse_date(s: &str) -> Result<Timestamp, String> {
     Ok(Timestamp {
         seconds: ts.as_second(),
         nanos: ts.subsec_nanosecond().max(0) as u32,
+        offset_secs: 0,
     })
 }
 
-/// `format: date-time`: an RFC 3339 timestamp.
+/// `format: date-time`: an RFC 3339 timestamp. The value keeps the text's
+/// UTC offset, as the `time.Time` Kubernetes parses does (`string()` of it
+/// prints `2011-08-18T19:03:37.01+01:00`).
 pub fn parse_date_time(s: &str) -> Result<Timestamp, String> {
     let ts: jiff::Timestamp = s.parse().map_err(|e: jiff::Error| e.to_string())?;
+    let offset = jiff::fmt::temporal::Pieces::parse(s)
+        .ok()
+        .and_then(|p| p.offset())
+        .map_or(0, |o| o.to_numeric_offset().seconds());
     Ok(Timestamp {
         seconds: ts.as_second(),
         nanos: ts.subsec_nanosecond().max(0) as u32,
-    })
+        offset_secs: 0,
+    }
+    .with_offset(offset))
 }
 
 /// `format: byte`: standard base64 with padding.
@@ -235,6 +244,16 @@ mod tests {
         assert_eq!(
             parse_date_time("1970-01-01T01:00:00+01:00").map(|t| t.seconds),
             Ok(0)
+        );
+        // The offset is kept for printing, as Go's time.Time keeps it.
+        let t = parse_date_time("2011-08-18T19:03:37.01+01:00").unwrap();
+        assert_eq!(t.offset_secs, 3600);
+        assert_eq!(t.to_string(), "2011-08-18T19:03:37.01+01:00");
+        let t = parse_date_time("2011-08-18T19:03:37-00:30").unwrap();
+        assert_eq!(t.to_string(), "2011-08-18T19:03:37-00:30");
+        assert_eq!(
+            parse_date_time("2011-08-18T19:03:37Z").unwrap().offset_secs,
+            0
         );
         assert!(parse_date_time("1970-01-01").is_err());
     }

@@ -847,6 +847,7 @@ mod tests {
             Value::Timestamp(Timestamp {
                 seconds: 1_675_467_080,
                 nanos: 0,
+                offset_secs: 0,
             }),
         ]);
         assert_eq!(
@@ -943,6 +944,7 @@ mod tests {
             Value::Timestamp(Timestamp {
                 seconds: 1_675_467_080,
                 nanos: 0,
+                offset_secs: 0,
             }),
             f64::INFINITY.into(),
         ]);

@@ -343,11 +343,13 @@ mod tests {
         let t = Timestamp {
             seconds: 1_675_467_080,
             nanos: 0,
+            offset_secs: 0,
         };
         assert_eq!(rfc3339_nano(&t), "2023-02-03T23:31:20Z");
         let t = Timestamp {
             seconds: Timestamp::MIN_SECONDS,
             nanos: 500_000_000,
+            offset_secs: 0,
         };
         assert_eq!(rfc3339_nano(&t), "0001-01-01T00:00:00.5Z");
         assert_eq!(

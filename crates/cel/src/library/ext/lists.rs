@@ -74,20 +74,28 @@ impl Library for Lists {
         )));
         if self.version >= 1 {
             let list_dyn = Type::list(Type::Dyn);
+            // cel-go declares flatten without type guards: an already flat
+            // list (`dyn([1, 2]).flatten()`) is accepted as it is.
             env.add_function(
                 Function::new("flatten")
-                    .overload(member(
-                        "list_flatten",
-                        vec![Type::list(list_t.clone())],
-                        list_t.clone(),
-                        FnImpl::Nary(flatten),
-                    ))
-                    .overload(member(
-                        "list_flatten_int",
-                        vec![list_dyn.clone(), Type::Int],
-                        list_dyn,
-                        FnImpl::Nary(flatten),
-                    )),
+                    .overload(
+                        member(
+                            "list_flatten",
+                            vec![Type::list(list_t.clone())],
+                            list_t.clone(),
+                            FnImpl::Nary(flatten),
+                        )
+                        .without_type_guards(),
+                    )
+                    .overload(
+                        member(
+                            "list_flatten_int",
+                            vec![list_dyn.clone(), Type::Int],
+                            list_dyn,
+                            FnImpl::Nary(flatten),
+                        )
+                        .without_type_guards(),
+                    ),
             );
         }
         if self.version >= 2 {

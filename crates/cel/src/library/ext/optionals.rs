@@ -155,6 +155,7 @@ pub fn is_zero_value(v: &Value) -> bool {
             *t == Timestamp {
                 seconds: Timestamp::MIN_SECONDS,
                 nanos: 0,
+                offset_secs: 0,
             }
         }
         Value::Type(_) | Value::Optional(_) | Value::Opaque(_) => false,

@@ -11,6 +11,7 @@
 pub(crate) mod block;
 pub(crate) mod convert;
 pub(crate) mod ops;
+pub mod re2;
 pub(crate) mod strings;
 pub(crate) mod time;
 
@@ -28,6 +29,26 @@ use self::time::Field;
 /// The standard library (cel-go's `StdLib`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Std;
+
+/// cel-go's `duration.getMilliseconds()`: the whole duration in milliseconds
+/// (Go's `time.Duration.Milliseconds()`, `duration('1h2m3s4ms')` gives
+/// 3723004), where the cel-spec conformance suite (and [`Std`] alone) takes
+/// the milliseconds within the second (4). Install after [`Std`] in
+/// environments that reproduce cel-go, such as Kubernetes'.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GoDurationMilliseconds;
+
+impl Library for GoDurationMilliseconds {
+    fn install(&self, env: &mut EnvBuilder) {
+        // Replaces the standard overload of the same id.
+        env.add_function(Function::new("getMilliseconds").overload(Overload::member(
+            "duration_to_milliseconds",
+            vec![Type::Duration],
+            Type::Int,
+            u(time::duration_total_milliseconds),
+        )));
+    }
+}
 
 /// Names of the types the standard library makes available as identifiers
 /// (`int`, `list`, `google.protobuf.Timestamp`, ...), with their types.

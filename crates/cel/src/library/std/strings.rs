@@ -32,18 +32,28 @@ pub(crate) fn ends_with(a: &Value, b: &Value) -> EvalResult {
     Ok(Value::Bool(s.ends_with(p)))
 }
 
-/// Compiles a pattern with RE2 semantics, with an error worded like Go's.
+/// Compiles a pattern with RE2 semantics, with an error worded like Go's
+/// (`error parsing regexp: unexpected ): `)``). Patterns the `regex` crate
+/// accepts but Go rejects (`x++`) are errors too (see [`super::re2`]).
 pub fn compile_regex(pattern: &str) -> Result<regex::Regex, EvalError> {
-    regex::RegexBuilder::new(pattern)
+    let parse_error = |detail: String| EvalError::msg(format!("error parsing regexp: {detail}"));
+    match regex::RegexBuilder::new(pattern)
         .size_limit(1 << 22)
         .build()
-        .map_err(|e| {
+    {
+        Ok(re) => match super::re2::syntax_error(pattern) {
+            Some(detail) => Err(parse_error(detail)),
+            None => Ok(re),
+        },
+        Err(e) => {
             let detail = match &e {
-                regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim().to_string(),
+                regex::Error::Syntax(s) => super::re2::syntax_error(pattern)
+                    .unwrap_or_else(|| s.lines().last().unwrap_or(s).trim().to_string()),
                 other => other.to_string(),
             };
-            EvalError::msg(format!("error parsing regexp: {detail}"))
-        })
+            Err(parse_error(detail))
+        }
+    }
 }
 
 /// How many compiled patterns the process keeps (the cache is emptied when

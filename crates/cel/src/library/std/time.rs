@@ -54,3 +54,37 @@ pub(crate) fn access(field: Field, args: &[Value]) -> EvalResult {
         _ => Err(EvalError::no_such_overload()),
     }
 }
+
+/// cel-go's `duration.getMilliseconds()`: the total milliseconds, truncated
+/// toward zero (see [`super::GoDurationMilliseconds`]).
+pub(crate) fn duration_total_milliseconds(v: &Value) -> EvalResult {
+    match v {
+        Value::Duration(d) => Ok(Value::Int(d.nanos / 1_000_000)),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Duration;
+
+    fn int(r: EvalResult) -> i64 {
+        match r {
+            Ok(Value::Int(i)) => i,
+            other => panic!("not an int: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn duration_milliseconds_component_or_total() {
+        let d = Value::Duration(Duration::parse("1h2m3s4ms").unwrap());
+        assert_eq!(
+            int(access(Field::Milliseconds, std::slice::from_ref(&d))),
+            4
+        );
+        assert_eq!(int(duration_total_milliseconds(&d)), 3_723_004);
+        let neg = Value::Duration(Duration::parse("-1.5009s").unwrap());
+        assert_eq!(int(duration_total_milliseconds(&neg)), -1500);
+    }
+}
