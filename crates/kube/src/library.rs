@@ -25,7 +25,6 @@ pub mod cidr;
 mod common;
 pub mod cost;
 pub mod format;
-pub mod goquote;
 pub mod gourl;
 pub mod ip;
 pub mod jsonpatch;

@@ -8,9 +8,9 @@ use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{CIDR_TYPE_NAME, cidr_type, ip_type, opaque_arg, string_arg};
-use super::goquote::go_quote;
 use super::ip::{IpValue, string_to_ip};
 use super::netip::{Prefix, parse_prefix};
+use crate::gofmt::quote as go_quote;
 
 /// A `net.CIDR` value: the prefix as written (host bits kept).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{IP_TYPE_NAME, ip_type, opaque_arg, string_arg};
-use super::goquote::go_quote;
 use super::netip::{Addr, parse_addr};
+use crate::gofmt::quote as go_quote;
 
 /// A `net.IP` value.
 #[derive(Clone, Debug, PartialEq, Eq)]

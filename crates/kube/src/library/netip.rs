@@ -4,7 +4,7 @@
 
 use std::fmt::{self, Write};
 
-use super::goquote::go_quote;
+use crate::gofmt::quote as go_quote;
 
 /// An IPv4 or IPv6 address, with an optional IPv6 zone.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
