@@ -90,56 +90,9 @@ pub fn format_float(f: f64, as_f32: bool, style: FloatStyle) -> String {
     out
 }
 
-/// Go's `strconv.Quote(s)` (what `%q` prints for a string): double quotes, `\"` and `\\`,
-/// `\a \b \f \n \r \t \v`, other non-printable characters as `\xNN`, `\uNNNN` or
-/// `\UNNNNNNNN`; printable Unicode is kept as is.
-pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if is_go_printable(c) => out.push(c),
-            c if (c as u32) < 0x80 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// An approximation of Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols
-/// and the ASCII space. Rust has no Unicode category tables in `std`, so control characters,
-/// separators other than U+0020, private-use, surrogate and noncharacter code points and the
-/// format characters Go rejects are excluded explicitly.
-fn is_go_printable(c: char) -> bool {
-    let u = c as u32;
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(u,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E
-        | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF | 0xFDD0..=0xFDEF
-        | 0xFFFE | 0xFFFF | 0xF0000..=0x10FFFF | 0xE0001 | 0xE0020..=0xE007F)
-}
+/// Go's `strconv.Quote(s)` (what `%q` prints for a string), shared with the
+/// engine's Go-compatible formatting.
+pub use cel::library::ext::gofmt::quote;
 
 #[cfg(test)]
 mod tests {

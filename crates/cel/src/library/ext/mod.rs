@@ -12,7 +12,7 @@ pub mod comprehensions;
 pub mod cost;
 pub mod encoders;
 pub mod format;
-mod gofmt;
+pub mod gofmt;
 pub mod lists;
 pub mod math;
 pub mod network;
