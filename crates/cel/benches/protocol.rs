@@ -94,6 +94,13 @@ fn main() {
         c.bench_function(&format!("eval/{}", e.id), |b| {
             b.iter(|| black_box(program.eval(black_box(&bindings))))
         });
+        let tracked = cel::EvalOptions {
+            track_cost: true,
+            ..Default::default()
+        };
+        c.bench_function(&format!("eval_tracked/{}", e.id), |b| {
+            b.iter(|| black_box(program.eval_with(black_box(&bindings), &tracked)))
+        });
         c.bench_function(&format!("compile/{}", e.id), |b| {
             b.iter(|| black_box(env.compile(black_box(&e.expr))))
         });

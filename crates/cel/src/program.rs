@@ -49,11 +49,13 @@ impl Program {
     }
 
     /// Evaluates with no limits.
+    #[inline]
     pub fn eval(&self, activation: &dyn Activation) -> EvalResult<Value> {
         self.plan.eval(activation, &EvalOptions::default()).value
     }
 
     /// Evaluates with limits, cancellation and cost tracking as `options` says.
+    #[inline]
     pub fn eval_with(&self, activation: &dyn Activation, options: &EvalOptions<'_>) -> Evaluation {
         self.plan.eval(activation, options)
     }

@@ -39,31 +39,21 @@ pub(crate) struct Ctx<'a> {
     pub vars: [Option<Option<Value>>; VAR_CACHE],
 }
 
-static NULL: Value = Value::Null;
+pub(super) static NULL: Value = Value::Null;
 
 /// Errors that end evaluation instead of flowing as CEL error values.
 #[inline]
-fn is_abort(e: &EvalError) -> bool {
+pub(super) fn is_abort(e: &EvalError) -> bool {
     matches!(
         e.kind(),
         ErrorKind::CostLimitExceeded | ErrorKind::Cancelled | ErrorKind::LimitExceeded
     )
 }
 
-macro_rules! abort_on {
-    ($r:expr) => {
-        if let Err(e) = &$r
-            && is_abort(e)
-        {
-            return Err(e.clone());
-        }
-    };
-}
-
 impl Ctx<'_> {
     /// Resolves `var` into the cache if it is not there yet.
     #[inline]
-    fn resolve_into_cache(&mut self, var: &VarRef) {
+    pub(super) fn resolve_into_cache(&mut self, var: &VarRef) {
         if let Some(entry @ None) = self.vars.get_mut(var.cache) {
             *entry = Some(self.act.resolve(&var.name));
         }
@@ -81,7 +71,7 @@ impl Ctx<'_> {
     }
 
     #[inline(always)]
-    fn charge<const T: bool>(&mut self, c: u64) -> EvalResult<()> {
+    pub(super) fn charge<const T: bool>(&mut self, c: u64) -> EvalResult<()> {
         if T {
             self.cost = self.cost.saturating_add(c);
             if self.cost > self.limit {
@@ -98,7 +88,7 @@ impl Ctx<'_> {
     /// within the limit; past it, the cost stops where the first of the two
     /// charges that passes the limit would have stopped it.
     #[inline(always)]
-    fn charge2<const T: bool>(&mut self, a: u64, b: u64) -> EvalResult<()> {
+    pub(super) fn charge2<const T: bool>(&mut self, a: u64, b: u64) -> EvalResult<()> {
         if T {
             let first = self.cost.saturating_add(a);
             let total = first.saturating_add(b);
@@ -117,7 +107,7 @@ impl Ctx<'_> {
     /// Counts an iteration; every 100, checks the cancel flag and the deadline
     /// (nothing to do without either).
     #[inline(always)]
-    fn tick(&mut self) -> EvalResult<()> {
+    pub(super) fn tick(&mut self) -> EvalResult<()> {
         if self.cancel.is_none() && self.deadline.is_none() {
             return Ok(());
         }
@@ -141,7 +131,7 @@ impl Ctx<'_> {
     }
 
     #[inline]
-    fn check_size(&self, n: usize) -> EvalResult<()> {
+    pub(super) fn check_size(&self, n: usize) -> EvalResult<()> {
         if n > self.max_size {
             return Err(EvalError::new(
                 ErrorKind::LimitExceeded,
@@ -151,7 +141,7 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn check_value_size(&self, v: &Value) -> EvalResult<()> {
+    pub(super) fn check_value_size(&self, v: &Value) -> EvalResult<()> {
         match v {
             Value::String(s) => self.check_size(s.len()),
             Value::Bytes(b) => self.check_size(b.len()),
@@ -289,57 +279,9 @@ impl Plan {
                 }
                 r
             }
-            Node::Op2(op) => {
-                if let Node::Const(c) = &op.args[1] {
-                    return self.eval_op2_const::<T>(op, c, cx);
-                }
-                let a = self.eval_node::<T>(&op.args[0], cx);
-                abort_on!(a);
-                let b = self.eval_node::<T>(&op.args[1], cx);
-                abort_on!(b);
-                let r = match (&a, &b) {
-                    (Ok(x), Ok(y)) => (op.f)(x, y).map_err(|e| e.at(op.meta.id)),
-                    (Err(e), _) | (_, Err(e)) => Err(e.clone()),
-                };
-                if T {
-                    let (a, b) = (a.as_ref().unwrap_or(&NULL), b.as_ref().unwrap_or(&NULL));
-                    cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok()))?;
-                }
-                if let Ok(v) = &r
-                    && cx.max_size != usize::MAX
-                {
-                    cx.check_value_size(v)?;
-                }
-                r
-            }
+            Node::Op2(op) => self.eval_op2::<T>(op, cx),
             Node::Call(c) => self.eval_call::<T>(c, cx),
-            Node::Matches(m) => {
-                let t = self.eval_node::<T>(&m.target, cx);
-                abort_on!(t);
-                let r = match (&t, &m.regex) {
-                    (Err(e), _) => Err(e.clone()),
-                    (Ok(Value::String(s)), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
-                    (Ok(Value::String(_)), Err(e)) => Err(e.clone().at(m.meta.id)),
-                    (Ok(_), _) => Err(EvalError::no_such_overload().at(m.meta.id)),
-                };
-                if T {
-                    let t = t.as_ref().unwrap_or(&NULL);
-                    let c = if m.meta.custom {
-                        cost::cost_of(&self.env, &m.meta, &[t, &m.pattern], r.as_ref().ok())
-                    } else {
-                        let pattern = m.pattern_size;
-                        m.meta.rule.cost_sized(|i| {
-                            if i == 0 {
-                                cost::actual_size(t)
-                            } else {
-                                pattern
-                            }
-                        })
-                    };
-                    cx.charge::<T>(c)?;
-                }
-                r
-            }
+            Node::Matches(m) => self.eval_matches::<T>(m, cx),
             Node::List(l) => {
                 let r = self.build_list::<T>(l, cx);
                 abort_on!(r);
@@ -369,6 +311,78 @@ impl Plan {
                 self.eval_node::<T>(&b.result, cx)
             }
             Node::Error(e) => Err(e.clone()),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_op2<const T: bool>(&self, op: &Op2, cx: &mut Ctx<'_>) -> EvalResult {
+        if let Some(r) = self.op2_borrowed::<T>(op, cx) {
+            return r;
+        }
+        if let Node::Const(c) = &op.args[1] {
+            return self.eval_op2_const::<T>(op, c, cx);
+        }
+        let a = self.eval_node::<T>(&op.args[0], cx);
+        abort_on!(a);
+        let b = self.eval_node::<T>(&op.args[1], cx);
+        abort_on!(b);
+        let r = match (&a, &b) {
+            (Ok(x), Ok(y)) => (op.f)(x, y).map_err(|e| e.at(op.meta.id)),
+            (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+        };
+        if T {
+            let (a, b) = (a.as_ref().unwrap_or(&NULL), b.as_ref().unwrap_or(&NULL));
+            cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok()))?;
+        }
+        if let Ok(v) = &r
+            && cx.max_size != usize::MAX
+        {
+            cx.check_value_size(v)?;
+        }
+        r
+    }
+
+    #[inline(never)]
+    fn eval_matches<const T: bool>(&self, m: &Matches, cx: &mut Ctx<'_>) -> EvalResult {
+        self.prepare(&m.target, cx);
+        if let Some((t, nt)) = super::borrow::peek(&m.target, &cx.slots, &cx.vars) {
+            let r = match (t, &m.regex) {
+                (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
+                (Value::String(_), Err(e)) => Err(e.clone().at(m.meta.id)),
+                _ => Err(EvalError::no_such_overload().at(m.meta.id)),
+            };
+            let c = if T { self.matches_cost(m, t, &r) } else { 0 };
+            cx.charge_run::<T>(nt, c)?;
+            return r;
+        }
+        let t = self.eval_node::<T>(&m.target, cx);
+        abort_on!(t);
+        let r = match (&t, &m.regex) {
+            (Err(e), _) => Err(e.clone()),
+            (Ok(Value::String(s)), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
+            (Ok(Value::String(_)), Err(e)) => Err(e.clone().at(m.meta.id)),
+            (Ok(_), _) => Err(EvalError::no_such_overload().at(m.meta.id)),
+        };
+        if T {
+            let c = self.matches_cost(m, t.as_ref().unwrap_or(&NULL), &r);
+            cx.charge::<T>(c)?;
+        }
+        r
+    }
+
+    /// The cost of `matches` on target `t` with result `r`.
+    fn matches_cost(&self, m: &Matches, t: &Value, r: &EvalResult) -> u64 {
+        if m.meta.custom {
+            cost::cost_of(&self.env, &m.meta, &[t, &m.pattern], r.as_ref().ok())
+        } else {
+            let pattern = m.pattern_size;
+            m.meta.rule.cost_sized(|i| {
+                if i == 0 {
+                    cost::actual_size(t)
+                } else {
+                    pattern
+                }
+            })
         }
     }
 
@@ -583,6 +597,9 @@ impl Plan {
 
     #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
+        if let Some(r) = self.call_borrowed::<T>(c, cx) {
+            return r;
+        }
         let n = c.args.len();
         let mut small: [Value; 3] = [Value::Null, Value::Null, Value::Null];
         let mut big: Vec<Value> = Vec::new();
@@ -688,7 +705,10 @@ impl Plan {
             && let Value::List(l) = &range
             && let Some(items) = l.as_slice()
         {
-            return self.quantifier::<T>(c, cx, items);
+            return match c.shape {
+                FoldShape::Append => self.append_fold::<T>(c, cx, items),
+                _ => self.quantifier::<T>(c, cx, items),
+            };
         }
         let init = self.eval_node::<T>(&c.accu_init, cx);
         abort_on!(init);
@@ -745,95 +765,8 @@ impl Plan {
         r
     }
 
-    /// `exists` / `all` over a plain list: the fold of the general path
-    /// (same accumulator, same result, same cost) without walking the
-    /// condition and step nodes: only the predicate is evaluated.
-    fn quantifier<const T: bool>(
-        &self,
-        c: &Compr,
-        cx: &mut Ctx<'_>,
-        items: &[Value],
-    ) -> EvalResult {
-        let exists = c.shape == FoldShape::Exists;
-        let (Node::And(ab) | Node::Or(ab)) = &c.step else {
-            return Err(EvalError::msg("internal error: fold shape"));
-        };
-        let Node::NotStrictlyFalse(cond_arg, nsf_meta) = &c.cond else {
-            return Err(EvalError::msg("internal error: fold shape"));
-        };
-        let not_meta = match &**cond_arg {
-            Node::Op1(op) => Some(&op.meta),
-            _ => None,
-        };
-        let pred = &ab[1];
-        // The condition's cost when no hook or cost function can change it.
-        let plain = |m: &CallMeta| !m.custom && m.rule == cost::CostRule::One;
-        let fixed_cond = if plain(nsf_meta) && not_meta.is_none_or(plain) {
-            if exists { 3 } else { 2 }
-        } else {
-            0
-        };
-        // The accumulator: a bool or an error (never another value).
-        let mut acc: Result<bool, EvalError> = Ok(!exists);
-        for (i, item) in items.iter().enumerate() {
-            cx.tick()?;
-            self.bind_list_item(c, cx, i, item.clone());
-            // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
-            let tested: Result<bool, ()> = match &acc {
-                Ok(b) => Ok(if exists { !b } else { *b }),
-                Err(_) => Err(()),
-            };
-            let cond_cost = if !T {
-                0
-            } else if fixed_cond > 0 {
-                fixed_cond
-            } else {
-                let acc_v = match &acc {
-                    Ok(b) => Value::Bool(*b),
-                    Err(_) => Value::Null,
-                };
-                let mut cost = 1; // the accumulator
-                if exists {
-                    let not = tested.map(Value::Bool);
-                    cost += not_meta.map_or(1, |m| {
-                        cost::cost_of(&self.env, m, &[&acc_v], not.as_ref().ok())
-                    });
-                }
-                let tested_v = match tested {
-                    Ok(b) => Value::Bool(b),
-                    Err(_) => Value::Null,
-                };
-                let out = Value::Bool(tested != Ok(false));
-                cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
-                cost
-            };
-            if tested == Ok(false) {
-                cx.charge::<T>(cond_cost)?;
-                break;
-            }
-            // The condition, then the step `acc || p` / `acc && p` reading the
-            // accumulator (acc is neutral or an error here).
-            cx.charge2::<T>(cond_cost, 1)?;
-            let p = self.eval_node::<T>(pred, cx);
-            abort_on!(p);
-            match (&acc, &p) {
-                (_, Ok(Value::Bool(b))) if *b == exists => acc = Ok(exists),
-                (Err(_), _) => {}
-                (Ok(_), Ok(Value::Bool(b))) => acc = Ok(*b),
-                (Ok(_), Ok(_)) => acc = Err(EvalError::no_such_overload()),
-                (Ok(_), Err(e)) => acc = Err(e.clone()),
-            }
-        }
-        set_slot(cx, c.iter_slot, Ok(Value::Null));
-        if let Some(s2) = c.iter_slot2 {
-            set_slot(cx, s2, Ok(Value::Null));
-        }
-        cx.charge::<T>(1)?; // the result reads the accumulator
-        acc.map(Value::Bool)
-    }
-
     #[inline(always)]
-    fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
+    pub(super) fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
         match c.iter_slot2 {
             Some(s2) => {
                 set_slot(cx, c.iter_slot, Ok(Value::Int(i as i64)));
@@ -888,7 +821,7 @@ impl Plan {
 }
 
 #[inline]
-fn set_slot(cx: &mut Ctx<'_>, slot: usize, v: EvalResult) {
+pub(super) fn set_slot(cx: &mut Ctx<'_>, slot: usize, v: EvalResult) {
     if let Some(s) = cx.slots.get_mut(slot) {
         *s = v;
     }

@@ -13,7 +13,20 @@
 //! * cost tracking is a const generic of the evaluation functions: off, it
 //!   costs nothing.
 
+/// Returns an error that ends evaluation (see `interp::is_abort`) at once.
+macro_rules! abort_on {
+    ($r:expr) => {
+        if let Err(e) = &$r
+            && is_abort(e)
+        {
+            return Err(e.clone());
+        }
+    };
+}
+
+mod borrow;
 mod cost;
+mod fold;
 mod interp;
 mod node;
 mod planner;
@@ -61,8 +74,25 @@ impl Plan {
     }
 
     /// Evaluates against `activation` with the limits of `options`.
+    #[inline]
     pub fn eval(&self, activation: &dyn Activation, options: &EvalOptions<'_>) -> Evaluation {
         let track = options.track_cost || options.cost_limit.is_some();
+        // A constant (literal or folded) program: no evaluation state at all.
+        if let Node::Const(v) = &self.root {
+            return Evaluation {
+                value: Ok(v.clone()),
+                cost: track.then_some(0),
+            };
+        }
+        self.eval_tree(activation, options, track)
+    }
+
+    fn eval_tree(
+        &self,
+        activation: &dyn Activation,
+        options: &EvalOptions<'_>,
+        track: bool,
+    ) -> Evaluation {
         let mut cx = interp::Ctx {
             act: activation,
             slots: if self.n_slots == 0 {

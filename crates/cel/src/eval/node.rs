@@ -207,6 +207,10 @@ pub(crate) enum FoldShape {
     /// `all`: init `true`, condition `@not_strictly_false(acc)`, step
     /// `acc && p`, result `acc`.
     All,
+    /// `map`, `filter`: init `[]`, condition `true`, step `acc + [e]` or
+    /// `p ? acc + [e] : acc` (an [`AccuAppend`] whose `_+_` has no cost
+    /// function or hook), result `acc`.
+    Append,
 }
 
 pub(crate) struct Compr {

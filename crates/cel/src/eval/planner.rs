@@ -672,7 +672,11 @@ impl<'a> Planner<'a> {
             .push((c.accu_var.clone(), Local::Slot(accu_slot)));
         let result = self.plan(&c.result)?;
         self.scopes.truncate(depth);
-        let shape = fold_shape(&accu_init, &cond, &step, &result, accu_slot);
+        let shape = if append_shape(&accu_init, &cond, &step, &result, accu_slot) {
+            FoldShape::Append
+        } else {
+            fold_shape(&accu_init, &cond, &step, &result, accu_slot)
+        };
         Ok(Node::Compr(Box::new(Compr {
             id,
             shape,
@@ -834,6 +838,22 @@ fn fold_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) 
         }
         _ => FoldShape::General,
     }
+}
+
+/// Recognises the `map` and `filter` expansions (see [`FoldShape::Append`]).
+fn append_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) -> bool {
+    let is_acc = |n: &Node| matches!(n, Node::Local(s) if *s == acc);
+    let empty_list = match init {
+        Node::Const(Value::List(l)) => l.is_empty(),
+        Node::List(l) => l.elems.is_empty(),
+        _ => false,
+    };
+    let appends = |n: &Node| matches!(n, Node::AccuAppend(a) if a.slot == acc && !a.add.custom);
+    let step_ok = match step {
+        Node::CondAttr(c) => appends(&c.truthy) && is_acc(&c.falsy),
+        other => appends(other),
+    };
+    empty_list && matches!(cond, Node::Const(Value::Bool(true))) && step_ok && is_acc(result)
 }
 
 /// The identifier at the root of a select chain.

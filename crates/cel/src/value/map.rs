@@ -71,6 +71,16 @@ impl Map {
         }
     }
 
+    /// Field selection by reference: `Some` only for a plain map holding
+    /// `name` (a host's map hands out owned values: use [`Map::field`]).
+    #[inline]
+    pub fn field_ref(&self, name: &str) -> Option<&Value> {
+        match self {
+            Map::Values(m) => lookup(m, KeyRef::String(name)),
+            Map::Provided(_) => None,
+        }
+    }
+
     pub fn contains_key(&self, key: KeyRef<'_>) -> bool {
         match self {
             Map::Values(m) => lookup(m, key).is_some(),

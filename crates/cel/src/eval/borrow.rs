@@ -1,0 +1,250 @@
+//! Borrowed operands: calls whose arguments are plain reads run on references.
+//!
+//! Most operands of operators and functions in real expressions are reads: a
+//! constant, a comprehension variable, an activation variable, and present
+//! fields of maps below them (`i.name`, `self.spec.replicas`). Evaluating
+//! such a read through [`Plan::eval_node`] copies the value (a reference
+//! count update for strings, lists and maps) only for the call to borrow it
+//! and drop the copy. [`peek`] finds the value in place instead, and the call
+//! runs on references.
+//!
+//! A peeked read charges exactly what the general path charges on success
+//! (1 for the variable, 1 per field; 0 for a constant), in the same order;
+//! anything [`peek`] declines (a missing field, a host's map, an optional
+//! selection, an error in a slot, any other node) takes the general path, so
+//! results, errors and costs are identical either way.
+
+use super::Plan;
+use super::cost;
+use super::interp::{Ctx, value_fits};
+use super::node::*;
+use crate::error::EvalResult;
+use crate::functions::FnImpl;
+use crate::value::Value;
+
+/// The variable-resolution cache of an evaluation (see [`VarRef::cache`]).
+pub(super) type VarCache = [Option<Option<Value>>; VAR_CACHE];
+
+/// The value `n` reads, borrowed, with the number of unit charges the general
+/// path makes reading it; `None` when `n` is not a plain read that succeeds.
+///
+/// Activation variables are found only once resolved into the cache (see
+/// [`Plan::prepare`]).
+#[inline(always)]
+pub(super) fn peek<'a>(
+    n: &'a Node,
+    slots: &'a [EvalResult],
+    vars: &'a VarCache,
+) -> Option<(&'a Value, u64)> {
+    match n {
+        Node::Const(v) => Some((v, 0)),
+        Node::Local(s) => match slots.get(*s) {
+            Some(Ok(v)) => Some((v, 1)),
+            _ => None,
+        },
+        Node::Attr(a) => {
+            let root = match &a.base {
+                Base::Slot(s) => match slots.get(*s) {
+                    Some(Ok(v)) => v,
+                    _ => return None,
+                },
+                Base::Vars(cands) => match cands.as_slice() {
+                    [var] if var.skip == 0 => match vars.get(var.cache) {
+                        Some(Some(Some(v))) => v,
+                        _ => return None,
+                    },
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let mut v = root;
+            for q in &a.quals {
+                match (v, &q.kind) {
+                    (Value::Map(m), QualKind::Field(f)) if !q.optional => v = m.field_ref(f)?,
+                    _ => return None,
+                }
+            }
+            Some((v, 1 + a.quals.len() as u64))
+        }
+        _ => None,
+    }
+}
+
+impl Ctx<'_> {
+    /// `ones` unit charges, then one charge of `then`, as the general path
+    /// makes them one by one: within the limit, one addition and one test;
+    /// past it, the cost stops where the first charge that passes it stops.
+    #[inline(always)]
+    pub(super) fn charge_run<const T: bool>(&mut self, ones: u64, then: u64) -> EvalResult<()> {
+        if T {
+            let first = self.cost.saturating_add(ones);
+            if first > self.limit {
+                // Unit steps from a cost within the limit stop just past it.
+                self.cost = self.limit.saturating_add(1);
+                return Err(cost_limit_exceeded());
+            }
+            self.cost = first;
+            self.charge::<T>(then)?;
+        }
+        Ok(())
+    }
+}
+
+impl Ctx<'_> {
+    /// Charges `costs` in order, as that many separate charges.
+    #[inline(always)]
+    pub(super) fn charge_seq<const T: bool>(&mut self, costs: &[u64]) -> EvalResult<()> {
+        if T {
+            let total = costs.iter().fold(0u64, |a, c| a.saturating_add(*c));
+            if self.cost.saturating_add(total) > self.limit {
+                for c in costs {
+                    self.charge::<T>(*c)?;
+                }
+            }
+            self.cost = self.cost.saturating_add(total);
+        }
+        Ok(())
+    }
+}
+
+fn cost_limit_exceeded() -> crate::error::EvalError {
+    crate::error::EvalError::new(
+        crate::error::ErrorKind::CostLimitExceeded,
+        "operation cancelled: actual cost limit exceeded",
+    )
+}
+
+impl Plan {
+    /// Evaluates `n`, copying a plain read out of place (no evaluation
+    /// through the general path).
+    #[inline]
+    pub(super) fn eval_read<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
+        self.prepare(n, cx);
+        if let Some((v, k)) = peek(n, &cx.slots, &cx.vars) {
+            let v = v.clone();
+            cx.charge_run::<T>(k, 0)?;
+            return Ok(v);
+        }
+        self.eval_node::<T>(n, cx)
+    }
+
+    /// Resolves the activation variable `n` reads (if any) into the cache, so
+    /// that [`peek`] can borrow it.
+    #[inline]
+    pub(super) fn prepare(&self, n: &Node, cx: &mut Ctx<'_>) {
+        if let Node::Attr(a) = n
+            && let Base::Vars(cands) = &a.base
+            && let [var] = cands.as_slice()
+            && var.skip == 0
+        {
+            cx.resolve_into_cache(var);
+        }
+    }
+
+    /// A binary operator on two borrowed operands; `None` when either is not
+    /// a plain read.
+    #[inline]
+    pub(super) fn op2_borrowed<const T: bool>(
+        &self,
+        op: &Op2,
+        cx: &mut Ctx<'_>,
+    ) -> Option<EvalResult> {
+        self.prepare(&op.args[0], cx);
+        self.prepare(&op.args[1], cx);
+        let (a, na) = peek(&op.args[0], &cx.slots, &cx.vars)?;
+        let (b, nb) = peek(&op.args[1], &cx.slots, &cx.vars)?;
+        let r = (op.f)(a, b).map_err(|e| e.at(op.meta.id));
+        let c = if !T {
+            0
+        } else if op.meta.custom {
+            cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok())
+        } else {
+            let rhs = if op.args[1].as_const().is_some() {
+                op.const_size
+            } else {
+                cost::actual_size(b)
+            };
+            op.meta
+                .rule
+                .cost_sized(|i| if i == 0 { cost::actual_size(a) } else { rhs })
+        };
+        Some(self.finish::<T>(cx, r, na + nb, c))
+    }
+
+    /// A call of one or two borrowed arguments; `None` when an argument is
+    /// not a plain read.
+    #[inline]
+    pub(super) fn call_borrowed<const T: bool>(
+        &self,
+        c: &Call,
+        cx: &mut Ctx<'_>,
+    ) -> Option<EvalResult> {
+        for a in &c.args {
+            self.prepare(a, cx);
+        }
+        let (r, args_cost, cost) = match c.args.as_slice() {
+            [x] => {
+                let (a, na) = peek(x, &cx.slots, &cx.vars)?;
+                let r = self.dispatch(c, &[a]);
+                let cost = if T {
+                    cost::cost_of(&self.env, &c.meta, &[a], r.as_ref().ok())
+                } else {
+                    0
+                };
+                (r, na, cost)
+            }
+            [x, y] => {
+                let (a, na) = peek(x, &cx.slots, &cx.vars)?;
+                let (b, nb) = peek(y, &cx.slots, &cx.vars)?;
+                let r = self.dispatch(c, &[a, b]);
+                let cost = if T {
+                    cost::cost_of(&self.env, &c.meta, &[a, b], r.as_ref().ok())
+                } else {
+                    0
+                };
+                (r, na + nb, cost)
+            }
+            _ => return None,
+        };
+        Some(self.finish::<T>(cx, r, args_cost, cost))
+    }
+
+    /// Runtime dispatch over the call's candidates, on borrowed arguments.
+    #[inline]
+    fn dispatch(&self, c: &Call, args: &[&Value]) -> EvalResult {
+        let found = c
+            .candidates
+            .iter()
+            .find(|k| k.accepts_all || args.iter().zip(&k.params).all(|(v, t)| value_fits(v, t)));
+        let Some(k) = found else {
+            return Err(crate::error::EvalError::no_such_overload().at(c.meta.id));
+        };
+        let r = match (&k.imp, args) {
+            (FnImpl::Unary(f), [a]) => f(a),
+            (FnImpl::Binary(f), [a, b]) => f(a, b),
+            (imp, args) => {
+                let owned: Vec<Value> = args.iter().map(|v| (*v).clone()).collect();
+                imp.call(&owned)
+            }
+        };
+        r.map_err(|e| e.at(c.meta.id))
+    }
+
+    /// The charges of the operands and the call, then the size limit.
+    #[inline(always)]
+    fn finish<const T: bool>(
+        &self,
+        cx: &mut Ctx<'_>,
+        r: EvalResult,
+        args_cost: u64,
+        cost: u64,
+    ) -> EvalResult {
+        cx.charge_run::<T>(args_cost, cost)?;
+        if let Ok(v) = &r
+            && cx.max_size != usize::MAX
+        {
+            cx.check_value_size(v)?;
+        }
+        r
+    }
+}

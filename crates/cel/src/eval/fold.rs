@@ -1,0 +1,280 @@
+//! Specialised folds: the comprehension shapes macros produce, run without
+//! walking their loop condition and step nodes.
+//!
+//! Each runs exactly the fold the general loop of `interp.rs` runs for its
+//! shape (see [`FoldShape`]): same accumulator, same result, same errors and
+//! the same charges in the same order, so that cost tracking and limits are
+//! unaffected. What they save is the interpretive overhead: evaluating
+//! constant conditions, moving the accumulator in and out of its slot, and
+//! (for `x <op> constant` predicates) binding the iteration variable at all.
+
+use super::Plan;
+use super::cost;
+use super::interp::{Ctx, is_abort, set_slot};
+use super::node::*;
+use crate::error::{EvalError, EvalResult};
+use crate::value::{List, Value};
+
+/// An `exists`/`all` over `x <op> k` (see [`Plan::quantifier_compare`]).
+#[derive(Clone, Copy)]
+struct Compare<'a> {
+    exists: bool,
+    /// The loop condition's cost (0 untracked).
+    fixed_cond: u64,
+    op: &'a Op2,
+    k: &'a Value,
+}
+
+impl Plan {
+    /// `exists` / `all` over a plain list: the fold of the general path
+    /// (same accumulator, same result, same cost) without walking the
+    /// condition and step nodes: only the predicate is evaluated.
+    pub(super) fn quantifier<const T: bool>(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        items: &[Value],
+    ) -> EvalResult {
+        let exists = c.shape == FoldShape::Exists;
+        let (Node::And(ab) | Node::Or(ab)) = &c.step else {
+            return Err(EvalError::msg("internal error: fold shape"));
+        };
+        let Node::NotStrictlyFalse(cond_arg, nsf_meta) = &c.cond else {
+            return Err(EvalError::msg("internal error: fold shape"));
+        };
+        let not_meta = match &**cond_arg {
+            Node::Op1(op) => Some(&op.meta),
+            _ => None,
+        };
+        let pred = &ab[1];
+        // The condition's cost when no hook or cost function can change it.
+        let plain = |m: &CallMeta| !m.custom && m.rule == cost::CostRule::One;
+        let fixed_cond = if plain(nsf_meta) && not_meta.is_none_or(plain) {
+            if exists { 3 } else { 2 }
+        } else {
+            0
+        };
+        if let Node::Op2(op) = pred
+            && let [Node::Local(s), Node::Const(k)] = &op.args
+            && *s == c.iter_slot
+            && c.iter_slot2.is_none()
+            && (!T || (fixed_cond > 0 && !op.meta.custom))
+        {
+            let q = Compare {
+                exists,
+                fixed_cond,
+                op,
+                k,
+            };
+            return self.quantifier_compare::<T>(cx, items, q, &mut 0);
+        }
+        // The accumulator: a bool or an error (never another value).
+        let mut acc: Result<bool, EvalError> = Ok(!exists);
+        for (i, item) in items.iter().enumerate() {
+            cx.tick()?;
+            self.bind_list_item(c, cx, i, item.clone());
+            // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
+            let tested: Result<bool, ()> = match &acc {
+                Ok(b) => Ok(if exists { !b } else { *b }),
+                Err(_) => Err(()),
+            };
+            let cond_cost = if !T {
+                0
+            } else if fixed_cond > 0 {
+                fixed_cond
+            } else {
+                let acc_v = match &acc {
+                    Ok(b) => Value::Bool(*b),
+                    Err(_) => Value::Null,
+                };
+                let mut cost = 1; // the accumulator
+                if exists {
+                    let not = tested.map(Value::Bool);
+                    cost += not_meta.map_or(1, |m| {
+                        cost::cost_of(&self.env, m, &[&acc_v], not.as_ref().ok())
+                    });
+                }
+                let tested_v = match tested {
+                    Ok(b) => Value::Bool(b),
+                    Err(_) => Value::Null,
+                };
+                let out = Value::Bool(tested != Ok(false));
+                cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
+                cost
+            };
+            if tested == Ok(false) {
+                cx.charge::<T>(cond_cost)?;
+                break;
+            }
+            // The condition, then the step `acc || p` / `acc && p` reading the
+            // accumulator (acc is neutral or an error here).
+            cx.charge2::<T>(cond_cost, 1)?;
+            let p = self.eval_node::<T>(pred, cx);
+            abort_on!(p);
+            match (&acc, &p) {
+                (_, Ok(Value::Bool(b))) if *b == exists => acc = Ok(exists),
+                (Err(_), _) => {}
+                (Ok(_), Ok(Value::Bool(b))) => acc = Ok(*b),
+                (Ok(_), Ok(_)) => acc = Err(EvalError::no_such_overload()),
+                (Ok(_), Err(e)) => acc = Err(e.clone()),
+            }
+        }
+        set_slot(cx, c.iter_slot, Ok(Value::Null));
+        if let Some(s2) = c.iter_slot2 {
+            set_slot(cx, s2, Ok(Value::Null));
+        }
+        cx.charge::<T>(1)?; // the result reads the accumulator
+        acc.map(Value::Bool)
+    }
+
+    /// `exists` / `all` whose predicate is `x <op> constant` on the
+    /// iteration variable: the operator runs on each borrowed item, nothing
+    /// is bound. Charges per iteration, in order: the loop condition
+    /// (`fixed_cond`), the step's read of the accumulator (1), the read of
+    /// the variable (1), the operator.
+    fn quantifier_compare<const T: bool>(
+        &self,
+        cx: &mut Ctx<'_>,
+        items: &[Value],
+        q: Compare<'_>,
+        evaluated: &mut u64,
+    ) -> EvalResult {
+        let Compare {
+            exists,
+            fixed_cond,
+            op,
+            k,
+        } = q;
+        let unit_op = op.meta.rule == cost::CostRule::One;
+        if T && unit_op {
+            // Every iteration costs the same: when even the longest run stays
+            // within the limit, count iterations and charge once.
+            let per = fixed_cond + 3;
+            let longest = (items.len() as u64)
+                .saturating_mul(per)
+                .saturating_add(fixed_cond + 1);
+            if cx.cost.saturating_add(longest) <= cx.limit {
+                let mut untracked = 0;
+                let r = self.quantifier_compare::<false>(cx, items, q, &mut untracked);
+                let stop = if untracked < items.len() as u64 {
+                    fixed_cond
+                } else {
+                    0
+                };
+                // `untracked` counts evaluated iterations (a stop is not one).
+                cx.cost += untracked * per + stop + 1;
+                return r;
+            }
+        }
+        let mut acc: Result<bool, EvalError> = Ok(!exists);
+        for item in items {
+            cx.tick()?;
+            if matches!(acc, Ok(b) if b == exists) {
+                // The loop condition is false: the fold stops.
+                cx.charge::<T>(fixed_cond)?;
+                break;
+            }
+            *evaluated += 1;
+            let p = (op.f)(item, k);
+            if T {
+                let op_cost = if unit_op {
+                    1
+                } else {
+                    let rhs = op.const_size;
+                    op.meta
+                        .rule
+                        .cost_sized(|i| if i == 0 { cost::actual_size(item) } else { rhs })
+                };
+                cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
+            }
+            match (&acc, p) {
+                (_, Ok(Value::Bool(b))) if b == exists => acc = Ok(exists),
+                (Err(_), _) => {}
+                (Ok(_), Ok(Value::Bool(b))) => acc = Ok(b),
+                (Ok(_), Ok(_)) => acc = Err(EvalError::no_such_overload()),
+                (Ok(_), Err(e)) => acc = Err(e.at(op.meta.id)),
+            }
+        }
+        if T {
+            cx.charge::<T>(1)?; // the result reads the accumulator
+        }
+        acc.map(Value::Bool)
+    }
+
+    /// `map` and `filter` (and the two-variable `transformList`) over a plain
+    /// list: init `[]`, condition `true`, step `acc + [e]` or
+    /// `p ? acc + [e] : acc`, result `acc`. The accumulator is a local
+    /// vector.
+    pub(super) fn append_fold<const T: bool>(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        items: &[Value],
+    ) -> EvalResult {
+        let (filter, append) = match &c.step {
+            Node::AccuAppend(a) => (None, &**a),
+            Node::CondAttr(ca) => match &ca.truthy {
+                Node::AccuAppend(a) => (Some(&**ca), &**a),
+                _ => return Err(EvalError::msg("internal error: fold shape")),
+            },
+            _ => return Err(EvalError::msg("internal error: fold shape")),
+        };
+        // `[]`: nothing to build, but a list literal is charged.
+        let init = self.eval_node::<T>(&c.accu_init, cx);
+        abort_on!(init);
+        let mut acc: Result<Vec<Value>, EvalError> = match init {
+            Ok(_) => Ok(Vec::with_capacity(if filter.is_none() {
+                items.len()
+            } else {
+                0
+            })),
+            Err(e) => Err(e),
+        };
+        for (i, item) in items.iter().enumerate() {
+            cx.tick()?;
+            self.bind_list_item(c, cx, i, item.clone());
+            if let Some(ca) = filter {
+                match self.eval_node::<T>(&ca.cond, cx) {
+                    Ok(Value::Bool(true)) => {}
+                    Ok(Value::Bool(false)) => continue,
+                    Ok(_) => {
+                        acc = Err(EvalError::no_such_overload().at(ca.id));
+                        continue;
+                    }
+                    Err(e) => {
+                        if is_abort(&e) {
+                            return Err(e);
+                        }
+                        acc = Err(e);
+                        continue;
+                    }
+                }
+            }
+            let elem = self.eval_read::<T>(&append.elem, cx);
+            abort_on!(elem);
+            cx.charge::<T>(1 + append.list_cost)?; // the accumulator, the list literal
+            match (&mut acc, elem) {
+                (Err(_), _) => {}
+                (Ok(_), Err(e)) => acc = Err(e),
+                (Ok(list), Ok(x)) => {
+                    cx.check_size(list.len() + 1)?;
+                    list.push(x);
+                }
+            }
+            if T {
+                // `_+_` of the new accumulator (`null` when failed) and the
+                // failed or consumed `[e]` (`null`), by the built-in rule: the
+                // planner picks this shape only without a cost function or hook.
+                let len = acc.as_ref().map_or(1, |l| l.len() as u64);
+                let cost = append.add.rule.cost_sized(|i| if i == 0 { len } else { 1 });
+                cx.charge::<T>(cost)?;
+            }
+        }
+        cx.charge::<T>(1)?; // the result reads the accumulator
+        set_slot(cx, c.iter_slot, Ok(Value::Null));
+        if let Some(s2) = c.iter_slot2 {
+            set_slot(cx, s2, Ok(Value::Null));
+        }
+        acc.map(|items| Value::List(List::new(items)))
+    }
+}
