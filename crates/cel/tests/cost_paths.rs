@@ -1,9 +1,9 @@
 //! The interpreter's specialised paths charge exactly what its general paths
 //! charge.
 //!
-//! The planner gives common shapes dedicated loops (`exists`/`all` over
-//! `x <op> constant`, `map`/`filter` appending to a local vector) that it
-//! uses only when no host cost hook can see the calls; a hook that declines
+//! The planner gives common shapes dedicated nodes (`exists`/`all` over
+//! `x <op> constant`, `map`/`filter` appending to a local vector, string
+//! concatenation chains built in one buffer) that it uses only when no host cost hook can see the calls; a hook that declines
 //! every call (returns `None`) therefore switches an environment to the
 //! general paths without changing a single cost. Each expression below is
 //! evaluated in both environments, without a limit and under every limit
@@ -44,6 +44,10 @@ const EXPRESSIONS: &[&str] = &[
     "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas",
     "self.l.map(x, self.l.filter(y, y < x)).size()",
     "self.l.map(x, x * 2).exists(y, y == 8)",
+    "self.mixed.map(x, 'a' + x + 'b')",
+    "self.mixed.map(x, 'n' + string(x) + '!')",
+    "self.strs.map(s, s + s + string(size(s)) + 'ü')",
+    "'x' + self.name + string(self.replicas) + string(-7)",
 ];
 
 fn data() -> Value {

@@ -28,6 +28,12 @@ fn sized(v: &Value) -> u64 {
     }
 }
 
+/// [`actual_size`] of a string: its length in code points.
+#[inline]
+pub(crate) fn actual_size_str(s: &str) -> u64 {
+    code_points(s)
+}
+
 /// `ceil_mul(n, 0.1)` without floating point for the common small sizes
 /// (0 → 0, 1..=10 → 1: `n * 0.1` is at most exactly 1.0 there).
 #[inline]

@@ -37,6 +37,8 @@ pub(crate) struct Ctx<'a> {
     pub max_size: usize,
     /// Variables resolved so far (see [`VarRef::cache`]): `Some(resolution)`.
     pub vars: [Option<Option<Value>>; VAR_CACHE],
+    /// A buffer for string building, reused across a evaluation.
+    pub scratch: String,
 }
 
 pub(super) static NULL: Value = Value::Null;
@@ -310,6 +312,7 @@ impl Plan {
                 }
                 self.eval_node::<T>(&b.result, cx)
             }
+            Node::Concat(c) => self.eval_concat::<T>(c, cx),
             Node::Error(e) => Err(e.clone()),
         }
     }

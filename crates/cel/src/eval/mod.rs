@@ -17,7 +17,7 @@
 macro_rules! abort_on {
     ($r:expr) => {
         if let Err(e) = &$r
-            && is_abort(e)
+            && $crate::eval::interp::is_abort(e)
         {
             return Err(e.clone());
         }
@@ -25,6 +25,7 @@ macro_rules! abort_on {
 }
 
 mod borrow;
+mod concat;
 mod cost;
 mod fold;
 mod interp;
@@ -112,6 +113,7 @@ impl Plan {
             iterations: 0,
             max_size: self.max_size,
             vars: Default::default(),
+            scratch: String::new(),
         };
         if track {
             let value = self.eval_node::<true>(&self.root, &mut cx);

@@ -56,8 +56,27 @@ pub(crate) enum Node {
     /// `a` is empty, and the node has no cost of its own (cel-go plans these
     /// as dedicated interpretables, not calls).
     OptOr(Box<OptOr>),
+    /// `a + b + ...` where every `+` is `add_string`, built in one buffer.
+    Concat(Box<Concat>),
     /// An error known at plan time that must surface at evaluation.
     Error(EvalError),
+}
+
+/// A chain of string concatenations (see `concat.rs`).
+pub(crate) struct Concat {
+    /// The leftmost operand.
+    pub first: Node,
+    /// Each further operand, left to right, with the `+` that adds it.
+    pub rest: Vec<ConcatPart>,
+}
+
+pub(crate) struct ConcatPart {
+    pub operand: Node,
+    /// The `_+_` call (no cost function or hook).
+    pub add: CallMeta,
+    /// The operand is a standard `string(x)` call that may take an int: its
+    /// digits can be written straight into the buffer.
+    pub int_to_string: bool,
 }
 
 /// `lhs.or(rhs)` (`value: false`) or `lhs.orValue(rhs)` (`value: true`).

@@ -508,6 +508,12 @@ impl<'a> Planner<'a> {
             }
         }
         if c.target.is_none() {
+            if name == "_+_"
+                && let [a, b] = c.args.as_slice()
+                && let Some(node) = self.plan_concat(id, a, b)?
+            {
+                return Ok(node);
+            }
             if let [a, b] = c.args.as_slice()
                 && let Some(f) = builtin_binary(name)
                 && self.only_std(name)
@@ -734,6 +740,54 @@ impl<'a> Planner<'a> {
             }
         }
         self.plan(step)
+    }
+
+    /// `a + b` checked as `add_string` only (with no cost function or hook):
+    /// a [`Concat`], extending one planned for `a`.
+    fn plan_concat(&mut self, id: ExprId, a: &Expr, b: &Expr) -> PResult<Option<Node>> {
+        let string_add = matches!(
+            self.checked.and_then(|c| c.references.get(&id)),
+            Some(r) if r.overload_ids.len() == 1 && r.overload_ids[0] == "add_string"
+        );
+        if !string_add || !self.only_std("_+_") {
+            return Ok(None);
+        }
+        let add = self.meta(id, "_+_");
+        if add.custom {
+            return Ok(None);
+        }
+        let left = self.plan(a)?;
+        let operand = self.plan(b)?;
+        let int_to_string = matches!(&operand, Node::Call(call)
+            if &*call.meta.function == "string"
+                && call.args.len() == 1
+                && !call.meta.custom
+                && self.only_std("string")
+                && self.checked_overload_allows(b.id, "int64_to_string"));
+        let part = ConcatPart {
+            operand,
+            add,
+            int_to_string,
+        };
+        Ok(Some(match left {
+            Node::Concat(mut chain) => {
+                chain.rest.push(part);
+                Node::Concat(chain)
+            }
+            first => Node::Concat(Box::new(Concat {
+                first,
+                rest: vec![part],
+            })),
+        }))
+    }
+
+    /// With a checked AST, whether the call's reference includes overload
+    /// `id` (or names none).
+    fn checked_overload_allows(&self, call: ExprId, id: &str) -> bool {
+        match self.checked.and_then(|c| c.references.get(&call)) {
+            Some(r) if !r.overload_ids.is_empty() => r.overload_ids.iter().any(|o| o == id),
+            _ => true,
+        }
     }
 
     /// With a checked AST, whether the call's reference allows overload `id`.

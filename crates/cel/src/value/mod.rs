@@ -144,6 +144,69 @@ impl From<&str> for Value {
     }
 }
 
+/// Strings up to this many bytes are built on the stack and copied into
+/// their shared allocation once (a `String` would be a second allocation).
+const STACK_STRING: usize = 128;
+
+/// The concatenation of `parts` as a shared string, allocated once when short.
+pub(crate) fn concat_str(parts: &[&str]) -> Arc<str> {
+    let len = parts.iter().map(|p| p.len()).sum::<usize>();
+    if len <= STACK_STRING {
+        let mut buf = [0u8; STACK_STRING];
+        let mut at = 0;
+        for p in parts {
+            if let Some(dst) = buf.get_mut(at..at + p.len()) {
+                dst.copy_from_slice(p.as_bytes());
+            }
+            at += p.len();
+        }
+        // Concatenated UTF-8 is UTF-8; the check only keeps this safe code.
+        if let Some(Ok(s)) = buf.get(..len).map(std::str::from_utf8) {
+            return Arc::from(s);
+        }
+    }
+    Arc::from(parts.concat())
+}
+
+/// The decimal digits of `n` (with `-` when `negative`) at the end of `buf`;
+/// returns where they start.
+pub(crate) fn decimal(mut n: u64, negative: bool, buf: &mut [u8; 20]) -> usize {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    at
+}
+
+/// An integer in decimal as a shared string (one allocation, no formatter).
+pub(crate) fn int_str(n: i64) -> Arc<str> {
+    let mut buf = [0u8; 20];
+    let at = decimal(n.unsigned_abs(), n < 0, &mut buf);
+    match std::str::from_utf8(&buf[at..]) {
+        Ok(s) => Arc::from(s),
+        Err(_) => Arc::from(n.to_string()),
+    }
+}
+
+/// An unsigned integer in decimal as a shared string.
+pub(crate) fn uint_str(n: u64) -> Arc<str> {
+    let mut buf = [0u8; 20];
+    let at = decimal(n, false, &mut buf);
+    match std::str::from_utf8(&buf[at..]) {
+        Ok(s) => Arc::from(s),
+        Err(_) => Arc::from(n.to_string()),
+    }
+}
+
 impl From<String> for Value {
     fn from(s: String) -> Self {
         Value::String(s.into())

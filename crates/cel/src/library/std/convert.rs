@@ -110,8 +110,8 @@ fn parse_go_float(s: &str) -> EvalResult<f64> {
 pub(crate) fn to_string(v: &Value) -> EvalResult {
     Ok(match v {
         Value::String(_) => v.clone(),
-        Value::Int(i) => Value::from(i.to_string()),
-        Value::Uint(u) => Value::from(u.to_string()),
+        Value::Int(i) => Value::String(crate::value::int_str(*i)),
+        Value::Uint(u) => Value::String(crate::value::uint_str(*u)),
         Value::Double(d) => Value::from(format_go_g(*d)),
         Value::Bool(b) => Value::from(b.to_string()),
         Value::Bytes(b) => match std::str::from_utf8(b) {

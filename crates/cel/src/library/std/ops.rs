@@ -31,12 +31,7 @@ pub(crate) fn add(a: &Value, b: &Value) -> EvalResult {
         (Int(x), Int(y)) => Int(x.checked_add(*y).ok_or_else(int_overflow)?),
         (Uint(x), Uint(y)) => Uint(x.checked_add(*y).ok_or_else(uint_overflow)?),
         (Double(x), Double(y)) => Double(x + y),
-        (String(x), String(y)) => {
-            let mut s = std::string::String::with_capacity(x.len() + y.len());
-            s.push_str(x);
-            s.push_str(y);
-            Value::from(s)
-        }
+        (String(x), String(y)) => String(crate::value::concat_str(&[x, y])),
         (Bytes(x), Bytes(y)) => {
             let mut v = Vec::with_capacity(x.len() + y.len());
             v.extend_from_slice(x);
