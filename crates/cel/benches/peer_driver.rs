@@ -152,6 +152,25 @@ fn profile(
     Ok(())
 }
 
+/// `profile-compile <protocol.json> <id> <n>`: compiles expression `id` `n`
+/// times, for profilers.
+fn profile_compile(protocol_path: &str, id: &str, n: &str) -> Result<(), String> {
+    let protocol = read(protocol_path)?;
+    let n: u64 = n.parse().map_err(|_| format!("bad count {n}"))?;
+    let env = common::full_env::builder()
+        .variable("self", Type::Dyn)
+        .build();
+    let expr = protocol["expressions"]
+        .as_array()
+        .and_then(|es| es.iter().find(|e| e["id"] == id))
+        .and_then(|e| e["expr"].as_str())
+        .ok_or(format!("no expression {id}"))?;
+    for _ in 0..n {
+        let _ = black_box(env.compile(black_box(expr)));
+    }
+    Ok(())
+}
+
 /// `tracking <protocol.json> <bench_data.json>`: per expression, evaluation
 /// time without and with cost tracking, timed in alternating rounds of one
 /// process, and their ratio (the checker issue's 1.2× bound).
@@ -218,6 +237,7 @@ fn main() -> ExitCode {
         [mode, protocol, data, id, n, t] if mode == "profile" && t == "tracked" => {
             profile(protocol, data, id, n, true)
         }
+        [mode, protocol, id, n] if mode == "profile-compile" => profile_compile(protocol, id, n),
         [] => {
             eprintln!(
                 "peer_driver: nothing to do (usage: bench <protocol.json> <bench_data.json>)"

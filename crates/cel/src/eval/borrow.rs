@@ -107,7 +107,11 @@ impl Ctx<'_> {
     }
 }
 
-fn cost_limit_exceeded() -> crate::error::EvalError {
+/// The error of a charge past the cost limit (out of line: the hot paths
+/// only test and branch).
+#[cold]
+#[inline(never)]
+pub(super) fn cost_limit_exceeded() -> crate::error::EvalError {
     crate::error::EvalError::new(
         crate::error::ErrorKind::CostLimitExceeded,
         "operation cancelled: actual cost limit exceeded",

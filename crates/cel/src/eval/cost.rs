@@ -36,29 +36,48 @@ pub(crate) fn actual_size_str(s: &str) -> u64 {
 
 /// `ceil_mul(n, 0.1)` without floating point for the common small sizes
 /// (0 → 0, 1..=10 → 1: `n * 0.1` is at most exactly 1.0 there).
+///
+/// Beyond 10, a size that is not a multiple of 10 gives `n / 10 + 1` (its
+/// product with the double 0.1 falls strictly between two integers while
+/// sizes are far below 2^53); multiples of 10 take the floating-point path,
+/// where the product may round just above the integer (30 → 4).
 #[inline]
 pub(crate) fn ceil_tenth(n: u64) -> u64 {
     if n <= 10 {
         u64::from(n != 0)
+    } else if n % 10 != 0 && n < (1 << 40) {
+        n / 10 + 1
     } else {
         ceil_mul(n, 0.1)
     }
 }
 
-/// The length of `s` in code points.
-#[inline(never)]
+/// The length of `s` in code points (ASCII text, the common case, is
+/// recognised a word at a time).
+#[inline]
 fn code_points(s: &str) -> u64 {
-    s.chars().count() as u64
+    if s.is_ascii() {
+        s.len() as u64
+    } else {
+        s.chars().count() as u64
+    }
 }
 
 /// `uint64(math.Ceil(float64(n) * f))`, saturating.
+#[inline]
 pub(crate) fn ceil_mul(n: u64, f: f64) -> u64 {
-    let x = (n as f64 * f).ceil();
+    ceil_f64(n as f64 * f)
+}
+
+/// `uint64(math.Ceil(x))` for a non-negative `x`, saturating, without a
+/// call to the C library's `ceil`.
+#[inline]
+fn ceil_f64(x: f64) -> u64 {
     if x >= 18_446_744_073_709_551_615.0 {
-        u64::MAX
-    } else {
-        x as u64
+        return u64::MAX;
     }
+    let t = x as u64; // truncates; NaN and negatives give 0
+    if (t as f64) < x { t + 1 } else { t }
 }
 
 /// The cost of one call with `args` (receiver first; failed arguments as
@@ -132,7 +151,13 @@ impl CostRule {
             CostRule::MinTraversal => ceil_tenth(size(0).min(size(1))),
             CostRule::SumTraversal => ceil_tenth(size(0).saturating_add(size(1))),
             CostRule::Matches => {
-                let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
+                let n = size(0);
+                // ⌈0.1·(1 + n)⌉ as cel-go computes it in floating point.
+                let s = if n < (1 << 40) {
+                    ceil_tenth(n + 1)
+                } else {
+                    ceil_f64((1.0 + n as f64) * 0.1)
+                };
                 s.saturating_mul(ceil_mul(size(1), 0.25))
             }
             CostRule::Contains => ceil_tenth(size(0)).saturating_mul(ceil_tenth(size(1))),
@@ -169,6 +194,58 @@ pub(crate) fn builtin_cost(overload_id: &str, args: &[Value]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ceil_tenth_agrees_with_floating_point() {
+        for n in (0..100_000u64)
+            .chain((1u64 << 39) - 1000..(1u64 << 39))
+            .chain([u64::MAX, 1 << 53])
+        {
+            assert_eq!(ceil_tenth(n), ceil_mul(n, 0.1), "{n}");
+        }
+    }
+
+    #[test]
+    fn ceil_without_libm_agrees_with_ceil() {
+        let xs = [
+            0.0,
+            0.1,
+            0.5,
+            1.0,
+            1.0000000000000002,
+            2.9999999999999996,
+            3.0000000000000004,
+            1e15 + 0.5,
+            9.007199254740993e15,
+            1.8446744073709552e19,
+            1e30,
+            -1.0,
+            f64::NAN,
+        ];
+        for x in xs {
+            let expected = if x >= 18_446_744_073_709_551_615.0 {
+                u64::MAX
+            } else {
+                x.ceil() as u64
+            };
+            assert_eq!(ceil_f64(x), expected, "{x}");
+        }
+        for n in 0..10_000u64 {
+            assert_eq!(ceil_mul(n, 0.25), (n as f64 * 0.25).ceil() as u64);
+            let matches_first = ((1.0 + n as f64) * 0.1).ceil() as u64;
+            assert_eq!(
+                CostRule::Matches.cost_sized(|i| if i == 0 { n } else { 4 }),
+                matches_first
+            );
+        }
+    }
+
+    #[test]
+    fn code_points_count_non_ascii() {
+        for s in ["", "a", "ü", "aü€😀", &"é".repeat(40), &"x".repeat(33)] {
+            assert_eq!(code_points(s), s.chars().count() as u64, "{s}");
+        }
+    }
 
     #[test]
     fn builtin_rules() {

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::Plan;
+use super::borrow::cost_limit_exceeded;
 use super::cost;
 use super::node::*;
 use super::planner::map_key;
@@ -77,10 +78,7 @@ impl Ctx<'_> {
         if T {
             self.cost = self.cost.saturating_add(c);
             if self.cost > self.limit {
-                return Err(EvalError::new(
-                    ErrorKind::CostLimitExceeded,
-                    "operation cancelled: actual cost limit exceeded",
-                ));
+                return Err(cost_limit_exceeded());
             }
         }
         Ok(())
@@ -96,10 +94,7 @@ impl Ctx<'_> {
             let total = first.saturating_add(b);
             if total > self.limit {
                 self.cost = if first > self.limit { first } else { total };
-                return Err(EvalError::new(
-                    ErrorKind::CostLimitExceeded,
-                    "operation cancelled: actual cost limit exceeded",
-                ));
+                return Err(cost_limit_exceeded());
             }
             self.cost = total;
         }

@@ -762,8 +762,7 @@ impl<'a> Planner<'a> {
             if &*call.meta.function == "string"
                 && call.args.len() == 1
                 && !call.meta.custom
-                && self.only_std("string")
-                && self.checked_overload_allows(b.id, "int64_to_string"));
+                && self.int_dispatches_to_std_string(b.id));
         let part = ConcatPart {
             operand,
             add,
@@ -781,13 +780,23 @@ impl<'a> Planner<'a> {
         }))
     }
 
-    /// With a checked AST, whether the call's reference includes overload
-    /// `id` (or names none).
-    fn checked_overload_allows(&self, call: ExprId, id: &str) -> bool {
-        match self.checked.and_then(|c| c.references.get(&call)) {
-            Some(r) if !r.overload_ids.is_empty() => r.overload_ids.iter().any(|o| o == id),
-            _ => true,
-        }
+    /// Whether `string(x)` (call `call`) with an int `x` runs the standard
+    /// `int64_to_string`: the first overload the call may dispatch to that
+    /// takes an int is that one.
+    fn int_dispatches_to_std_string(&self, call: ExprId) -> bool {
+        let ids = self
+            .checked
+            .and_then(|c| c.references.get(&call))
+            .map(|r| &r.overload_ids)
+            .filter(|ids| !ids.is_empty());
+        self.env.function("string").is_some_and(|f| {
+            f.overloads
+                .iter()
+                .filter(|o| o.params.len() == 1 && !o.member && o.imp.is_some())
+                .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
+                .find(|o| super::interp::value_fits(&Value::Int(0), &o.params[0]))
+                .is_some_and(|o| o.id == "int64_to_string")
+        })
     }
 
     /// With a checked AST, whether the call's reference allows overload `id`.
