@@ -45,7 +45,7 @@ pub(crate) fn actual_size_str(s: &str) -> u64 {
 pub(crate) fn ceil_tenth(n: u64) -> u64 {
     if n <= 10 {
         u64::from(n != 0)
-    } else if n % 10 != 0 && n < (1 << 40) {
+    } else if !n.is_multiple_of(10) && n < (1 << 40) {
         n / 10 + 1
     } else {
         ceil_mul(n, 0.1)
