@@ -9,7 +9,12 @@
 //! * comprehension variables live in slots of a frame, resolved at plan time;
 //! * standard operators call their implementation without dispatch;
 //! * `acc + [e]` steps of `map`/`filter` append in place (the accumulator is
-//!   uniquely owned), so those macros are linear;
+//!   uniquely owned), so those macros are linear; recognised fold shapes run
+//!   in dedicated loops (`fold.rs`);
+//! * operands that are plain reads (constants, variables, present fields) are
+//!   borrowed, not copied (`borrow.rs`); string concatenation chains build
+//!   one buffer (`concat.rs`);
+//! * a program that is a constant returns it without any evaluation state;
 //! * cost tracking is a const generic of the evaluation functions: off, it
 //!   costs nothing.
 
