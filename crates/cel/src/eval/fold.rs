@@ -66,7 +66,7 @@ impl Plan {
                 op,
                 k,
             };
-            return self.quantifier_compare::<T>(cx, items, q, &mut 0);
+            return self.quantifier_compare::<T>(cx, items, q);
         }
         // The accumulator: a bool or an error (never another value).
         let mut acc: Result<bool, EvalError> = Ok(!exists);
@@ -137,7 +137,6 @@ impl Plan {
         cx: &mut Ctx<'_>,
         items: &[Value],
         q: Compare<'_>,
-        evaluated: &mut u64,
     ) -> EvalResult {
         let Compare {
             exists,
@@ -145,47 +144,47 @@ impl Plan {
             op,
             k,
         } = q;
-        let unit_op = op.meta.rule == cost::CostRule::One;
-        if T && unit_op {
-            // Every iteration costs the same: when even the longest run stays
-            // within the limit, count iterations and charge once.
-            let per = fixed_cond + 3;
-            let longest = (items.len() as u64)
-                .saturating_mul(per)
-                .saturating_add(fixed_cond + 1);
-            if cx.cost.saturating_add(longest) <= cx.limit {
-                let mut untracked = 0;
-                let r = self.quantifier_compare::<false>(cx, items, q, &mut untracked);
-                let stop = if untracked < items.len() as u64 {
-                    fixed_cond
-                } else {
-                    0
-                };
-                // `untracked` counts evaluated iterations (a stop is not one).
-                cx.cost += untracked * per + stop + 1;
-                return r;
-            }
-        }
+        let rule = op.meta.rule;
+        // When even the dearest run of the whole list stays within the
+        // limit, no charge can fail: costs are summed without checks.
+        let max_op = match rule {
+            cost::CostRule::One => Some(1),
+            cost::CostRule::MinTraversal => Some(cost::ceil_tenth(op.const_size)),
+            _ => None,
+        };
+        let unchecked = T
+            && max_op.is_some_and(|m| {
+                let longest = (items.len() as u64)
+                    .saturating_mul(fixed_cond + 2 + m)
+                    .saturating_add(fixed_cond + 1);
+                cx.cost.saturating_add(longest) <= cx.limit
+            });
         let mut acc: Result<bool, EvalError> = Ok(!exists);
         for item in items {
             cx.tick()?;
             if matches!(acc, Ok(b) if b == exists) {
                 // The loop condition is false: the fold stops.
-                cx.charge::<T>(fixed_cond)?;
+                if unchecked {
+                    cx.cost += fixed_cond;
+                } else {
+                    cx.charge::<T>(fixed_cond)?;
+                }
                 break;
             }
-            *evaluated += 1;
             let p = (op.f)(item, k);
             if T {
-                let op_cost = if unit_op {
-                    1
-                } else {
-                    let rhs = op.const_size;
-                    op.meta
-                        .rule
-                        .cost_sized(|i| if i == 0 { cost::actual_size(item) } else { rhs })
+                let op_cost = match rule {
+                    cost::CostRule::One => 1,
+                    _ => {
+                        let rhs = op.const_size;
+                        rule.cost_sized(|i| if i == 0 { cost::actual_size(item) } else { rhs })
+                    }
                 };
-                cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
+                if unchecked {
+                    cx.cost += fixed_cond + 2 + op_cost;
+                } else {
+                    cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
+                }
             }
             match (&acc, p) {
                 (_, Ok(Value::Bool(b))) if b == exists => acc = Ok(exists),
@@ -195,9 +194,7 @@ impl Plan {
                 (Ok(_), Err(e)) => acc = Err(e.at(op.meta.id)),
             }
         }
-        if T {
-            cx.charge::<T>(1)?; // the result reads the accumulator
-        }
+        cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)
     }
 

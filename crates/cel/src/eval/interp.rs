@@ -153,7 +153,17 @@ impl Ctx<'_> {
 /// `IsAssignableRuntimeType`, a list fits `list(E)` when it is empty or its
 /// first element fits `E`, a map fits `map(K, V)` when it is empty or its
 /// first entry fits (so `dyn([1.0]).sum()` picks the double overload).
+#[inline]
 pub(crate) fn value_fits(v: &Value, t: &Type) -> bool {
+    match (t, v) {
+        (Type::Dyn | Type::TypeParam(_) | Type::Any, _) => true,
+        (Type::String, Value::String(_)) | (Type::Int, Value::Int(_)) => true,
+        _ => value_fits_slow(v, t),
+    }
+}
+
+#[inline(never)]
+fn value_fits_slow(v: &Value, t: &Type) -> bool {
     match t {
         Type::Dyn | Type::TypeParam(_) | Type::Any => true,
         Type::Null => matches!(v, Value::Null),
@@ -205,111 +215,144 @@ impl Plan {
             }
             Node::Attr(a) => self.eval_attr::<T>(a, cx, true),
             Node::CondAttr(c) => self.eval_cond::<T>(c, cx),
-            Node::Has(h) => {
-                let v = self.eval_node::<T>(&h.operand, cx);
-                abort_on!(v);
-                cx.charge::<T>(self.presence_cost)?;
-                match v? {
-                    // has() on an optional: absent when empty, else on the value.
-                    Value::Optional(None) => Ok(Value::Bool(false)),
-                    Value::Optional(Some(x)) => {
-                        ops::has_field(&x, &h.field).map_err(|e| e.at(h.id))
-                    }
-                    v => ops::has_field(&v, &h.field).map_err(|e| e.at(h.id)),
-                }
-            }
-            Node::And(ab) => {
-                let l = self.eval_node::<T>(&ab[0], cx);
-                abort_on!(l);
-                if matches!(l, Ok(Value::Bool(false))) {
-                    return Ok(Value::Bool(false));
-                }
-                let r = self.eval_node::<T>(&ab[1], cx);
-                abort_on!(r);
-                logic(l, r, false)
-            }
-            Node::Or(ab) => {
-                let l = self.eval_node::<T>(&ab[0], cx);
-                abort_on!(l);
-                if matches!(l, Ok(Value::Bool(true))) {
-                    return Ok(Value::Bool(true));
-                }
-                let r = self.eval_node::<T>(&ab[1], cx);
-                abort_on!(r);
-                logic(l, r, true)
-            }
-            Node::OptOr(o) => {
-                let lhs = self.eval_node::<T>(&o.lhs, cx)?;
-                match lhs {
-                    Value::Optional(Some(v)) if o.value => Ok((*v).clone()),
-                    Value::Optional(Some(_)) => Ok(lhs),
-                    Value::Optional(None) => {
-                        let rhs = self.eval_node::<T>(&o.rhs, cx)?;
-                        if !o.value && !matches!(rhs, Value::Optional(_)) {
-                            return Err(EvalError::no_such_overload().at(o.id));
-                        }
-                        Ok(rhs)
-                    }
-                    _ => Err(EvalError::no_such_overload().at(o.id)),
-                }
-            }
-            Node::NotStrictlyFalse(arg, meta) => {
-                let v = self.eval_node::<T>(arg, cx);
-                abort_on!(v);
-                let out = Value::Bool(!matches!(v, Ok(Value::Bool(false))));
-                if T {
-                    let a = v.as_ref().unwrap_or(&NULL);
-                    cx.charge::<T>(cost::cost_of(&self.env, meta, &[a], Some(&out)))?;
-                }
-                Ok(out)
-            }
-            Node::Op1(op) => {
-                let a = self.eval_node::<T>(&op.arg, cx);
-                abort_on!(a);
-                let r = match &a {
-                    Ok(v) => (op.f)(v).map_err(|e| e.at(op.meta.id)),
-                    Err(e) => Err(e.clone()),
-                };
-                if T {
-                    let a = a.as_ref().unwrap_or(&NULL);
-                    cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a], r.as_ref().ok()))?;
-                }
-                r
-            }
+            Node::Has(h) => self.eval_has::<T>(h, cx),
+            Node::And(ab) => self.eval_and::<T>(ab, cx),
+            Node::Or(ab) => self.eval_or::<T>(ab, cx),
+            Node::OptOr(o) => self.eval_opt_or::<T>(o, cx),
+            Node::NotStrictlyFalse(arg, meta) => self.eval_not_strictly_false::<T>(arg, meta, cx),
+            Node::Op1(op) => self.eval_op1::<T>(op, cx),
             Node::Op2(op) => self.eval_op2::<T>(op, cx),
             Node::Call(c) => self.eval_call::<T>(c, cx),
             Node::Matches(m) => self.eval_matches::<T>(m, cx),
-            Node::List(l) => {
-                let r = self.build_list::<T>(l, cx);
-                abort_on!(r);
-                cx.charge::<T>(10)?;
-                r
-            }
-            Node::Map(m) => {
-                let r = self.build_map::<T>(m, cx);
-                abort_on!(r);
-                cx.charge::<T>(30)?;
-                r
-            }
+            Node::List(l) => self.eval_list::<T>(l, cx),
+            Node::Map(m) => self.eval_map::<T>(m, cx),
             Node::Compr(c) => self.eval_compr::<T>(c, cx),
-            Node::InSet(s) => {
-                let v = self.eval_node::<T>(&s.elem, cx)?;
-                Ok(Value::Bool(
-                    KeyRef::from_value(&v).is_some_and(|k| s.set.contains(&k)),
-                ))
-            }
+            Node::InSet(s) => self.eval_in_set::<T>(s, cx),
             Node::AccuAppend(a) => self.eval_append::<T>(a, cx),
-            Node::Block(b) => {
-                for i in b.slots.clone() {
-                    if let Some(s) = cx.blocks.get_mut(i) {
-                        *s = None;
-                    }
-                }
-                self.eval_node::<T>(&b.result, cx)
-            }
+            Node::Block(b) => self.eval_block::<T>(b, cx),
             Node::Concat(c) => self.eval_concat::<T>(c, cx),
             Node::Error(e) => Err(e.clone()),
         }
+    }
+
+    #[inline(never)]
+    fn eval_has<const T: bool>(&self, h: &Has, cx: &mut Ctx<'_>) -> EvalResult {
+        let v = self.eval_node::<T>(&h.operand, cx);
+        abort_on!(v);
+        cx.charge::<T>(self.presence_cost)?;
+        match v? {
+            // has() on an optional: absent when empty, else on the value.
+            Value::Optional(None) => Ok(Value::Bool(false)),
+            Value::Optional(Some(x)) => ops::has_field(&x, &h.field).map_err(|e| e.at(h.id)),
+            v => ops::has_field(&v, &h.field).map_err(|e| e.at(h.id)),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_and<const T: bool>(&self, ab: &[Node; 2], cx: &mut Ctx<'_>) -> EvalResult {
+        let l = self.eval_node::<T>(&ab[0], cx);
+        abort_on!(l);
+        if matches!(l, Ok(Value::Bool(false))) {
+            return Ok(Value::Bool(false));
+        }
+        let r = self.eval_node::<T>(&ab[1], cx);
+        abort_on!(r);
+        logic(l, r, false)
+    }
+
+    #[inline(never)]
+    fn eval_or<const T: bool>(&self, ab: &[Node; 2], cx: &mut Ctx<'_>) -> EvalResult {
+        let l = self.eval_node::<T>(&ab[0], cx);
+        abort_on!(l);
+        if matches!(l, Ok(Value::Bool(true))) {
+            return Ok(Value::Bool(true));
+        }
+        let r = self.eval_node::<T>(&ab[1], cx);
+        abort_on!(r);
+        logic(l, r, true)
+    }
+
+    #[inline(never)]
+    fn eval_opt_or<const T: bool>(&self, o: &OptOr, cx: &mut Ctx<'_>) -> EvalResult {
+        let lhs = self.eval_node::<T>(&o.lhs, cx)?;
+        match lhs {
+            Value::Optional(Some(v)) if o.value => Ok((*v).clone()),
+            Value::Optional(Some(_)) => Ok(lhs),
+            Value::Optional(None) => {
+                let rhs = self.eval_node::<T>(&o.rhs, cx)?;
+                if !o.value && !matches!(rhs, Value::Optional(_)) {
+                    return Err(EvalError::no_such_overload().at(o.id));
+                }
+                Ok(rhs)
+            }
+            _ => Err(EvalError::no_such_overload().at(o.id)),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_not_strictly_false<const T: bool>(
+        &self,
+        arg: &Node,
+        meta: &CallMeta,
+        cx: &mut Ctx<'_>,
+    ) -> EvalResult {
+        let v = self.eval_node::<T>(arg, cx);
+        abort_on!(v);
+        let out = Value::Bool(!matches!(v, Ok(Value::Bool(false))));
+        if T {
+            let a = v.as_ref().unwrap_or(&NULL);
+            cx.charge::<T>(cost::cost_of(&self.env, meta, &[a], Some(&out)))?;
+        }
+        Ok(out)
+    }
+
+    #[inline(never)]
+    fn eval_op1<const T: bool>(&self, op: &Op1, cx: &mut Ctx<'_>) -> EvalResult {
+        let a = self.eval_node::<T>(&op.arg, cx);
+        abort_on!(a);
+        let r = match &a {
+            Ok(v) => (op.f)(v).map_err(|e| e.at(op.meta.id)),
+            Err(e) => Err(e.clone()),
+        };
+        if T {
+            let a = a.as_ref().unwrap_or(&NULL);
+            cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a], r.as_ref().ok()))?;
+        }
+        r
+    }
+
+    #[inline(never)]
+    fn eval_list<const T: bool>(&self, l: &ListNode, cx: &mut Ctx<'_>) -> EvalResult {
+        let r = self.build_list::<T>(l, cx);
+        abort_on!(r);
+        cx.charge::<T>(10)?;
+        r
+    }
+
+    #[inline(never)]
+    fn eval_map<const T: bool>(&self, m: &MapNode, cx: &mut Ctx<'_>) -> EvalResult {
+        let r = self.build_map::<T>(m, cx);
+        abort_on!(r);
+        cx.charge::<T>(30)?;
+        r
+    }
+
+    #[inline(never)]
+    fn eval_in_set<const T: bool>(&self, s: &InSet, cx: &mut Ctx<'_>) -> EvalResult {
+        let v = self.eval_node::<T>(&s.elem, cx)?;
+        Ok(Value::Bool(
+            KeyRef::from_value(&v).is_some_and(|k| s.set.contains(&k)),
+        ))
+    }
+
+    #[inline(never)]
+    fn eval_block<const T: bool>(&self, b: &BlockNode, cx: &mut Ctx<'_>) -> EvalResult {
+        for i in b.slots.clone() {
+            if let Some(s) = cx.blocks.get_mut(i) {
+                *s = None;
+            }
+        }
+        self.eval_node::<T>(&b.result, cx)
     }
 
     #[inline(never)]
@@ -828,6 +871,7 @@ pub(super) fn set_slot(cx: &mut Ctx<'_>, slot: usize, v: EvalResult) {
 /// `&&` (`or == false`) / `||` (`or == true`) once both sides are known and
 /// the left side did not decide: the deciding value wins over errors, then
 /// the left error, then the right error.
+#[inline]
 fn logic(l: EvalResult, r: EvalResult, or: bool) -> EvalResult {
     if matches!(r, Ok(Value::Bool(b)) if b == or) {
         return Ok(Value::Bool(or));
