@@ -216,8 +216,8 @@ impl Plan {
             Node::Attr(a) => self.eval_attr::<T>(a, cx, true),
             Node::CondAttr(c) => self.eval_cond::<T>(c, cx),
             Node::Has(h) => self.eval_has::<T>(h, cx),
-            Node::And(ab) => self.eval_and::<T>(ab, cx),
-            Node::Or(ab) => self.eval_or::<T>(ab, cx),
+            Node::And(ab) => self.eval_logic::<T>(ab, false, cx),
+            Node::Or(ab) => self.eval_logic::<T>(ab, true, cx),
             Node::OptOr(o) => self.eval_opt_or::<T>(o, cx),
             Node::NotStrictlyFalse(arg, meta) => self.eval_not_strictly_false::<T>(arg, meta, cx),
             Node::Op1(op) => self.eval_op1::<T>(op, cx),
@@ -248,28 +248,18 @@ impl Plan {
         }
     }
 
+    /// `a && b` (`or == false`) or `a || b` (`or == true`): the right side
+    /// only when the left does not decide.
     #[inline(never)]
-    fn eval_and<const T: bool>(&self, ab: &[Node; 2], cx: &mut Ctx<'_>) -> EvalResult {
+    fn eval_logic<const T: bool>(&self, ab: &[Node; 2], or: bool, cx: &mut Ctx<'_>) -> EvalResult {
         let l = self.eval_node::<T>(&ab[0], cx);
         abort_on!(l);
-        if matches!(l, Ok(Value::Bool(false))) {
-            return Ok(Value::Bool(false));
+        if matches!(l, Ok(Value::Bool(b)) if b == or) {
+            return Ok(Value::Bool(or));
         }
         let r = self.eval_node::<T>(&ab[1], cx);
         abort_on!(r);
-        logic(l, r, false)
-    }
-
-    #[inline(never)]
-    fn eval_or<const T: bool>(&self, ab: &[Node; 2], cx: &mut Ctx<'_>) -> EvalResult {
-        let l = self.eval_node::<T>(&ab[0], cx);
-        abort_on!(l);
-        if matches!(l, Ok(Value::Bool(true))) {
-            return Ok(Value::Bool(true));
-        }
-        let r = self.eval_node::<T>(&ab[1], cx);
-        abort_on!(r);
-        logic(l, r, true)
+        logic(l, r, or)
     }
 
     #[inline(never)]
