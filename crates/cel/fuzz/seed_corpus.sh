@@ -2,7 +2,8 @@
 # Seeds corpus/parse and corpus/eval with every expression of the cel-spec
 # conformance suite (../shared/cel-spec/json, or $KCEL_SHARED/cel-spec/json),
 # the benchmark protocol and cel-go's parser/checker test inputs, one file
-# per distinct expression. The corpora are not committed (see .gitignore).
+# per distinct expression, plus the minimised corpora checked in under
+# regressions/corpus-{parse,eval}/. The corpora are not committed (see .gitignore).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED="${KCEL_SHARED:-$HERE/../../../../shared}"
@@ -37,3 +38,9 @@ for target in ("parse", "eval"):
             f.write(data)
 print(f"{len(exprs)} expressions written to {out}/{{parse,eval}}")
 PY
+for target in parse eval; do
+    if [ -d "$HERE/regressions/corpus-$target" ]; then
+        cp "$HERE/regressions/corpus-$target"/* "$HERE/corpus/$target/"
+        echo "$(ls "$HERE/regressions/corpus-$target" | wc -l) checked-in inputs added to $HERE/corpus/$target"
+    fi
+done

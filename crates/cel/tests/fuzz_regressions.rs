@@ -1,21 +1,38 @@
-//! Replays every input of `fuzz/regressions/` (inputs that once crashed, hung
-//! or were otherwise interesting to the fuzz targets) through the `eval` fuzz
-//! target's pipeline (parse, check, plan, evaluate with limits), and checks
-//! that hostile inputs — 100,000 nested parentheses, a 10 MB expression — are
-//! refused with errors rather than crashes.
+//! Replays the inputs of `fuzz/regressions/` and checks that hostile inputs —
+//! 100,000 nested parentheses, a 10 MB expression — are refused with errors
+//! rather than crashes.
 //!
-//! Each input runs on a thread with an 8 MiB stack (a main thread's usual
-//! size), so a recursion without a depth limit shows as a failure here.
+//! `fuzz/regressions/` holds:
+//! - at its top level, inputs that once crashed, hung or ran out of memory in
+//!   a fuzz target, one file each (`<target>-<what>-<detail>`), replayed
+//!   through the `eval` target's pipeline (parse, check, cost estimate, plan,
+//!   evaluate with limits), which includes everything the `parse` target does;
+//! - `corpus-parse/`: the minimised corpus the `parse` target grew, replayed
+//!   as that target runs them (parse, debug print, render the issues);
+//! - `corpus-eval/`: the minimised corpus the `eval` target grew, replayed
+//!   through the `eval` pipeline.
+//!
+//! An input fails when it panics or runs past five times the harness
+//! deadline. Every input runs on one worker thread with an 8 MiB stack (a main
+//! thread's usual size, which is what libFuzzer runs the targets on), so a
+//! recursion without a depth limit aborts the test. The fuzz targets take
+//! UTF-8 text only, so a file that is not UTF-8 is a failure (it would never
+//! have been run). The runner prints one closing line `N passed, N failed,
+//! N skipped`; nothing is skipped.
 
 mod common;
 
-use std::path::Path;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::fuzz_env::{Harness, Outcome};
+use common::fuzz_env::{DEADLINE, Harness, Outcome};
 
-/// Stack of the thread each input runs on.
+/// Stack of the thread the inputs run on.
 const STACK: usize = 8 << 20;
+
+/// Longest an input may take (its evaluation alone has [`DEADLINE`]).
+const INPUT_LIMIT: Duration = Duration::from_secs(DEADLINE.as_secs() * 5);
 
 /// Runs `f` on a fresh thread with [`STACK`]; `Err` describes a panic.
 fn on_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
@@ -23,55 +40,137 @@ fn on_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Resul
         .stack_size(STACK)
         .spawn(f)
         .map_err(|e| format!("cannot spawn a thread: {e}"))?;
-    handle.join().map_err(|panic| {
-        panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with a non-string payload".into())
-    })
+    handle.join().map_err(|panic| panic_message(&*panic))
+}
+
+/// The message of a panic payload.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-string payload".into())
 }
 
 fn harness() -> Harness {
     Harness::new(common::full_env::builder())
 }
 
-#[test]
-fn regressions_replay_without_panic() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+/// How an input is replayed: as the fuzz target that found it runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// `fuzz_targets/parse.rs`: parse, debug-print the AST or render the issues.
+    Parse,
+    /// `fuzz_targets/eval.rs`: [`Harness::run`].
+    Eval,
+}
+
+/// The regression directory.
+fn regressions_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions")
+}
+
+/// The regular files of `dir` (the README excepted), sorted by name.
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && p.file_name().is_none_or(|n| n != "README.md"))
         .collect();
     files.sort();
-    let mut failures = Vec::new();
-    for path in &files {
-        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        // The fuzz targets take UTF-8 only (libFuzzer inputs that are not are skipped).
-        let Ok(text) = String::from_utf8(bytes) else {
-            continue;
-        };
-        let started = Instant::now();
-        match on_thread(move || harness().run(&text)) {
-            Ok(_) if started.elapsed() > common::fuzz_env::DEADLINE * 5 => failures.push(format!(
-                "{}: took {:?} (limit {:?})",
-                path.display(),
-                started.elapsed(),
-                common::fuzz_env::DEADLINE * 5
-            )),
-            Ok(_) => {}
-            Err(panic) => failures.push(format!("{}: panicked: {panic}", path.display())),
+    files
+}
+
+/// Every input with the target that replays it.
+fn inputs() -> Vec<(PathBuf, Target)> {
+    let dir = regressions_dir();
+    let mut inputs: Vec<_> = files_in(&dir)
+        .into_iter()
+        .map(|p| (p, Target::Eval))
+        .collect();
+    inputs.extend(
+        files_in(&dir.join("corpus-parse"))
+            .into_iter()
+            .map(|p| (p, Target::Parse)),
+    );
+    inputs.extend(
+        files_in(&dir.join("corpus-eval"))
+            .into_iter()
+            .map(|p| (p, Target::Eval)),
+    );
+    inputs
+}
+
+/// Runs one input as `target` does; `Err` says why it failed.
+fn replay(harness: &Harness, target: Target, bytes: Vec<u8>) -> Result<(), String> {
+    let text = String::from_utf8(bytes)
+        .map_err(|_| "not UTF-8: the fuzz targets never run such inputs".to_string())?;
+    let started = Instant::now();
+    catch_unwind(AssertUnwindSafe(|| match target {
+        Target::Parse => match harness.env().parse(&text) {
+            Ok(ast) => {
+                let _ = cel::syntax::debug::to_debug_string(&ast.expr);
+            }
+            Err(issues) => {
+                let _ = issues.to_string();
+            }
+        },
+        Target::Eval => {
+            let _ = harness.run(&text);
         }
+    }))
+    .map_err(|panic| format!("panicked: {}", panic_message(&*panic)))?;
+    let took = started.elapsed();
+    if took > INPUT_LIMIT {
+        return Err(format!("took {took:?} (limit {INPUT_LIMIT:?})"));
     }
+    Ok(())
+}
+
+#[test]
+fn regressions_replay_without_panic() {
+    let inputs = inputs();
+    let results: Vec<(PathBuf, Result<(), String>)> = on_thread(move || {
+        let harness = harness();
+        inputs
+            .into_iter()
+            .map(|(path, target)| {
+                let result = std::fs::read(&path)
+                    .map_err(|e| format!("cannot read: {e}"))
+                    .and_then(|bytes| replay(&harness, target, bytes));
+                (path, result)
+            })
+            .collect()
+    })
+    .unwrap_or_else(|panic| panic!("the replay thread panicked: {panic}"));
+    let total = results.len();
+    let failures: Vec<String> = results
+        .iter()
+        .filter_map(|(path, r)| r.as_ref().err().map(|e| format!("{}: {e}", path.display())))
+        .collect();
+    for failure in &failures {
+        println!("FAIL {failure}");
+    }
+    let corpus = |name: &str| {
+        let dir = regressions_dir().join(name);
+        results.iter().filter(|(p, _)| p.starts_with(&dir)).count()
+    };
+    assert!(
+        corpus("corpus-parse") > 0 && corpus("corpus-eval") > 0,
+        "the fuzz corpora under {} are missing",
+        regressions_dir().display()
+    );
+    println!(
+        "{} passed, {} failed, 0 skipped",
+        total - failures.len(),
+        failures.len()
+    );
     assert!(
         failures.is_empty(),
-        "{} of {} inputs failed:\n{}",
+        "{} of {total} inputs failed:\n{}",
         failures.len(),
-        files.len(),
         failures.join("\n")
     );
-    println!("{} regression inputs replayed", files.len());
 }
 
 /// Parse must refuse the input; the harness reports whatever happened.

@@ -1,5 +1,6 @@
 //! Fuzz target: arbitrary UTF-8 text through `Env::parse` (lexer, parser,
-//! macro expansion, error reporting) must return, never panic or overflow.
+//! macro expansion, error reporting, the debug printer of the expanded AST)
+//! must return, never panic or overflow.
 #![no_main]
 
 #[path = "../../tests/common/full_env.rs"]
@@ -12,8 +13,13 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|text: &str| {
     static ENV: OnceLock<cel::Env> = OnceLock::new();
     let env = ENV.get_or_init(|| full_env::builder().build());
-    if let Err(issues) = env.parse(text) {
+    match env.parse(text) {
+        Ok(ast) => {
+            let _ = cel::syntax::debug::to_debug_string(&ast.expr);
+        }
         // Rendering the issues (source line, caret) is part of the surface.
-        let _ = issues.to_string();
+        Err(issues) => {
+            let _ = issues.to_string();
+        }
     }
 });

@@ -1,13 +1,19 @@
 //! The compile-and-evaluate pipeline the `eval` fuzz target drives, shared with
 //! `tests/fuzz_regressions.rs` so that regressions replay exactly as fuzzed.
 //!
-//! Text is parsed; when it checks, the checked program runs, otherwise the
-//! unchecked one does (as with `disable_check`). Evaluation has a cost limit
-//! and a deadline, and sees a few variables of varied types.
+//! Text is parsed; when it checks, the static cost estimator runs on the
+//! checked AST (with and without host hooks) and the checked program runs,
+//! otherwise the unchecked one does (as with `disable_check`). Evaluation has
+//! a cost limit and a deadline, and sees a few variables of varied types.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use cel::checker::CheckedAst;
+use cel::cost::{
+    AstNode, CallCostEstimator, CallEstimate, CelGoVersion, CostEstimate, EstimateOptions, Hooks,
+    SizeEstimate, SizeEstimator,
+};
 use cel::value::{Duration as CelDuration, Key, Timestamp};
 use cel::{Env, EnvBuilder, EvalOptions, Type, Value};
 use indexmap::IndexMap;
@@ -35,6 +41,54 @@ pub enum Outcome {
     PlanError,
 }
 
+/// Host hooks for the estimator, as a host such as Kubernetes supplies them:
+/// sizes for data reached from the fuzzing variables (by the first element of
+/// the field path, so nested paths, `@items`, `@keys` … are answered too), and
+/// its own prices for a few string functions.
+struct FuzzHooks;
+
+impl SizeEstimator for FuzzHooks {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        let (root, rest) = node.path().split_first()?;
+        let max = match root.as_str() {
+            "s" | "b" | "ls" => 64,
+            "l" | "m" | "lm" => 10 + rest.len() as u64,
+            "x" => 1 << 20,
+            _ => return None,
+        };
+        Some(SizeEstimate { min: 0, max })
+    }
+}
+
+impl CallCostEstimator for FuzzHooks {
+    fn estimate_call_cost(
+        &self,
+        function: &str,
+        _overload_id: &str,
+        target: Option<&AstNode<'_>>,
+        args: &[AstNode<'_>],
+    ) -> Option<CallEstimate> {
+        match function {
+            "startsWith" | "endsWith" | "contains" => {
+                let size = cel::cost::size_of(self, target?);
+                Some(CallEstimate::cost(CostEstimate::new(1, size.max / 10 + 1)))
+            }
+            "upperAscii" | "lowerAscii" => {
+                let size = cel::cost::size_of(self, target?);
+                Some(CallEstimate {
+                    cost: CostEstimate::new(1, size.max),
+                    result_size: Some(size),
+                })
+            }
+            "split" => Some(CallEstimate {
+                cost: CostEstimate::fixed(args.len() as u64),
+                result_size: None,
+            }),
+            _ => None,
+        }
+    }
+}
+
 fn map(entries: Vec<(&str, Value)>) -> Value {
     let m: IndexMap<Key, Value> = entries
         .into_iter()
@@ -45,8 +99,10 @@ fn map(entries: Vec<(&str, Value)>) -> Value {
 
 impl Harness {
     /// Declares and binds `x` (dyn: a nested map), `i` (int), `u` (uint),
-    /// `d` (double), `s` (string), `b` (bytes), `l` (list(int)),
-    /// `m` (map(string, int)), `t` (timestamp) and `dur` (duration).
+    /// `d` (double), `s` (string), `b` (bytes), `bo` (bool), `l` (list(int)),
+    /// `ls` (list(string)), `m` (map(string, int)), `lm` (list(map(string,
+    /// dyn))), `opt` (optional_type(int)), `t` (timestamp) and `dur`
+    /// (duration).
     pub fn new(builder: EnvBuilder) -> Harness {
         let t = Value::Timestamp(Timestamp {
             seconds: 1_234_567_890,
@@ -92,6 +148,29 @@ impl Harness {
             ("m", Type::map(Type::String, Type::Int), m),
             ("t", Type::Timestamp, t),
             ("dur", Type::Duration, dur),
+            ("bo", Type::Bool, Value::Bool(true)),
+            (
+                "ls",
+                Type::list(Type::String),
+                Value::list(vec![
+                    Value::string("a"),
+                    Value::string("ß"),
+                    Value::string(""),
+                ]),
+            ),
+            (
+                "lm",
+                Type::list(Type::map(Type::String, Type::Dyn)),
+                Value::list(vec![
+                    map(vec![("a", Value::Int(1)), ("b", Value::string("x"))]),
+                    map(vec![]),
+                ]),
+            ),
+            (
+                "opt",
+                Type::optional(Type::Int),
+                Value::optional_of(Value::Int(3)),
+            ),
         ];
         let mut builder = builder;
         let mut bindings = HashMap::new();
@@ -109,7 +188,36 @@ impl Harness {
         &self.env
     }
 
-    /// Parses, checks, plans and evaluates `text`.
+    /// Runs the static cost estimator on `checked`: with cel-go's defaults and
+    /// no host knowledge, and with Kubernetes' options and [`FuzzHooks`].
+    fn estimate(&self, checked: &CheckedAst) {
+        let _ = format!("{}", checked.result_type());
+        let plain = cel::cost::estimate(
+            checked,
+            &self.env,
+            &EstimateOptions::default(),
+            Hooks::none(),
+        );
+        let kube_options = EstimateOptions {
+            presence_test_cost: 0,
+            version: CelGoVersion::V0_28,
+        };
+        let hooks = Hooks {
+            size: &FuzzHooks,
+            calls: &FuzzHooks,
+        };
+        let hooked = cel::cost::estimate(checked, &self.env, &kube_options, hooks);
+        for estimate in [plain, hooked] {
+            match estimate {
+                Ok(e) => assert!(e.min <= e.max, "estimate {e:?} has min > max"),
+                Err(e) => {
+                    let _ = e.to_string();
+                }
+            }
+        }
+    }
+
+    /// Parses, checks (and estimates the cost of), plans and evaluates `text`.
     pub fn run(&self, text: &str) -> Outcome {
         let ast = match self.env.parse(text) {
             Ok(ast) => ast,
@@ -119,7 +227,10 @@ impl Harness {
             }
         };
         let (program, checked) = match self.env.check(&ast) {
-            Ok(c) => (self.env.program_checked(&c), true),
+            Ok(c) => {
+                self.estimate(&c);
+                (self.env.program_checked(&c), true)
+            }
             Err(issues) => {
                 let _ = issues.to_string();
                 (self.env.program(&ast), false)
