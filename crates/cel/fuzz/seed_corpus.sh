@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seeds corpus/parse and corpus/eval with every expression of the cel-spec
+# Seeds corpus/parse, corpus/eval and corpus/diff with every expression of the cel-spec
 # conformance suite (../shared/cel-spec/json, or $KCEL_SHARED/cel-spec/json),
 # the benchmark protocol and cel-go's parser/checker test inputs, one file
 # per distinct expression, plus the minimised corpora checked in under
@@ -29,14 +29,14 @@ for p in paths:
         walk(json.load(open(p)))
 if not exprs:
     sys.exit(f"no expressions found under {shared}")
-for target in ("parse", "eval"):
+for target in ("parse", "eval", "diff"):
     d = os.path.join(out, target)
     os.makedirs(d, exist_ok=True)
     for e in exprs:
         data = e.encode()
         with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
             f.write(data)
-print(f"{len(exprs)} expressions written to {out}/{{parse,eval}}")
+print(f"{len(exprs)} expressions written to {out}/{{parse,eval,diff}}")
 PY
 for target in parse eval; do
     if [ -d "$HERE/regressions/corpus-$target" ]; then
@@ -44,3 +44,5 @@ for target in parse eval; do
         echo "$(ls "$HERE/regressions/corpus-$target" | wc -l) checked-in inputs added to $HERE/corpus/$target"
     fi
 done
+# The differential target starts from what the eval target found.
+cp "$HERE/regressions/corpus-eval"/* "$HERE/corpus/diff/" 2>/dev/null || true

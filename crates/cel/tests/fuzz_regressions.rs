@@ -26,6 +26,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::diff_env::DiffHarness;
 use common::fuzz_env::{DEADLINE, Harness, Outcome};
 
 /// Stack of the thread the inputs run on.
@@ -171,6 +172,38 @@ fn regressions_replay_without_panic() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Every eval-corpus input evaluates to the same value, error and cost
+/// through the specialised and the general paths of the interpreter, and
+/// untracked as tracked (see `common/diff_env.rs`; the `diff` fuzz target
+/// drives the same check).
+#[test]
+fn specialised_paths_agree_with_general_paths_on_the_corpus() {
+    let dir = regressions_dir().join("corpus-eval");
+    let files = files_in(&dir);
+    let total = files.len();
+    let failures: Vec<String> = on_thread(move || {
+        let diff = DiffHarness::new(common::full_env::builder);
+        files
+            .iter()
+            .filter_map(|path| {
+                let text = String::from_utf8(std::fs::read(path).ok()?).ok()?;
+                diff.run(&text).err()
+            })
+            .collect()
+    })
+    .unwrap_or_else(|panic| panic!("the differential thread panicked: {panic}"));
+    for failure in &failures {
+        println!("FAIL {failure}");
+    }
+    println!(
+        "{} passed, {} failed, 0 skipped",
+        total - failures.len(),
+        failures.len()
+    );
+    assert!(total > 0, "no corpus under {}", dir.display());
+    assert!(failures.is_empty(), "{} differences", failures.len());
 }
 
 /// Parse must refuse the input; the harness reports whatever happened.

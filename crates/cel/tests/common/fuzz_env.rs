@@ -217,6 +217,30 @@ impl Harness {
         }
     }
 
+    /// Compiles `text` (checked when it checks, unchecked otherwise) and
+    /// evaluates it with cost tracking under `limit`, or without tracking:
+    /// the value or error as text, and the cost. `None` when `text` does not
+    /// parse or plan.
+    pub fn evaluate(&self, text: &str, limit: Option<u64>) -> Option<(String, Option<u64>)> {
+        let ast = self.env.parse(text).ok()?;
+        let program = match self.env.check(&ast) {
+            Ok(c) => self.env.program_checked(&c),
+            Err(_) => self.env.program(&ast),
+        }
+        .ok()?;
+        let options = EvalOptions {
+            track_cost: limit.is_some(),
+            cost_limit: limit,
+            ..EvalOptions::default()
+        };
+        let evaluation = program.eval_with(&self.bindings, &options);
+        let shown = match evaluation.value {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        Some((shown, evaluation.cost))
+    }
+
     /// Parses, checks (and estimates the cost of), plans and evaluates `text`.
     pub fn run(&self, text: &str) -> Outcome {
         let ast = match self.env.parse(text) {

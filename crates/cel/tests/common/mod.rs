@@ -5,6 +5,7 @@
 //! `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod diff_env;
 pub mod full_env;
 pub mod fuzz_env;
 pub mod proto_json;
