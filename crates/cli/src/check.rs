@@ -27,7 +27,7 @@ pub struct Args {
     /// newest environment, unchanged schemas skip the per-expression cost limit).
     #[arg(long = "old", value_name = "FILE")]
     old: Option<String>,
-    /// The Kubernetes version to behave as (1.33 to 1.37; default the newest).
+    /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
     #[arg(long = "kube-version", value_name = "1.NN")]
     kube_version: Option<String>,
     /// Only print CRDs with problems (no cost table).
@@ -73,12 +73,9 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         );
         // The schema's own problems (structural rules, placement, defaults,
         // names and versions) come first, as kube-apiserver reports them.
-        let pipeline_version = kcel_kube::pipeline::KubeVersion::new(version.minor());
         let mut errors = match old_crd {
-            Some(o) => {
-                kcel_kube::pipeline::crd_validation::validate_crd_update(crd, o, pipeline_version)
-            }
-            None => kcel_kube::pipeline::crd_validation::problems(crd, pipeline_version),
+            Some(o) => kcel_kube::pipeline::crd_validation::validate_crd_update(crd, o, version),
+            None => kcel_kube::pipeline::crd_validation::problems(crd, version),
         };
         errors.append(&mut report.errors);
         report.errors = errors;

@@ -292,7 +292,7 @@ fn stand_in_crd(schema: &Value) -> Value {
 }
 
 fn review(crd: &CustomResourceDefinition) -> Vec<kcel_kube::field::FieldError> {
-    kcel_kube::crd_review::validate_crd(crd, None, kcel_kube::pipeline::KubeVersion::NEWEST)
+    kcel_kube::crd_review::validate_crd(crd, None, kcel_kube::KubeVersion::default())
 }
 
 /// Parses every `rule` and `messageExpression`, reporting syntax errors.

@@ -19,8 +19,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use kcel_kube::KubeVersion;
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
+use kcel_kube::pipeline::{FieldValidation, Operation, Options, Pipeline};
 use serde_json::{Map, Value};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -33,9 +34,9 @@ pub struct Args {
     /// CRD files for test suites.
     #[arg(long = "crd", value_name = "FILE")]
     crds: Vec<PathBuf>,
-    /// Kubernetes version whose texts to reproduce (1.28 to 1.37).
-    #[arg(long = "kube-version", default_value = "1.35")]
-    kube_version: String,
+    /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
+    #[arg(long = "kube-version", value_name = "1.NN")]
+    kube_version: Option<String>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
     output: Format,
@@ -51,7 +52,7 @@ enum Format {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let kv: KubeVersion = match args.kube_version.parse() {
+    let kv = match crate::validate::kube_version(args.kube_version.as_deref()) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("kcel test: {e}");
@@ -264,7 +265,7 @@ fn apply(
     kv: KubeVersion,
 ) -> Result<Outcome, String> {
     let version = version_of(&obj);
-    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, kv.minor)?;
+    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, kv)?;
     let pipeline = Pipeline::new(crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: kv,

@@ -24,14 +24,12 @@ use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use kcel_kube::KubeVersion;
 use kcel_kube::crd::{CRD_KIND, CustomResourceDefinition};
 use kcel_kube::field::FieldError;
 use kcel_kube::pipeline::status::Status;
-use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion as PipelineVersion, Operation, Options, Pipeline,
-};
+use kcel_kube::pipeline::{FieldValidation, Operation, Options, Pipeline};
 use kcel_kube::rules::CelRuleStep;
-use kcel_kube::rules::env::KubeVersion;
 use serde_json::{Value, json};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -52,7 +50,7 @@ pub struct Args {
     /// unchanged parts ratchet). Matched by apiVersion, kind, namespace and name.
     #[arg(long = "old", value_name = "FILE")]
     old: Option<String>,
-    /// The Kubernetes version to behave as (1.33 to 1.37; default the newest).
+    /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
     #[arg(long = "kube-version", value_name = "1.NN")]
     kube_version: Option<String>,
     /// Output format.
@@ -258,10 +256,10 @@ pub(crate) fn decode_crds(
         .collect()
 }
 
-/// Parses `--kube-version`.
+/// Parses `--kube-version` (absent: the newest supported release).
 pub(crate) fn kube_version(v: Option<&str>) -> Result<KubeVersion, String> {
     match v {
-        None => Ok(KubeVersion::NEWEST),
+        None => Ok(KubeVersion::default()),
         Some(s) => s.parse().map_err(|e| format!("--kube-version: {e}")),
     }
 }
@@ -331,7 +329,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         };
         let key = (index, ver.to_string());
         if !compiled.contains_key(&key) {
-            let rules = CelRuleStep::for_version(crd, ver, version.minor())
+            let rules = CelRuleStep::for_version(crd, ver, version)
                 .map_err(|e| format!("{crd_at}: {e}"))?;
             compiled.insert(key.clone(), rules);
         }
@@ -343,7 +341,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
             None => Operation::Create,
         };
         let options = Options {
-            kube_version: PipelineVersion::new(version.minor()),
+            kube_version: version,
             field_validation: FieldValidation::Strict,
             ..Options::default()
         };

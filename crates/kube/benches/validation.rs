@@ -39,8 +39,10 @@ use kcel_kube::rules::CelRuleStep;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use serde_json::{Value, json};
 
-/// The Kubernetes minor version measured (the reference numbers are Kubernetes 1.35's).
-const MINOR: u32 = 35;
+/// The Kubernetes version measured (the reference numbers are Kubernetes 1.35's).
+fn kube_version() -> KubeVersion {
+    KubeVersion::new(35).expect("a supported version")
+}
 
 /// `../shared` (or `KCEL_SHARED`), if present; fails under `CI=true` when absent.
 fn shared_dir() -> Option<PathBuf> {
@@ -128,7 +130,7 @@ struct CrdVersion<'a> {
 fn compile(versions: &[&CrdVersion<'_>]) -> Result<Vec<CelRuleStep>, String> {
     versions
         .iter()
-        .map(|v| CelRuleStep::for_version(v.crd, &v.version, MINOR))
+        .map(|v| CelRuleStep::for_version(v.crd, &v.version, kube_version()))
         .collect()
 }
 
@@ -142,7 +144,7 @@ struct Example {
 
 fn options() -> Options {
     Options {
-        kube_version: KubeVersion::new(MINOR),
+        kube_version: kube_version(),
         field_validation: FieldValidation::Strict,
         ..Options::default()
     }
@@ -264,7 +266,7 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
                 .ok_or("a compiled version has no schema")
         })
         .collect::<Result<_, _>>()?;
-    let kube_version = KubeVersion::new(MINOR);
+    let kube_version = kube_version();
     let mut g = c.benchmark_group("rules");
     g.throughput(Throughput::Elements(examples.len() as u64));
     g.bench_function("gateway-api", |b| {
@@ -430,7 +432,7 @@ fn bench_big_object(c: &mut Criterion) -> Result<(), String> {
     ];
     for (name, spec_rule, item_rule) in variants {
         let crd = big_crd(spec_rule, item_rule)?;
-        let step = CelRuleStep::for_version(&crd, "v1", MINOR)?;
+        let step = CelRuleStep::for_version(&crd, "v1", kube_version())?;
         let pipeline = Pipeline::new(&crd, "v1", Some(&step)).map_err(|e| e.to_string())?;
         let opts = options();
         let r = pipeline.run(object.clone(), &Operation::Create, &opts);
@@ -454,7 +456,7 @@ fn bench_big_object(c: &mut Criterion) -> Result<(), String> {
                     object: &prepared,
                     old_object: None,
                     ratcheting: false,
-                    kube_version: KubeVersion::new(MINOR),
+                    kube_version: kube_version(),
                 }))
             });
         });

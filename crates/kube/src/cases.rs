@@ -107,7 +107,7 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
         (Some(o), Some("status")) => Operation::UpdateStatus(o.value),
         (Some(o), _) => Operation::Update(o.value),
     };
-    let rules = match CelRuleStep::for_version(&crd, &version, kv.minor) {
+    let rules = match CelRuleStep::for_version(&crd, &version, kv) {
         Ok(r) => r,
         Err(e) => {
             r.insert("error".into(), Value::String(e));

@@ -18,15 +18,7 @@ pub fn validate_crd(
         Some(o) => crd_validation::validate_crd_update(crd, o, version),
         None => crd_validation::validate_crd(crd, version),
     };
-    let rules_version =
-        crate::rules::KubeVersion::new(version.minor).unwrap_or(crate::rules::KubeVersion::NEWEST);
-    let report = check_crd(
-        crd,
-        &CheckOptions {
-            version: rules_version,
-            old,
-        },
-    );
+    let report = check_crd(crd, &CheckOptions { version, old });
     errors.extend(report.errors);
     errors
 }

@@ -36,4 +36,7 @@ pub mod rules;
 pub mod schema_props;
 pub mod structural;
 pub mod values;
+pub mod version;
 pub mod yaml;
+
+pub use version::KubeVersion;

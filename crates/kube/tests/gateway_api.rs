@@ -16,6 +16,9 @@ use serde_json::Value;
 mod common;
 use common::shared_dir;
 
+/// The Kubernetes release the expected outputs come from.
+const KUBE_1_35: KubeVersion = KubeVersion::new(35).expect("a supported version");
+
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -56,10 +59,10 @@ fn validate(
     else {
         return Ok(None);
     };
-    let rules = CelRuleStep::for_version(crd, version, 35)?;
+    let rules = CelRuleStep::for_version(crd, version, KUBE_1_35)?;
     let pipeline = Pipeline::new(crd, version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
-        kube_version: KubeVersion::new(35),
+        kube_version: KUBE_1_35,
         field_validation: FieldValidation::Strict,
         ..Options::default()
     };

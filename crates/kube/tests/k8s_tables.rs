@@ -15,9 +15,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use cel::{EnvBuilder, FnImpl, Function, Library, Overload, Type, Value};
+use kcel_kube::KubeVersion;
 use kcel_kube::field::{FieldError, Path};
 use kcel_kube::rules::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
-use kcel_kube::rules::env::{ExtraLibrary, KubeVersion, PER_CALL_LIMIT};
+use kcel_kube::rules::env::{ExtraLibrary, PER_CALL_LIMIT};
 use kcel_kube::rules::{Correlation, Outcome, Ratchet, Validator};
 use kcel_kube::schema_props::JsonSchemaProps;
 use kcel_kube::structural::Structural;

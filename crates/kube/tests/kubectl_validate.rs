@@ -77,7 +77,7 @@ fn load_crds(dir: &Path) -> Vec<CustomResourceDefinition> {
 }
 
 fn run_document(doc: &Document, crds: &[CustomResourceDefinition]) -> Result<Option<()>, String> {
-    let kv = KubeVersion::new(35);
+    let kv = KubeVersion::new(35).expect("supported");
     let parsed = kcel_kube::yaml::parse_stream(&doc.text).map_err(|e| format!("YAML: {e}"))?;
     let Some(value) = parsed.into_iter().next().map(|d| d.value) else {
         // An empty document: nothing to validate.
@@ -115,7 +115,7 @@ fn run_document(doc: &Document, crds: &[CustomResourceDefinition]) -> Result<Opt
     else {
         return Ok(None);
     };
-    let rules = CelRuleStep::for_version(crd, version, kv.minor)?;
+    let rules = CelRuleStep::for_version(crd, version, kv)?;
     let pipeline = Pipeline::new(crd, version, Some(&rules)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: kv,

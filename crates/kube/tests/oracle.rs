@@ -52,7 +52,7 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         .ok_or_else(|| format!("no CRD {crd_id}"))?;
     let crd: CustomResourceDefinition =
         serde_json::from_value(crd_value.clone()).map_err(|e| format!("CRD decode: {e}"))?;
-    let kv = KubeVersion::new(35);
+    let kv = KubeVersion::new(35).expect("supported");
 
     let crd_errs = kcel_kube::crd_review::validate_crd(&crd, None, kv);
     match c.want.get("crdStatus") {
@@ -130,7 +130,7 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
         .version(&version)
         .and_then(|v| v.open_api_v3_schema())
         .ok_or_else(|| format!("CRD has no schema for version {version}"))?;
-    let rules = CelRuleStep::new(schema, kv.minor)?;
+    let rules = CelRuleStep::new(schema, kv)?;
     let pipeline = Pipeline::new(&crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
     let got: Response = pipeline.run(obj.clone(), &operation, &options);
 

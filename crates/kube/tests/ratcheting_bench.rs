@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use kcel_kube::KubeVersion;
 use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::pipeline::{Operation, Options, Pipeline};
 use kcel_kube::rules::CelRuleStep;
@@ -74,7 +75,7 @@ fn ratcheting_overhead() {
     let mut steps = Vec::new();
     for (i, crd) in crds.iter().enumerate() {
         for v in &crd.spec.versions {
-            if let Ok(step) = CelRuleStep::for_version(crd, &v.name, 35) {
+            if let Ok(step) = CelRuleStep::for_version(crd, &v.name, KubeVersion::default()) {
                 steps.push((i, v.name.clone(), step));
             }
         }

@@ -20,6 +20,13 @@ pub trait ListProvider: fmt::Debug + Send + Sync {
         self.len() == 0
     }
 
+    /// [`ListProvider::get`] that can fail: `Err` when the host's element at `index` cannot be
+    /// read as a CEL value (Kubernetes: data that does not fit its schema). Indexing goes
+    /// through this; the default never fails.
+    fn try_get(&self, index: usize) -> EvalResult<Option<Value>> {
+        Ok(self.get(index))
+    }
+
     /// A host-specific equality (Kubernetes compares set lists as sets), or
     /// `None` for CEL's element-wise equality. Called with `self` on the left.
     fn equals(&self, _other: &List) -> Option<bool> {
@@ -60,6 +67,14 @@ impl List {
         match self {
             List::Values(v) => v.get(index).cloned(),
             List::Provided(p) => p.get(index),
+        }
+    }
+
+    /// [`List::get`] with the host's read error (see [`ListProvider::try_get`]).
+    pub fn try_get(&self, index: usize) -> EvalResult<Option<Value>> {
+        match self {
+            List::Values(v) => Ok(v.get(index).cloned()),
+            List::Provided(p) => p.try_get(index),
         }
     }
 

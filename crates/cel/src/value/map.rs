@@ -6,6 +6,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::{Key, KeyRef, Value};
+use crate::error::EvalResult;
 
 /// A map supplied by a host, read on demand.
 pub trait MapProvider: fmt::Debug + Send + Sync {
@@ -25,6 +26,20 @@ pub trait MapProvider: fmt::Debug + Send + Sync {
     /// absent for selection and `has()` (Kubernetes: null values) override this.
     fn field(&self, name: &str) -> Option<Value> {
         self.get(KeyRef::String(name))
+    }
+
+    /// [`MapProvider::get`] that can fail: `Err` when the host's data under `key` cannot be
+    /// read as a CEL value (Kubernetes: data that does not fit its schema). Index, `in` and
+    /// optional lookups go through this; the default never fails.
+    fn try_get(&self, key: KeyRef<'_>) -> EvalResult<Option<Value>> {
+        Ok(self.get(key))
+    }
+
+    /// [`MapProvider::field`] that can fail, as [`MapProvider::try_get`]. Field selection and
+    /// `has()` go through this (after a fast path on [`MapProvider::field`] that takes only
+    /// present values); the default never fails.
+    fn try_field(&self, name: &str) -> EvalResult<Option<Value>> {
+        Ok(self.field(name))
     }
 
     /// Host-specific equality, or `None` for CEL's map equality.
@@ -63,11 +78,28 @@ impl Map {
         }
     }
 
-    /// Field selection `m.name`.
+    /// [`Map::get`] with the host's read error (see [`MapProvider::try_get`]).
+    pub fn try_get(&self, key: KeyRef<'_>) -> EvalResult<Option<Value>> {
+        match self {
+            Map::Values(m) => Ok(lookup(m, key).cloned()),
+            Map::Provided(p) => p.try_get(key),
+        }
+    }
+
+    /// Field selection `m.name`: `None` when absent, and also when a host cannot read the
+    /// field's data (use [`Map::try_field`] to see that error).
     pub fn field(&self, name: &str) -> Option<Value> {
         match self {
             Map::Values(m) => lookup(m, KeyRef::String(name)).cloned(),
             Map::Provided(p) => p.field(name),
+        }
+    }
+
+    /// Field selection `m.name` with the host's read error (see [`MapProvider::try_field`]).
+    pub fn try_field(&self, name: &str) -> EvalResult<Option<Value>> {
+        match self {
+            Map::Values(m) => Ok(lookup(m, KeyRef::String(name)).cloned()),
+            Map::Provided(p) => p.try_field(name),
         }
     }
 
@@ -85,6 +117,15 @@ impl Map {
         match self {
             Map::Values(m) => lookup(m, key).is_some(),
             Map::Provided(p) => p.get(key).is_some(),
+        }
+    }
+
+    /// [`Map::contains_key`] with the host's read error: `key in m` fails when the value under
+    /// `key` cannot be read (as Kubernetes' maps answer `Contains` with the error).
+    pub fn try_contains_key(&self, key: KeyRef<'_>) -> EvalResult<bool> {
+        match self {
+            Map::Values(m) => Ok(lookup(m, key).is_some()),
+            Map::Provided(p) => p.try_get(key).map(|v| v.is_some()),
         }
     }
 

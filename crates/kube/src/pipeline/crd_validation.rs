@@ -7,10 +7,10 @@
 use serde_json::Value;
 
 use super::openapi::{SchemaValidator, go_regexp_error};
-use super::version::KubeVersion;
 use crate::crd::CustomResourceDefinition;
 use crate::field::{BadValue, FieldError, Path};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
+use crate::version::KubeVersion;
 
 const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
 const MAX_DEPTH: usize = 200;
@@ -1114,7 +1114,7 @@ mod tests {
     fn list_map_keys_must_be_scalar_unique_known_and_not_nullable() {
         let got = strings(&validate_crd(
             &crd_with(list_map_schema()),
-            KubeVersion::DEFAULT,
+            KubeVersion::NEWEST,
         ));
         let want = [
             format!(
@@ -1158,7 +1158,7 @@ mod tests {
     fn ratcheted_rules_are_skipped_when_the_stored_crd_already_breaks_them() {
         let bad = crd_with(list_map_schema());
         // Updating to the same schema keeps only the non-ratcheted errors.
-        let got = strings(&validate_crd_update(&bad, &bad, KubeVersion::DEFAULT));
+        let got = strings(&validate_crd_update(&bad, &bad, KubeVersion::NEWEST));
         assert_eq!(got.len(), 4, "{got:#?}");
         assert!(
             got.iter()
@@ -1167,8 +1167,8 @@ mod tests {
         // From a clean CRD every rule applies.
         let good = crd_with(json!({"type": "object"}));
         assert_eq!(
-            validate_crd_update(&bad, &good, KubeVersion::DEFAULT).len(),
-            validate_crd(&bad, KubeVersion::DEFAULT).len()
+            validate_crd_update(&bad, &good, KubeVersion::NEWEST).len(),
+            validate_crd(&bad, KubeVersion::NEWEST).len()
         );
     }
 
@@ -1184,7 +1184,7 @@ mod tests {
                     "labels": {"type": "object", "additionalProperties": {"type": "string", "default": "v"}},
                     "inner": {"type": "object", "x-kubernetes-embedded-resource": true,
                               "x-kubernetes-preserve-unknown-fields": true}}}}}}}}});
-        let got = strings(&validate_crd(&crd_with(schema), KubeVersion::DEFAULT));
+        let got = strings(&validate_crd(&crd_with(schema), KubeVersion::NEWEST));
         let r = "spec.validation.openAPIV3Schema.properties";
         assert_eq!(
             got,

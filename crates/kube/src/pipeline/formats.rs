@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::version::KubeVersion;
 use crate::library::gourl;
 use crate::values::formats::{parse_byte, parse_date, parse_duration};
+use crate::version::KubeVersion;
 
 /// Whether `format` (as written) is checked by this Kubernetes version.
 pub fn is_supported(format: &str, version: KubeVersion) -> bool {
@@ -414,7 +414,7 @@ mod tests {
     use super::*;
 
     fn ok(f: &str, s: &str) -> bool {
-        check(f, s, KubeVersion::DEFAULT)
+        check(f, s, KubeVersion::NEWEST)
     }
 
     #[test]
@@ -443,8 +443,17 @@ mod tests {
         assert!(!ok("ssn", "123456789"));
         assert!(ok("rgbcolor", "rgb(1, 2,255)"));
         assert!(!ok("byte", ""));
-        assert!(is_supported("k8s-short-name", KubeVersion::new(35)));
-        assert!(!is_supported("k8s-short-name", KubeVersion::new(33)));
-        assert!(!is_supported("int32", KubeVersion::new(35)));
+        assert!(is_supported(
+            "k8s-short-name",
+            KubeVersion::new(35).expect("supported")
+        ));
+        assert!(!is_supported(
+            "k8s-short-name",
+            KubeVersion::new(33).expect("supported")
+        ));
+        assert!(!is_supported(
+            "int32",
+            KubeVersion::new(35).expect("supported")
+        ));
     }
 }

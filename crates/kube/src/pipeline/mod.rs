@@ -26,7 +26,6 @@ pub mod openapi;
 pub mod prune;
 pub mod ratchet;
 pub mod status;
-pub mod version;
 
 #[cfg(test)]
 mod tests;
@@ -36,10 +35,10 @@ use serde_json::{Map, Value};
 use crate::crd::{CustomResourceDefinition, CustomResourceDefinitionVersion};
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::schema_props::JsonSchemaProps;
+pub use crate::version::KubeVersion;
 use objectmeta::{NameRule, NamespaceRule};
 use openapi::SchemaValidator;
 pub use status::Status;
-pub use version::KubeVersion;
 
 /// The detail of the error appended when a blocking error skips the CEL rules.
 pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
@@ -108,7 +107,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            kube_version: KubeVersion::DEFAULT,
+            kube_version: KubeVersion::NEWEST,
             field_validation: FieldValidation::Strict,
             namespace: None,
             name_suffix: None,

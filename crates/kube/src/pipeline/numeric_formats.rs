@@ -5,8 +5,8 @@
 //! and format (go-openapi `IsValueValidAgainstRange`): `Checked value must be of type integer
 //! with format int32 in spec.x`. Up to 1.35 numeric formats have no effect.
 
-use super::version::KubeVersion;
 use crate::schema_props::JsonSchemaProps;
+use crate::version::KubeVersion;
 
 /// The first Kubernetes minor that enforces numeric formats.
 pub const ENFORCED_SINCE: u32 = 36;
@@ -109,8 +109,8 @@ mod tests {
 
     #[test]
     fn formats_kept_from_1_36_on_matching_types_only() {
-        let v35 = KubeVersion::new(35);
-        let v36 = KubeVersion::new(36);
+        let v35 = KubeVersion::new(35).expect("supported");
+        let v36 = KubeVersion::new(36).expect("supported");
         assert_eq!(kept_format(&schema("integer", "int32"), v35), None);
         assert_eq!(kept_format(&schema("integer", "int32"), v36), Some("int32"));
         assert_eq!(kept_format(&schema("integer", "int64"), v36), Some("int64"));

@@ -19,10 +19,10 @@ use serde_json::{Map, Value};
 use super::formats;
 use super::numeric_formats::{self, Repr};
 use super::ratchet::{self, Correlation};
-use super::version::KubeVersion;
 use crate::field::{BadValue, FieldError, Path};
 use crate::gofmt::{FloatStyle, format_float};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
+use crate::version::KubeVersion;
 
 /// How deep values may nest before validation stops descending (an error is reported).
 pub const MAX_VALUE_DEPTH: usize = 1000;
@@ -1015,7 +1015,7 @@ mod tests {
     }
 
     fn errors(schema: Value, data: Value) -> Vec<String> {
-        let v = SchemaValidator::new(KubeVersion::DEFAULT);
+        let v = SchemaValidator::new(KubeVersion::NEWEST);
         let s = props(schema);
         v.validate(&data, &s, "", None)
             .errors

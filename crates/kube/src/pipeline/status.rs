@@ -4,9 +4,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::version::KubeVersion;
 use crate::field::{BadValue, ErrorType, FieldError};
 use crate::gofmt::{FloatStyle, format_float, quote};
+use crate::version::KubeVersion;
 
 /// A status cause.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -236,18 +236,20 @@ mod tests {
                 BadValue::Json(json!({"name": "a"})),
             ),
         ];
-        let s = Status::invalid("example.com", "Widget", "w1", &errs, KubeVersion::new(35));
+        let v = |minor| KubeVersion::new(minor).expect("supported");
+        let widget = |minor| Status::invalid("example.com", "Widget", "w1", &errs, v(minor));
+        let s = widget(35);
         assert_eq!(
             s.message,
             "Widget.example.com \"w1\" is invalid: [spec.a: Too long: may not be more than 1 byte, spec.l[1]: Duplicate value: {\"name\":\"a\"}]"
         );
-        let old = Status::invalid("example.com", "Widget", "w1", &errs, KubeVersion::new(33));
+        let old = widget(33);
         assert_eq!(
             old.message,
             "Widget.example.com \"w1\" is invalid: [spec.a: Too long: may not be more than 1 bytes, spec.l[1]: Duplicate value: map[string]interface {}{\"name\":\"a\"}]"
         );
         let one = vec![errs[0].clone(), errs[0].clone()];
-        let s = Status::invalid("", "Pod", "p", &one, KubeVersion::new(35));
+        let s = Status::invalid("", "Pod", "p", &one, v(35));
         assert_eq!(
             s.message,
             "Pod \"p\" is invalid: spec.a: Too long: may not be more than 1 byte"

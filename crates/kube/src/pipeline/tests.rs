@@ -158,7 +158,7 @@ fn run_nums(spec: &str, minor: u32) -> super::Response {
         r#"{{"apiVersion":"example.com/v1","kind":"Num","metadata":{{"name":"n"}},"spec":{spec}}}"#
     );
     let options = Options {
-        kube_version: super::KubeVersion::new(minor),
+        kube_version: super::KubeVersion::new(minor).expect("supported"),
         ..Options::default()
     };
     p.run_json(&body, &Operation::Create, &options)

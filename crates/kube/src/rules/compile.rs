@@ -20,13 +20,14 @@ use cel::checker::CheckedAst;
 use cel::syntax::{Expr, ExprKind};
 use cel::{Env, Program, Type};
 
-use super::env::{EnvKind, EnvSpec, ExtraLibrary, KubeVersion};
+use super::env::{EnvKind, EnvSpec, ExtraLibrary};
 use super::estimate;
 use super::field_path::valid_field_path;
 use crate::decl::{DeclType, NamedDeclTypes};
 use crate::field::ErrorType;
 use crate::schema_props::ValidationRule;
 use crate::structural::Structural;
+use crate::version::KubeVersion;
 
 /// The name of the variable holding the node's value.
 pub const SCOPED_VAR_NAME: &str = "self";

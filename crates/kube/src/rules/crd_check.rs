@@ -16,12 +16,13 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
-use super::env::{KubeVersion, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
+use super::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
 use super::field_path::valid_field_path;
 use crate::crd::CustomResourceDefinition;
 use crate::field::{BadValue, ErrorType, FieldError, Path, go_json};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
 use crate::structural::Structural;
+use crate::version::KubeVersion;
 
 /// The reasons a rule may name.
 const SUPPORTED_REASONS: [&str; 4] = [

@@ -34,7 +34,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cel::library::Std;
@@ -44,11 +43,7 @@ use cel::syntax::macros;
 use cel::{Env, EnvBuilder, Library, Value};
 
 use crate::library::{authz, cidr, cost, format, ip, lists, quantity, regex, semver, urls};
-
-/// The oldest Kubernetes minor version modelled.
-pub const OLDEST_MINOR: u32 = 33;
-/// The newest Kubernetes minor version modelled (the default).
-pub const NEWEST_MINOR: u32 = 37;
+use crate::version::KubeVersion;
 
 /// `PerCallLimit`: the runtime cost limit of one rule or messageExpression evaluation.
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -60,83 +55,6 @@ pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
 pub const STATIC_ESTIMATED_CRD_COST_LIMIT: u64 = 100_000_000;
 /// `MaxEvaluatedMessageExpressionSizeBytes`.
 pub const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES: usize = 5120;
-
-/// A Kubernetes release, `1.<minor>`, between [`OLDEST_MINOR`] and [`NEWEST_MINOR`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KubeVersion {
-    minor: u32,
-}
-
-impl KubeVersion {
-    /// The newest modelled release.
-    pub const NEWEST: KubeVersion = KubeVersion {
-        minor: NEWEST_MINOR,
-    };
-
-    /// `1.<minor>`, if modelled.
-    pub fn new(minor: u32) -> Option<KubeVersion> {
-        (OLDEST_MINOR..=NEWEST_MINOR)
-            .contains(&minor)
-            .then_some(KubeVersion { minor })
-    }
-
-    pub fn minor(self) -> u32 {
-        self.minor
-    }
-
-    /// Whether this release runs cel-go 0.29 (1.37 on) rather than 0.26.
-    pub fn has_cel_go_0_29(self) -> bool {
-        self.minor >= 37
-    }
-}
-
-impl Default for KubeVersion {
-    fn default() -> Self {
-        KubeVersion::NEWEST
-    }
-}
-
-impl fmt::Display for KubeVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "1.{}", self.minor)
-    }
-}
-
-/// Why a version string was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VersionError(pub String);
-
-impl fmt::Display for VersionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for VersionError {}
-
-impl FromStr for KubeVersion {
-    type Err = VersionError;
-
-    /// `1.NN` (a leading `v` and a patch part are accepted: `v1.36.2`).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim().trim_start_matches('v');
-        let mut parts = t.split('.');
-        let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let patch_ok =
-            parts.next().is_none_or(|p| p.parse::<u32>().is_ok()) && parts.next().is_none();
-        match (major, minor) {
-            (Some(1), Some(m)) if patch_ok => KubeVersion::new(m).ok_or_else(|| {
-                VersionError(format!(
-                    "Kubernetes version {s} is not supported (supported: 1.{OLDEST_MINOR} to 1.{NEWEST_MINOR})"
-                ))
-            }),
-            _ => Err(VersionError(format!(
-                "invalid Kubernetes version {s:?} (expected 1.NN, e.g. 1.{NEWEST_MINOR})"
-            ))),
-        }
-    }
-}
 
 /// Which view of the versioned option set an expression is compiled with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -186,7 +104,7 @@ impl EnvSpec {
     /// Whether an option introduced at `1.introduced` (and removed at `1.removed`, if ever) is in
     /// this environment.
     pub fn has(&self, introduced: u32, removed: Option<u32>) -> bool {
-        let binary = self.version.minor;
+        let binary = self.version.minor();
         if introduced > binary {
             // Not in this release's code at all.
             return false;
@@ -275,7 +193,7 @@ impl EnvSpec {
         for x in &self.extra {
             let visible = match self.kind {
                 EnvKind::StoredExpressions => true,
-                EnvKind::NewExpressions => x.introduced_minor < self.version.minor,
+                EnvKind::NewExpressions => x.introduced_minor < self.version.minor(),
             };
             if visible {
                 x.library.install(&mut b);
@@ -323,16 +241,6 @@ mod tests {
 
     fn spec(minor: u32, kind: EnvKind) -> EnvSpec {
         EnvSpec::new(KubeVersion::new(minor).expect("modelled"), kind)
-    }
-
-    #[test]
-    fn versions_parse() {
-        assert_eq!("1.36".parse::<KubeVersion>().map(|v| v.minor()), Ok(36));
-        assert_eq!("v1.35.2".parse::<KubeVersion>().map(|v| v.minor()), Ok(35));
-        assert!("1.20".parse::<KubeVersion>().is_err());
-        assert!("2.1".parse::<KubeVersion>().is_err());
-        assert!("1.x".parse::<KubeVersion>().is_err());
-        assert_eq!(KubeVersion::default().to_string(), "1.37");
     }
 
     #[test]

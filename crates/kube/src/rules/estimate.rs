@@ -17,9 +17,9 @@ use cel::cost::{
 use cel::syntax::{ExprKind, Literal};
 use cel::{Env, Type};
 
-use super::env::KubeVersion;
 use crate::decl::DeclType;
 use crate::library::cost::{Operand, UNKNOWN, estimate_call};
+use crate::version::KubeVersion;
 
 /// Kubernetes' size estimator over the node's declared type.
 struct DeclSizes<'a> {

@@ -21,8 +21,9 @@ pub mod ratchet;
 pub mod step;
 pub mod validator;
 
+pub use crate::version::KubeVersion;
 pub use compile::{CompiledRule, EnvLoader, RuleError, StoredExpressions};
-pub use env::{EnvKind, EnvSpec, KubeVersion};
+pub use env::{EnvKind, EnvSpec};
 pub use ratchet::{Correlation, Ratchet};
 pub use step::CelRuleStep;
 pub use validator::{Outcome, Validator};

@@ -11,8 +11,9 @@ use crate::schema_props::JsonSchemaProps;
 use crate::structural::Structural;
 use crate::values::Json;
 
-use super::env::{KubeVersion, RUNTIME_CEL_COST_BUDGET};
+use super::env::RUNTIME_CEL_COST_BUDGET;
 use super::{Correlation, EnvLoader, Ratchet, Validator};
+use crate::version::KubeVersion;
 
 /// The compiled rules of one schema, ready to validate objects.
 pub struct CelRuleStep {
@@ -22,12 +23,10 @@ pub struct CelRuleStep {
 
 impl CelRuleStep {
     /// Compiles the rules of `schema` (a CRD version's `openAPIV3Schema`) in
-    /// the runtime environment of Kubernetes `1.<minor>` (the newest modelled
-    /// release when `minor` is outside the modelled range).
-    pub fn new(schema: &JsonSchemaProps, minor: u32) -> Result<CelRuleStep, String> {
+    /// the runtime environment of Kubernetes `kube_version`.
+    pub fn new(schema: &JsonSchemaProps, kube_version: KubeVersion) -> Result<CelRuleStep, String> {
         let schema = Arc::new(Structural::from_props(schema).map_err(|e| e.to_string())?);
-        let version = KubeVersion::new(minor).unwrap_or(KubeVersion::NEWEST);
-        let validator = Validator::for_resource(&schema, &EnvLoader::runtime(version));
+        let validator = Validator::for_resource(&schema, &EnvLoader::runtime(kube_version));
         Ok(CelRuleStep { schema, validator })
     }
 
@@ -35,7 +34,7 @@ impl CelRuleStep {
     pub fn for_version(
         crd: &CustomResourceDefinition,
         version: &str,
-        minor: u32,
+        kube_version: KubeVersion,
     ) -> Result<CelRuleStep, String> {
         let schema = crd
             .version(version)
@@ -46,7 +45,7 @@ impl CelRuleStep {
                     crd.metadata.name
                 )
             })?;
-        CelRuleStep::new(schema, minor)
+        CelRuleStep::new(schema, kube_version)
     }
 
     /// Whether the schema has any rule at all.

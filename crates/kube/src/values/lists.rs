@@ -85,7 +85,7 @@ impl ListView {
     }
 
     /// Element `index` with the conversion error if its data does not fit the item schema.
-    pub fn try_get(&self, index: usize) -> Result<Option<Value>, ValueError> {
+    pub fn read(&self, index: usize) -> Result<Option<Value>, ValueError> {
         match &self.elements {
             Elements::Json { items, schema } => match items.get(index) {
                 None => Ok(None),
@@ -109,7 +109,11 @@ impl ListProvider for ListView {
     }
 
     fn get(&self, index: usize) -> Option<Value> {
-        self.try_get(index).ok().flatten()
+        self.read(index).ok().flatten()
+    }
+
+    fn try_get(&self, index: usize) -> EvalResult<Option<Value>> {
+        self.read(index).map_err(|e| e.to_eval_error())
     }
 
     fn equals(&self, other: &List) -> Option<bool> {

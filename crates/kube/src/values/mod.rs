@@ -15,9 +15,10 @@
 //! * equality and `+` of set lists and map lists follow the left operand's list type.
 //!
 //! Data that does not fit its schema (a string where the schema says integer, null where the
-//! schema is not nullable) cannot occur after the API server's schema validation; here it is
-//! reported by [`to_value`] as a [`ValueError`] with Kubernetes' text, and inside views (whose
-//! provider interfaces cannot carry errors) such a member reads as absent.
+//! schema is not nullable) is reported by [`to_value`] as a [`ValueError`] with Kubernetes'
+//! text. Inside views such a member is an error value, as in Kubernetes: reading it (field
+//! selection, `has()`, index, `in`) fails with that text through the providers' `try_*`
+//! methods, while the infallible `get`/`field` read it as absent (equality, iteration).
 
 pub(crate) mod formats;
 mod lists;
@@ -211,10 +212,9 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
     match schema.type_() {
         "object" => {
             let Json::Object(obj) = node else {
-                return Err(ValueError::new(format!(
-                    "invalid data, expected a map for the provided schema with type=object, got {}",
-                    node.go_type_name()
-                )));
+                return Err(ValueError::new(
+                    "invalid data, expected a map for the provided schema with type=object",
+                ));
             };
             if schema.extensions.embedded_resource {
                 let rooted = schema.with_type_and_object_meta();
@@ -238,10 +238,9 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
         }
         "array" => {
             let Json::Array(items) = node else {
-                return Err(ValueError::new(format!(
-                    "invalid data, expected an array for the provided schema with type=array, got {}",
-                    node.go_type_name()
-                )));
+                return Err(ValueError::new(
+                    "invalid data, expected an array for the provided schema with type=array",
+                ));
             };
             let Some(item_schema) = schema.items.clone() else {
                 return Err(ValueError::new("invalid data, expected schema with items"));

@@ -1,11 +1,12 @@
 //! Object and map views of JSON objects.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use cel::Value;
 use cel::value::{Key, KeyRef, Map, MapProvider};
+use cel::{EvalResult, Value};
 
-use super::{Json, JsonObject, Unknown, to_value};
+use super::{Json, JsonObject, Unknown, ValueError, to_value};
 use crate::escaping;
 use crate::structural::Structural;
 
@@ -39,11 +40,11 @@ impl ObjectView {
 
     /// Field `name` (CEL, escaped) with the conversion error if its data does not fit its
     /// schema; `Ok(None)` when the field is absent, null or undeclared.
-    pub fn try_field(&self, name: &str) -> Result<Option<Value>, super::ValueError> {
+    pub fn read_field(&self, name: &str) -> Result<Option<Value>, ValueError> {
         let property = if escaping::is_plain_identifier(name) {
             // Its own escaped spelling (or a reserved word, found under its plain name too):
             // the common case, without the round trip below.
-            std::borrow::Cow::Borrowed(name)
+            Cow::Borrowed(name)
         } else {
             let Some(property) = escaping::unescape(name) else {
                 return Ok(None);
@@ -65,12 +66,34 @@ impl ObjectView {
         }
     }
 
-    /// The CEL key under which a raw JSON key is exposed.
-    fn key_of(&self, raw: &str) -> Option<Key> {
+    /// The value under map key `name`: a field by its CEL name, else a declared property
+    /// whose name cannot be escaped by its raw name (Kubernetes finds such keys raw, so that
+    /// equality compares them), else an undeclared key by its raw name as an opaque
+    /// [`Unknown`]. Null values are absent.
+    pub fn read_key(&self, name: &str) -> Result<Option<Value>, ValueError> {
+        if let Some(v) = self.read_field(name)? {
+            return Ok(Some(v));
+        }
+        let node = match self.obj.get(name) {
+            None | Some(Json::Null) => return Ok(None),
+            Some(node) => node,
+        };
+        match self.schema.properties.get(name) {
+            Some(prop_schema) if escaping::escape(name).is_none() => {
+                to_value(node, prop_schema).map(Some)
+            }
+            Some(_) => Ok(None),
+            None => Ok(Some(Value::Opaque(Arc::new(Unknown(node.clone()))))),
+        }
+    }
+
+    /// The CEL key under which a raw JSON key is exposed: a declared property by its escaped
+    /// name (by its raw name when it has none), an undeclared key by its raw name.
+    fn key_of<'k>(&self, raw: &'k str) -> Cow<'k, str> {
         if self.schema.properties.contains_key(raw) {
-            escaping::escape(raw).map(|e| Key::String(e.as_ref().into()))
+            escaping::escape(raw).unwrap_or(Cow::Borrowed(raw))
         } else {
-            Some(Key::String(raw.into()))
+            Cow::Borrowed(raw)
         }
     }
 }
@@ -81,24 +104,22 @@ impl MapProvider for ObjectView {
     }
 
     fn get(&self, key: KeyRef<'_>) -> Option<Value> {
+        self.try_get(key).ok().flatten()
+    }
+
+    fn try_get(&self, key: KeyRef<'_>) -> EvalResult<Option<Value>> {
         let KeyRef::String(name) = key else {
-            return None;
+            return Ok(None);
         };
-        if let Some(v) = self.field(name) {
-            return Some(v);
-        }
-        // An undeclared key, by its raw name.
-        if self.schema.properties.contains_key(name) {
-            return None;
-        }
-        match self.obj.get(name) {
-            None | Some(Json::Null) => None,
-            Some(node) => Some(Value::Opaque(Arc::new(Unknown(node.clone())))),
-        }
+        self.read_key(name).map_err(|e| e.to_eval_error())
     }
 
     fn field(&self, name: &str) -> Option<Value> {
-        self.try_field(name).ok().flatten()
+        self.read_field(name).ok().flatten()
+    }
+
+    fn try_field(&self, name: &str) -> EvalResult<Option<Value>> {
+        self.read_field(name).map_err(|e| e.to_eval_error())
     }
 
     fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_> {
@@ -106,7 +127,7 @@ impl MapProvider for ObjectView {
             self.obj
                 .iter()
                 .filter(|(_, v)| !matches!(v, Json::Null))
-                .filter_map(|(k, _)| self.key_of(k)),
+                .map(|(k, _)| Key::String(self.key_of(k).as_ref().into())),
         )
     }
 
@@ -118,16 +139,13 @@ impl MapProvider for ObjectView {
             return Some(false);
         }
         for (raw, node) in self.obj.iter() {
-            let Some(key) = self.key_of(raw) else {
-                continue;
-            };
-            let Key::String(k) = &key else { continue };
+            let k = self.key_of(raw);
             let left = if matches!(node, Json::Null) {
                 None
             } else {
-                self.get(KeyRef::String(k))
+                self.get(KeyRef::String(&k))
             };
-            let right = other.get(KeyRef::String(k));
+            let right = other.get(KeyRef::String(&k));
             match (left, right) {
                 (None, None) => {}
                 (Some(l), Some(r)) if l.equals(&r) => {}
@@ -152,7 +170,7 @@ impl MapView {
     }
 
     /// The value under `key` with the conversion error if its data does not fit the schema.
-    pub fn try_get(&self, key: &str) -> Result<Option<Value>, super::ValueError> {
+    pub fn read(&self, key: &str) -> Result<Option<Value>, ValueError> {
         match self.obj.get(key) {
             None => Ok(None),
             Some(node) => to_value(node, &self.values).map(Some),
@@ -166,8 +184,14 @@ impl MapProvider for MapView {
     }
 
     fn get(&self, key: KeyRef<'_>) -> Option<Value> {
-        let KeyRef::String(k) = key else { return None };
-        self.try_get(k).ok().flatten()
+        self.try_get(key).ok().flatten()
+    }
+
+    fn try_get(&self, key: KeyRef<'_>) -> EvalResult<Option<Value>> {
+        let KeyRef::String(k) = key else {
+            return Ok(None);
+        };
+        self.read(k).map_err(|e| e.to_eval_error())
     }
 
     fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_> {

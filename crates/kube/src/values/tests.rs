@@ -239,3 +239,97 @@ fn conversion_shares_repeated_keys_and_keeps_every_document_intact() {
     assert_eq!(key(3, 0).as_ref(), "other");
     assert_eq!(key(4, 0).as_ref(), "name");
 }
+
+#[test]
+fn data_that_does_not_fit_its_schema_reads_as_an_error() {
+    let s = schema(json!({"type": "object", "properties": {
+        "o": {"type": "object", "properties": {"f": {"type": "string"}}},
+        "l": {"type": "array", "items": {"type": "string"}},
+        "n": {"type": "array", "items": {"type": "string"}},
+        "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "ok": {"type": "string"}
+    }}));
+    let v = value(
+        json!({"o": [], "l": {}, "n": [null], "m": {"a": "x"}, "ok": "y"}),
+        &s,
+    );
+    let m = map(&v);
+    let err = m.try_field("o").expect_err("o is not a map");
+    assert_eq!(
+        err.message(),
+        "invalid data, expected a map for the provided schema with type=object"
+    );
+    assert!(m.field("o").is_none(), "the infallible lookup reads absent");
+    let err = m.try_get(KeyRef::String("l")).expect_err("l is not a list");
+    assert_eq!(
+        err.message(),
+        "invalid data, expected an array for the provided schema with type=array"
+    );
+    assert!(m.try_contains_key(KeyRef::String("l")).is_err());
+    assert!(matches!(m.try_field("ok"), Ok(Some(Value::String(_)))));
+    assert!(matches!(m.try_field("absent"), Ok(None)));
+    let n = m.try_field("n").expect("n reads").expect("n is set");
+    let err = list(&n).try_get(0).expect_err("null item");
+    assert_eq!(
+        err.message(),
+        "invalid data, got null for schema with nullable=false"
+    );
+    assert!(matches!(list(&n).try_get(1), Ok(None)));
+    let inner = m.try_field("m").expect("m reads").expect("m is set");
+    let err = map(&inner)
+        .try_get(KeyRef::String("a"))
+        .expect_err("a string under integer values");
+    assert_eq!(err.message(), "invalid data, expected int, got string");
+}
+
+#[test]
+fn map_list_equality_compares_properties_without_a_cel_name() {
+    let s = schema(json!({"type": "array", "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["k!", "k."],
+        "items": {"type": "object", "properties": {
+            "k!": {"type": "string"}, "k.": {"type": "string"}}}}));
+    let l = |doc| value(doc, &s);
+    let a = l(json!([{"k!": "a", "k.": "1"}, {"k!": "b", "k.": "2"}]));
+    let swapped = l(json!([{"k!": "b", "k.": "2"}, {"k!": "a", "k.": "1"}]));
+    let other_name = l(json!([{"k!": "b", "k.": "2"}, {"k!": "c", "k.": "1"}]));
+    assert!(a.equals(&swapped));
+    assert!(!a.equals(&other_name));
+    let item = list(&a).get(0).expect("item");
+    assert!(matches!(map(&item).get(KeyRef::String("k!")), Some(Value::String(s)) if &*s == "a"));
+    assert!(map(&item).field("k!").is_none(), "no CEL field is named k!");
+    let keys: Vec<String> = map(&item).keys().map(|k| format!("{k:?}")).collect();
+    assert_eq!(keys.len(), 2, "both properties are keys: {keys:?}");
+}
+
+#[test]
+fn evaluation_fails_on_data_that_does_not_fit_its_schema() {
+    let s = schema(json!({"type": "object", "properties": {
+        "o": {"type": "object", "properties": {"f": {"type": "string"}}},
+        "n": {"type": "array", "items": {"type": "string"}},
+        "ok": {"type": "string"}
+    }}));
+    let v = value(json!({"o": [], "n": [null], "ok": "y"}), &s);
+    let env = cel::Env::builder()
+        .library(cel::library::Std)
+        .variable("self", cel::Type::Dyn)
+        .build();
+    let eval = |src: &str| {
+        let vars: std::collections::HashMap<String, Value> =
+            [("self".to_string(), v.clone())].into();
+        env.compile(src).expect("compiles").eval(&vars)
+    };
+    let expected_map = "invalid data, expected a map for the provided schema with type=object";
+    for src in ["has(self.o)", "'o' in self", "self['o'] == []"] {
+        let err = eval(src).expect_err(src);
+        assert_eq!(err.message(), expected_map, "{src}");
+    }
+    let err = eval("self.n[0] == 'x'").expect_err("null item");
+    assert_eq!(
+        err.message(),
+        "invalid data, got null for schema with nullable=false"
+    );
+    assert!(matches!(
+        eval("has(self.ok) && !has(self.f)"),
+        Ok(Value::Bool(true))
+    ));
+}

@@ -184,7 +184,7 @@ pub(crate) fn in_(elem: &Value, container: &Value) -> EvalResult {
             None => l.iter().any(|x| x.equals(elem)),
         })),
         Value::Map(m) => Ok(Value::Bool(match KeyRef::from_value(elem) {
-            Some(k) => m.contains_key(k),
+            Some(k) => m.try_contains_key(k)?,
             None => false,
         })),
         _ => Err(nso()),
@@ -241,7 +241,7 @@ fn list_index(l: &List, k: &Value) -> EvalResult<Option<usize>> {
 pub(crate) fn index(container: &Value, k: &Value) -> EvalResult {
     match container {
         Value::List(l) => match list_index(l, k)? {
-            Some(i) => l.get(i).ok_or_else(|| index_out_of_range(k, l.len())),
+            Some(i) => l.try_get(i)?.ok_or_else(|| index_out_of_range(k, l.len())),
             None => Err(index_out_of_range(k, l.len())),
         },
         Value::Map(m) => map_lookup(m, k)?.ok_or_else(|| no_such_key(k)),
@@ -257,7 +257,7 @@ fn index_out_of_range(k: &Value, len: usize) -> EvalError {
 /// maps cannot hold).
 pub(crate) fn map_lookup(m: &Map, k: &Value) -> EvalResult<Option<Value>> {
     match KeyRef::from_value(k) {
-        Some(key) => Ok(m.get(key)),
+        Some(key) => m.try_get(key),
         None => match k {
             Value::Double(_) => Ok(None),
             _ => Err(EvalError::msg(format!(
@@ -271,8 +271,11 @@ pub(crate) fn map_lookup(m: &Map, k: &Value) -> EvalResult<Option<Value>> {
 /// `_[?_]` and optional qualification: `optional.none()` when absent.
 pub(crate) fn index_optional(container: &Value, k: &Value) -> EvalResult {
     match container {
-        Value::List(l) => Ok(match list_index(l, k)?.and_then(|i| l.get(i)) {
-            Some(v) => Value::optional_of(v),
+        Value::List(l) => Ok(match list_index(l, k)? {
+            Some(i) => match l.try_get(i)? {
+                Some(v) => Value::optional_of(v),
+                None => Value::optional_none(),
+            },
             None => Value::optional_none(),
         }),
         Value::Map(m) => Ok(match map_lookup(m, k)? {
@@ -287,7 +290,7 @@ pub(crate) fn index_optional(container: &Value, k: &Value) -> EvalResult {
 pub(crate) fn select_field(v: &Value, field: &str) -> EvalResult {
     match v {
         Value::Map(m) => m
-            .field(field)
+            .try_field(field)?
             .ok_or_else(|| EvalError::msg(format!("no such key: {field}"))),
         _ => Err(EvalError::msg(format!(
             "type '{}' does not support field selection",
@@ -299,7 +302,7 @@ pub(crate) fn select_field(v: &Value, field: &str) -> EvalResult {
 /// The presence test `has(v.f)`.
 pub(crate) fn has_field(v: &Value, field: &str) -> EvalResult {
     match v {
-        Value::Map(m) => Ok(Value::Bool(m.field(field).is_some())),
+        Value::Map(m) => Ok(Value::Bool(m.try_field(field)?.is_some())),
         _ => Err(EvalError::msg(format!(
             "invalid type for field selection: {}",
             v.type_name()
@@ -388,6 +391,80 @@ mod tests {
         assert!(matches!(
             in_(&Value::Double(8.0), &l),
             Ok(Value::Bool(true))
+        ));
+    }
+
+    /// A host map whose entry `bad` cannot be read, and whose entry `good` is 1.
+    #[derive(Debug)]
+    struct Unreadable;
+
+    impl crate::value::MapProvider for Unreadable {
+        fn len(&self) -> usize {
+            2
+        }
+        fn get(&self, key: KeyRef<'_>) -> Option<Value> {
+            self.try_get(key).ok().flatten()
+        }
+        fn try_get(&self, key: KeyRef<'_>) -> EvalResult<Option<Value>> {
+            match key {
+                KeyRef::String("bad") => Err(EvalError::msg("unreadable")),
+                KeyRef::String("good") => Ok(Some(Value::Int(1))),
+                _ => Ok(None),
+            }
+        }
+        fn try_field(&self, name: &str) -> EvalResult<Option<Value>> {
+            self.try_get(KeyRef::String(name))
+        }
+        fn keys(&self) -> Box<dyn Iterator<Item = crate::value::Key> + '_> {
+            Box::new(
+                ["bad", "good"]
+                    .into_iter()
+                    .map(|k| crate::value::Key::String(k.into())),
+            )
+        }
+    }
+
+    /// A host list whose element 0 cannot be read, and whose element 1 is 1.
+    #[derive(Debug)]
+    struct UnreadableList;
+
+    impl crate::value::ListProvider for UnreadableList {
+        fn len(&self) -> usize {
+            2
+        }
+        fn get(&self, index: usize) -> Option<Value> {
+            self.try_get(index).ok().flatten()
+        }
+        fn try_get(&self, index: usize) -> EvalResult<Option<Value>> {
+            match index {
+                0 => Err(EvalError::msg("unreadable")),
+                1 => Ok(Some(Value::Int(1))),
+                _ => Ok(None),
+            }
+        }
+    }
+
+    #[test]
+    fn host_read_errors_surface_from_selection_presence_index_and_in() {
+        let m = Value::Map(Map::Provided(std::sync::Arc::new(Unreadable)));
+        assert_eq!(msg(select_field(&m, "bad")), "unreadable");
+        assert_eq!(msg(has_field(&m, "bad")), "unreadable");
+        assert_eq!(msg(index(&m, &Value::from("bad"))), "unreadable");
+        assert_eq!(msg(index_optional(&m, &Value::from("bad"))), "unreadable");
+        assert_eq!(msg(in_(&Value::from("bad"), &m)), "unreadable");
+        assert!(matches!(select_field(&m, "good"), Ok(Value::Int(1))));
+        assert!(matches!(has_field(&m, "none"), Ok(Value::Bool(false))));
+        assert!(matches!(
+            in_(&Value::from("good"), &m),
+            Ok(Value::Bool(true))
+        ));
+        let l = Value::List(List::Provided(std::sync::Arc::new(UnreadableList)));
+        assert_eq!(msg(index(&l, &Value::Int(0))), "unreadable");
+        assert_eq!(msg(index_optional(&l, &Value::Int(0))), "unreadable");
+        assert!(matches!(index(&l, &Value::Int(1)), Ok(Value::Int(1))));
+        assert!(matches!(
+            index_optional(&l, &Value::Int(2)),
+            Ok(Value::Optional(None))
         ));
     }
 }
