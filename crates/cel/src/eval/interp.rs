@@ -757,8 +757,8 @@ impl Plan {
                 } else {
                     for i in 0..l.len() {
                         cx.tick()?;
-                        let item = l.get(i).unwrap_or(Value::Null);
-                        self.bind_list_item(c, cx, i, item);
+                        let item = l.try_get(i).map(|v| v.unwrap_or(Value::Null));
+                        self.bind_list_result(c, cx, i, item);
                         if !self.fold_step::<T>(c, cx)? {
                             break;
                         }
@@ -769,8 +769,8 @@ impl Plan {
                 for k in m.keys() {
                     cx.tick()?;
                     if let Some(s2) = c.iter_slot2 {
-                        let v = m.get(k.as_ref()).unwrap_or(Value::Null);
-                        set_slot(cx, s2, Ok(v));
+                        let v = m.try_get(k.as_ref()).map(|v| v.unwrap_or(Value::Null));
+                        set_slot(cx, s2, v);
                     }
                     set_slot(cx, c.iter_slot, Ok(k.to_value()));
                     if !self.fold_step::<T>(c, cx)? {
@@ -798,12 +798,19 @@ impl Plan {
 
     #[inline(always)]
     pub(super) fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
+        self.bind_list_result(c, cx, i, Ok(item));
+    }
+
+    /// Binds element `i` of the range, or the error a host's list gave for
+    /// it (data it cannot read): the variable then holds that error.
+    #[inline(always)]
+    fn bind_list_result(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: EvalResult) {
         match c.iter_slot2 {
             Some(s2) => {
                 set_slot(cx, c.iter_slot, Ok(Value::Int(i as i64)));
-                set_slot(cx, s2, Ok(item));
+                set_slot(cx, s2, item);
             }
-            None => set_slot(cx, c.iter_slot, Ok(item)),
+            None => set_slot(cx, c.iter_slot, item),
         }
     }
 
@@ -898,7 +905,7 @@ fn first_field<'q>(root: &Value, quals: &'q [Qual]) -> Option<(Value, &'q [Qual]
 /// `v.field` (`None`: absent in optional mode).
 fn qualify_field(v: &Value, field: &str, optional: bool) -> EvalResult<Option<Value>> {
     match v {
-        Value::Map(m) => match m.field(field) {
+        Value::Map(m) => match m.try_field(field)? {
             Some(x) => Ok(Some(x)),
             None if optional => Ok(None),
             None => Err(EvalError::msg(format!("no such key: {field}"))),

@@ -328,6 +328,17 @@ fn evaluation_fails_on_data_that_does_not_fit_its_schema() {
         err.message(),
         "invalid data, got null for schema with nullable=false"
     );
+    // Selection through the bad object, and iteration over the bad item.
+    let err = eval("self.o.f == 'x'").expect_err("select through o");
+    assert_eq!(err.message(), expected_map);
+    for src in ["self.n.all(x, x == 'x')", "self.n.map(x, x).size() == 1"] {
+        let err = eval(src).expect_err(src);
+        assert_eq!(
+            err.message(),
+            "invalid data, got null for schema with nullable=false",
+            "{src}"
+        );
+    }
     assert!(matches!(
         eval("has(self.ok) && !has(self.f)"),
         Ok(Value::Bool(true))
