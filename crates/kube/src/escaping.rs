@@ -8,34 +8,10 @@
 
 use std::borrow::Cow;
 
-/// The words CEL reserves; a property with one of these names is escaped as `__<name>__`.
-pub const RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
-/// Whether `name` is a CEL reserved word.
+/// Whether `name` is a CEL reserved word ([`cel::syntax::RESERVED_WORDS`]): a
+/// property with such a name is escaped as `__<name>__`.
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name)
+    cel::syntax::is_reserved_word(name)
 }
 
 /// Whether `name` is an identifier without escape sequences (`[a-zA-Z_][a-zA-Z0-9_]*` without

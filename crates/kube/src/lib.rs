@@ -31,6 +31,7 @@ pub mod field;
 pub mod gofmt;
 pub mod library;
 pub mod load;
+pub mod name_validation;
 pub mod pipeline;
 pub mod rules;
 pub mod schema_props;

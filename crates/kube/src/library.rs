@@ -29,7 +29,6 @@ pub mod gourl;
 pub mod ip;
 pub mod jsonpatch;
 pub mod lists;
-pub mod netip;
 pub mod quantity;
 pub mod regex;
 pub mod resource;

@@ -15,37 +15,9 @@
 
 use std::borrow::Cow;
 
-/// CEL's reserved identifiers (the language definition's `RESERVED`): the
-/// literals and `in`, and the words reserved for embedding CEL in host
-/// languages.
-pub const RESERVED_WORDS: [&str; 21] = [
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "false",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "let",
-    "loop",
-    "namespace",
-    "null",
-    "package",
-    "return",
-    "true",
-    "var",
-    "void",
-    "while",
-];
-
-/// Is `word` a CEL reserved identifier?
-pub fn is_reserved_word(word: &str) -> bool {
-    RESERVED_WORDS.contains(&word)
-}
+/// CEL's reserved identifiers (the language definition's `RESERVED`), and
+/// the test for them: the parser's list.
+pub use crate::syntax::{RESERVED_WORDS, is_reserved_word};
 
 /// Is `name` one lower-snake-case word sequence: ASCII lower-case letters and
 /// digits in words joined by single underscores, starting with a letter

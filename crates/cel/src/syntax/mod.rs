@@ -17,6 +17,7 @@ pub mod debug;
 mod lexer;
 pub mod macros;
 mod parser;
+mod reserved;
 mod source;
 mod unescape;
 
@@ -25,6 +26,7 @@ use std::sync::Arc;
 pub use ast::*;
 pub use macros::{Macro, MacroError};
 pub use parser::{MAX_NESTING_DEPTH_CAP, MIN_NESTING_DEPTH};
+pub use reserved::{RESERVED_WORDS, is_reserved_word};
 pub use source::{Location, Source};
 
 /// Parser settings.

@@ -98,27 +98,6 @@ const MSG_OPEN: TokSet = TokSet::of(&[
     Tok::EscIdent,
 ]);
 
-/// Identifiers cel-go rejects as variable and function names.
-const RESERVED: [&str; 17] = [
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
 /// The largest nesting depth callers may configure: deep enough for any real
 /// expression, shallow enough that parsing (and every later pass, whose depth
 /// the parser bounds) fits in the stack of a 2 MiB thread even in debug builds.
@@ -1087,7 +1066,9 @@ impl Parser<'_> {
         }
         let id_tok = self.advance();
         let name_text = self.text(id_tok);
-        if RESERVED.contains(&name_text) {
+        // `true`, `false`, `null` and `in` are tokens of their own; the other
+        // reserved words reach here and are rejected as identifiers.
+        if super::is_reserved_word(name_text) {
             let msg = format!("reserved identifier: {name_text}");
             return self.semantic_error(start.offset, msg);
         }

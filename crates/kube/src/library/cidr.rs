@@ -4,12 +4,12 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use cel::library::ext::netip::{Prefix, parse_prefix};
 use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{CIDR_TYPE_NAME, cidr_type, ip_type, opaque_arg, string_arg};
 use super::ip::{IpValue, string_to_ip};
-use super::netip::{Prefix, parse_prefix};
 use crate::gofmt::quote as go_quote;
 
 /// A `net.CIDR` value: the prefix as written (host bits kept).
@@ -183,7 +183,7 @@ pub fn contains_ip_string(c: &Value, s: &Value) -> EvalResult {
 pub fn contains_cidr(c: &Value, other: &Value) -> EvalResult {
     let c = opaque_arg::<CidrValue>(c)?;
     let o = opaque_arg::<CidrValue>(other)?;
-    Ok(Value::Bool(c.0.overlaps(&o.0) && c.0.bits <= o.0.bits))
+    Ok(Value::Bool(c.0.contains_prefix(&o.0)))
 }
 
 /// `cidr.containsCIDR(string)`: parse errors are returned as `cidr()` gives them.

@@ -13,6 +13,10 @@ use regex::Regex;
 
 use super::common::{FORMAT_TYPE_NAME, format_type, opaque_arg, string_arg};
 use super::gourl;
+use crate::name_validation::{
+    anchored, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    is_valid_label_value, mask_trailing_dash, max_len_error,
+};
 
 /// One named format.
 #[derive(Debug)]
@@ -204,192 +208,13 @@ pub fn validate(f: &Value, s: &Value) -> EvalResult {
 }
 
 // ---------------------------------------------------------------------------
-// apimachinery validation
+// port names (apimachinery) and kube-openapi's strfmt formats; the DNS and
+// qualified-name checks are in `crate::name_validation`
 // ---------------------------------------------------------------------------
 
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-fn subdomain_fmt() -> String {
-    format!("{DNS1123_LABEL_FMT}(\\.{DNS1123_LABEL_FMT})*")
-}
-
-fn anchored(pattern: &str) -> Regex {
-    Regex::new(&format!("^(?:{pattern})$")).unwrap_or_else(|_| unreachable_regex())
-}
-
-/// A pattern that never matches (only used if a constant pattern failed to compile).
-fn unreachable_regex() -> Regex {
-    Regex::new("[^\\s\\S]").unwrap_or_else(|_| panic!("constant regex"))
-}
-
-static DNS1123_LABEL: LazyLock<Regex> = LazyLock::new(|| anchored(DNS1123_LABEL_FMT));
-static DNS1123_SUBDOMAIN: LazyLock<Regex> = LazyLock::new(|| anchored(&subdomain_fmt()));
-static DNS1035_LABEL: LazyLock<Regex> = LazyLock::new(|| anchored(DNS1035_LABEL_FMT));
-static QUALIFIED_NAME: LazyLock<Regex> = LazyLock::new(|| anchored(QUALIFIED_NAME_FMT));
-static LABEL_VALUE: LazyLock<Regex> =
-    LazyLock::new(|| anchored(&format!("({QUALIFIED_NAME_FMT})?")));
 static UUID: LazyLock<Regex> = LazyLock::new(|| {
     anchored("(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
 });
-
-/// apimachinery's `MaxLenError`.
-fn max_len_error(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
-
-/// apimachinery's `RegexError`.
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{fmt}')");
-    }
-    let mut out = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" or ");
-        }
-        out.push('\'');
-        out.push_str(e);
-        out.push_str("', ");
-    }
-    out.push_str("regex used for validation is '");
-    out.push_str(fmt);
-    out.push_str("')");
-    out
-}
-
-/// apimachinery's `maskTrailingDash`: a trailing `-` (and the character
-/// before it) becomes `a`, so generateName prefixes validate.
-fn mask_trailing_dash(s: &str) -> String {
-    if s.len() > 1 && s.ends_with('-') {
-        let cut = s.len() - 2;
-        if s.is_char_boundary(cut) {
-            return format!("{}a", &s[..cut]);
-        }
-        // Go slices bytes; a multi-byte character before the dash is cut
-        // mid-way there, which can only make the value invalid here too.
-        return format!("{}\u{fffd}a", &s[..s.floor_char_boundary(cut)]);
-    }
-    s.to_string()
-}
-
-/// `IsDNS1123Label`.
-pub fn is_dns1123_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !DNS1123_LABEL.is_match(s) {
-        if DNS1123_SUBDOMAIN.is_match(s) {
-            errs.push("must not contain dots".into());
-        } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_MSG,
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
-}
-
-/// `IsDNS1123Subdomain`.
-pub fn is_dns1123_subdomain(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push(max_len_error(253));
-    }
-    if !DNS1123_SUBDOMAIN.is_match(s) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_MSG,
-            &subdomain_fmt(),
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// `IsDNS1035Label`.
-pub fn is_dns1035_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !DNS1035_LABEL.is_match(s) {
-        errs.push(regex_error(
-            DNS1035_LABEL_MSG,
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-/// `IsQualifiedName`.
-pub fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts[..] {
-        [name] => name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                errs.extend(
-                    is_dns1123_subdomain(prefix)
-                        .into_iter()
-                        .map(|m| format!("prefix part {m}")),
-                );
-            }
-            name
-        }
-        _ => {
-            errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".into());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
-    }
-    if !QUALIFIED_NAME.is_match(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                QUALIFIED_NAME_MSG,
-                QUALIFIED_NAME_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
-}
-
-/// `IsValidLabelValue`.
-pub fn is_valid_label_value(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !LABEL_VALUE.is_match(s) {
-        errs.push(regex_error(
-            LABEL_VALUE_MSG,
-            &format!("({QUALIFIED_NAME_FMT})?"),
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
-}
 
 /// `IsValidPortName`.
 pub fn is_valid_port_name(port: &str) -> Vec<String> {
@@ -504,27 +329,6 @@ fn validate_datetime(s: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn apimachinery_messages() {
-        assert!(is_dns1123_label("my-name").is_empty());
-        assert_eq!(is_dns1123_label("a.b"), ["must not contain dots"]);
-        assert_eq!(
-            is_dns1123_label("Bad"),
-            [
-                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-            ]
-        );
-        assert!(is_dns1123_label(&mask_trailing_dash("my-label-prefix-")).is_empty());
-        assert!(!is_dns1123_subdomain("contains a space-").is_empty());
-        assert!(is_qualified_name("example.com/MyName").is_empty());
-        assert_eq!(is_qualified_name("/x"), ["prefix part must be non-empty"]);
-        assert!(is_valid_label_value("").is_empty());
-        assert_eq!(
-            is_dns1123_label(&"a".repeat(64)),
-            ["must be no more than 63 characters"]
-        );
-    }
 
     #[test]
     fn strfmt_formats() {

@@ -4,12 +4,12 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use cel::library::ext::netip::Addr;
+use cel::library::ext::network::{MappedIpv4, parse_ip_with};
 use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{IP_TYPE_NAME, ip_type, opaque_arg, string_arg};
-use super::netip::{Addr, parse_addr};
-use crate::gofmt::quote as go_quote;
 
 /// A `net.IP` value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,25 +122,7 @@ impl Library for Ip {
 /// Kubernetes' `parseIPAddr`: `netip.ParseAddr`, then no zones and no
 /// IPv4-mapped IPv6 addresses.
 pub fn parse_ip(raw: &str) -> Result<Addr, String> {
-    let addr = parse_addr(raw).map_err(|e| {
-        format!(
-            "IP Address {} parse error during conversion from string: {e}",
-            go_quote(raw)
-        )
-    })?;
-    if addr.zone().is_some() {
-        return Err(format!(
-            "IP address {} with zone value is not allowed",
-            go_quote(raw)
-        ));
-    }
-    if addr.is_4in6() {
-        return Err(format!(
-            "IPv4-mapped IPv6 address {} is not allowed",
-            go_quote(raw)
-        ));
-    }
-    Ok(addr)
+    parse_ip_with(raw, MappedIpv4::RejectAll)
 }
 
 /// `ip(string)`.

@@ -11,11 +11,11 @@
 use serde_json::Value;
 
 use super::crd_validation::go_struct_json;
-use super::objectmeta::{dns1035_label, dns1123_subdomain};
 use crate::crd::{
     CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceSubresources,
 };
 use crate::field::{BadValue, FieldError, Path};
+use crate::name_validation::{is_dns1035_label, is_dns1123_subdomain};
 
 /// Whether every version has the same (present) value of `part`, so that the internal form
 /// holds it once at the top level.
@@ -118,7 +118,7 @@ pub fn validate_spec(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             "name or generateName is required",
         ));
     } else {
-        let mut msgs = dns1123_subdomain(name);
+        let mut msgs = is_dns1123_subdomain(name);
         if *name != format!("{}.{}", spec.names.plural, spec.group) {
             msgs.push("must be spec.names.plural+\".\"+spec.group".into());
         }
@@ -134,7 +134,7 @@ pub fn validate_spec(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     if spec.group.is_empty() {
         errs.push(FieldError::required(sp.child("group"), ""));
     } else {
-        let g = dns1123_subdomain(&spec.group);
+        let g = is_dns1123_subdomain(&spec.group);
         if !g.is_empty() {
             errs.push(FieldError::invalid(
                 sp.child("group"),
@@ -170,7 +170,7 @@ pub fn validate_spec(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             storage += 1;
         }
         unique &= seen.insert(v.name.as_str());
-        let e = dns1035_label(&v.name);
+        let e = is_dns1035_label(&v.name);
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 vpath.index(i).child("name"),
@@ -252,7 +252,7 @@ fn validate_names(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         } else {
             value.to_string()
         };
-        let e = dns1035_label(&checked);
+        let e = is_dns1035_label(&checked);
         if !e.is_empty() {
             let detail = if mixed_case {
                 format!(
@@ -274,7 +274,7 @@ fn validate_names(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     label(&n.kind, true, np.child("kind"), &mut errs);
     label(&list_kind, true, np.child("listKind"), &mut errs);
     for (i, s) in n.short_names.iter().enumerate() {
-        let e = dns1035_label(s);
+        let e = is_dns1035_label(s);
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 np.child("shortNames").index(i),
@@ -291,7 +291,7 @@ fn validate_names(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         ));
     }
     for (i, c) in n.categories.iter().enumerate() {
-        let e = dns1035_label(c);
+        let e = is_dns1035_label(c);
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 np.child("categories").index(i),

@@ -1,181 +1,16 @@
 //! ObjectMeta validation (apimachinery `pkg/api/validation/objectmeta.go`, reference §6) and the
 //! metadata of embedded resources (apiextensions `schema/objectmeta/validation.go`, §6.3).
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::field::{BadValue, FieldError, Path};
+use crate::name_validation::{
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_key, is_qualified_name,
+    is_valid_label_value, mask_trailing_dash,
+};
 
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const QUALIFIED_NAME_ERR: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 /// Total size of annotation keys and values.
 pub const TOTAL_ANNOTATION_SIZE_LIMIT: i64 = 256 * 1024;
-
-fn anchored(cell: &'static OnceLock<Option<Regex>>, fmt: &str) -> Option<&'static Regex> {
-    cell.get_or_init(|| Regex::new(&format!("^(?:{fmt})$")).ok())
-        .as_ref()
-}
-
-fn full_match(which: &str, s: &str) -> bool {
-    static LABEL: OnceLock<Option<Regex>> = OnceLock::new();
-    static SUBDOMAIN: OnceLock<Option<Regex>> = OnceLock::new();
-    static DNS1035: OnceLock<Option<Regex>> = OnceLock::new();
-    static QUALIFIED: OnceLock<Option<Regex>> = OnceLock::new();
-    static VALUE: OnceLock<Option<Regex>> = OnceLock::new();
-    let re = match which {
-        "label" => anchored(&LABEL, DNS1123_LABEL_FMT),
-        "subdomain" => anchored(&SUBDOMAIN, DNS1123_SUBDOMAIN_FMT),
-        "dns1035" => anchored(&DNS1035, DNS1035_LABEL_FMT),
-        "qualified" => anchored(&QUALIFIED, QUALIFIED_NAME_FMT),
-        _ => anchored(&VALUE, LABEL_VALUE_FMT),
-    };
-    re.is_some_and(|r| r.is_match(s))
-}
-
-/// apimachinery `RegexError`.
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{fmt}')");
-    }
-    let mut out = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" or ");
-        }
-        out.push('\'');
-        out.push_str(e);
-        out.push_str("', ");
-    }
-    out.push_str("regex used for validation is '");
-    out.push_str(fmt);
-    out.push_str("')");
-    out
-}
-
-fn max_len_error(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
-
-/// `IsDNS1123Label`.
-pub fn dns1123_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !full_match("label", s) {
-        errs.push(regex_error(
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-            DNS1123_LABEL_FMT,
-            &["my-name", "123-abc"],
-        ));
-    }
-    errs
-}
-
-/// `IsDNS1123Subdomain`.
-pub fn dns1123_subdomain(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push(max_len_error(253));
-    }
-    if !full_match("subdomain", s) {
-        errs.push(regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// `IsDNS1035Label`.
-pub fn dns1035_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !full_match("dns1035", s) {
-        errs.push(regex_error(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-/// `IsQualifiedName`; `label_key` selects the label-key wording of the many-slashes message.
-pub fn qualified_name(s: &str, label_key: bool) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = s.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                for m in dns1123_subdomain(prefix) {
-                    errs.push(format!("prefix part {m}"));
-                }
-            }
-            *name
-        }
-        _ => {
-            let lead = if label_key {
-                "a valid label key "
-            } else {
-                "a qualified name "
-            };
-            return vec![format!(
-                "{lead}{} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(
-                    QUALIFIED_NAME_ERR,
-                    QUALIFIED_NAME_FMT,
-                    &["MyName", "my.name", "123-abc"]
-                )
-            )];
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
-    }
-    if !full_match("qualified", name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                QUALIFIED_NAME_ERR,
-                QUALIFIED_NAME_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
-}
-
-/// `IsValidLabelValue`.
-pub fn label_value(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !full_match("value", s) {
-        errs.push(regex_error(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
-}
 
 /// `IsValidPathSegmentName` (prefix: only the "may not contain" checks).
 pub fn path_segment_name(s: &str, prefix: bool) -> Vec<String> {
@@ -203,18 +38,8 @@ pub enum NameRule {
 impl NameRule {
     fn check(self, name: &str, prefix: bool) -> Vec<String> {
         match self {
-            NameRule::DnsSubdomain => {
-                if prefix {
-                    let mut masked = name.to_string();
-                    if masked.len() > 1 && masked.ends_with('-') {
-                        masked.pop();
-                        masked.push('a');
-                    }
-                    dns1123_subdomain(&masked)
-                } else {
-                    dns1123_subdomain(name)
-                }
-            }
+            NameRule::DnsSubdomain if prefix => is_dns1123_subdomain(&mask_trailing_dash(name)),
+            NameRule::DnsSubdomain => is_dns1123_subdomain(name),
             NameRule::PathSegment => path_segment_name(name, prefix),
         }
     }
@@ -287,7 +112,7 @@ pub fn validate_object_meta(
             errs.push(FieldError::required(path.child("namespace"), ""));
         }
         NamespaceRule::Required | NamespaceRule::IfSet if !ns.is_empty() => {
-            for msg in dns1123_label(ns) {
+            for msg in is_dns1123_label(ns) {
                 errs.push(FieldError::invalid(
                     path.child("namespace"),
                     BadValue::String(ns.to_string()),
@@ -329,7 +154,7 @@ pub fn validate_object_meta(
     if let Some(Value::Array(fins)) = meta.get("finalizers") {
         let fpath = path.child("finalizers");
         for f in fins.iter().filter_map(Value::as_str) {
-            for msg in qualified_name(f, false) {
+            for msg in is_qualified_name(f) {
                 errs.push(FieldError::invalid(
                     fpath.clone(),
                     BadValue::String(f.to_string()),
@@ -353,14 +178,14 @@ pub fn validate_object_meta(
 pub fn validate_labels(labels: &[(String, String)], path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (k, v) in labels {
-        for msg in qualified_name(k, true) {
+        for msg in is_label_key(k) {
             errs.push(FieldError::invalid(
                 path.clone(),
                 BadValue::String(k.clone()),
                 msg,
             ));
         }
-        for msg in label_value(v) {
+        for msg in is_valid_label_value(v) {
             errs.push(FieldError::invalid(
                 path.clone(),
                 BadValue::String(v.clone()),
@@ -376,7 +201,7 @@ pub fn validate_annotations(annotations: &[(String, String)], path: &Path) -> Ve
     let mut errs = Vec::new();
     let mut total: i64 = 0;
     for (k, v) in annotations {
-        for msg in qualified_name(&k.to_lowercase(), false) {
+        for msg in is_qualified_name(&k.to_lowercase()) {
             errs.push(FieldError::invalid(
                 path.clone(),
                 BadValue::String(k.clone()),
@@ -522,7 +347,7 @@ pub fn validate_embedded(obj: &Map<String, Value>, path: &Path) -> Vec<FieldErro
             "must not be empty",
         )),
         Some(Value::String(s)) => {
-            for msg in dns1035_label(&s.to_lowercase()) {
+            for msg in is_dns1035_label(&s.to_lowercase()) {
                 errs.push(FieldError::invalid(
                     path.child("kind"),
                     BadValue::String(s.clone()),
@@ -549,20 +374,34 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The errors of `validate_object_meta` for DNS-subdomain names, as Kubernetes prints them.
+    fn meta_errors(meta: Value, namespace: NamespaceRule, name_required: bool) -> Vec<String> {
+        validate_object_meta(
+            meta.as_object().expect("object"),
+            namespace,
+            NameRule::DnsSubdomain,
+            name_required,
+            &Path::new("metadata"),
+        )
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+    }
+
     #[test]
     fn texts() {
-        assert_eq!(dns1123_subdomain("Bad_Name").len(), 1);
-        assert!(qualified_name("a/b/c", true)[0].starts_with("a valid label key must consist"));
-        assert!(label_value("-bad-")[0].contains("(e.g. 'MyValue',  or 'my_value',  or '12345'"));
         assert_eq!(path_segment_name("..", false), ["may not be '..'"]);
         let meta = json!({"generateName": "Bad-", "name": "Bad-abcde"});
-        let errs = validate_object_meta(
-            meta.as_object().expect("object"),
-            NamespaceRule::Forbidden,
-            NameRule::DnsSubdomain,
-            true,
-            &Path::new("metadata"),
+        assert_eq!(meta_errors(meta, NamespaceRule::Forbidden, true).len(), 2);
+    }
+
+    #[test]
+    fn masked_prefix_and_dotted_namespace_as_apimachinery() {
+        // maskTrailingDash drops the dash and the character before it: "ab_-" checks as "aba".
+        let meta = json!({"generateName": "ab_-", "namespace": "a.b"});
+        assert_eq!(
+            meta_errors(meta, NamespaceRule::Required, false),
+            [r#"metadata.namespace: Invalid value: "a.b": must not contain dots"#]
         );
-        assert_eq!(errs.len(), 2);
     }
 }

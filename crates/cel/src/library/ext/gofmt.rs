@@ -1,6 +1,6 @@
 //! Go's text formatting of numbers, strings and times, as cel-go's extension
-//! functions produce it (`strconv.FormatFloat`, `fmt` verbs `%f %e %g %x %q`,
-//! `time.RFC3339Nano`).
+//! functions produce it (`strconv.FormatFloat`, `fmt` verbs `%f %e %g %v %x %q`,
+//! `encoding/json` floats, `time.RFC3339Nano`).
 
 use std::fmt::Write;
 
@@ -87,59 +87,109 @@ fn go_exponent(s: &str) -> String {
     }
 }
 
-/// The shortest digits of a finite, non-zero double and its decimal exponent
-/// (`d.ddd × 10^exp`), from Rust's shortest `{:e}` form.
-fn shortest_digits(f: f64) -> (bool, String, i32) {
-    let s = format!("{:e}", f.abs());
+/// The sign, shortest round-trip digits and decimal exponent
+/// (`d.ddd × 10^exp`) of a finite double, or of the `float32` nearest to it
+/// when `as_f32`, from Rust's shortest `{:e}` form (which picks the same
+/// digits as Go's shortest mode).
+fn shortest_digits(f: f64, as_f32: bool) -> (bool, String, i32) {
+    let s = if as_f32 {
+        format!("{:e}", (f as f32).abs())
+    } else {
+        format!("{:e}", f.abs())
+    };
     let (mant, exp) = s.split_once('e').unwrap_or((s.as_str(), "0"));
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     (f.is_sign_negative(), digits, exp.parse().unwrap_or(0))
 }
 
-/// `fmt.Sprintf("%g", f)` (= `strconv.FormatFloat(f, 'g', -1, 64)`): the
-/// shortest digits, in exponent form when the decimal exponent is below -4 or
-/// at least 6 (Go decides with precision 6 for the shortest form).
-pub fn general(f: f64) -> String {
-    if f.is_nan() {
+/// Which Go rule prints a float in its shortest digits, and when it switches
+/// to the exponent form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatStyle {
+    /// `strconv.FormatFloat(f, 'g', -1, bits)` and `fmt`'s `%g`: exponent form
+    /// when the decimal exponent is below -4 or at least 6 (Go decides with
+    /// precision 6 in shortest mode); the exponent has at least two digits.
+    G,
+    /// `fmt`'s `%v`: exponent form when the exponent is below -4 or at least 21.
+    V,
+    /// `encoding/json`: exponent form when |f| < 1e-6 or |f| >= 1e21, the
+    /// exponent without zero padding (`1e-7`, `1e+21`).
+    Json,
+}
+
+/// `f` in its shortest digits as Go prints it in `style`. `as_f32` prints
+/// the `float32` nearest to `f` (`bitSize` 32). NaN and infinities print as
+/// `NaN`, `+Inf`, `-Inf`; negative zero as `-0`.
+pub fn format_float(f: f64, as_f32: bool, style: FloatStyle) -> String {
+    let narrowed = if as_f32 { f64::from(f as f32) } else { f };
+    if narrowed.is_nan() {
         return "NaN".into();
     }
-    if f.is_infinite() {
-        return if f > 0.0 {
+    if narrowed.is_infinite() {
+        return if narrowed > 0.0 {
             "+Inf".into()
         } else {
             "-Inf".into()
         };
     }
-    if f == 0.0 {
+    if narrowed == 0.0 {
         return if f.is_sign_negative() {
             "-0".into()
         } else {
             "0".into()
         };
     }
-    let (neg, digits, exp) = shortest_digits(f);
-    let eprec = 6;
-    let mut out = String::new();
+    let (neg, digits, exp) = shortest_digits(f, as_f32);
+    let (low, high) = match style {
+        FloatStyle::G => (-4, 6),
+        FloatStyle::V => (-4, 21),
+        FloatStyle::Json => (-6, 21),
+    };
+    let mut out = String::with_capacity(digits.len() + 8);
     if neg {
         out.push('-');
     }
-    if exp < -4 || exp >= eprec {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
+    if exp < low || exp >= high {
+        out.push_str(digits.get(..1).unwrap_or("0"));
+        if let Some(rest) = digits.get(1..).filter(|r| !r.is_empty()) {
             out.push('.');
-            out.push_str(&digits[1..]);
+            out.push_str(rest);
         }
         out.push('e');
         out.push(if exp < 0 { '-' } else { '+' });
         let e = exp.unsigned_abs();
-        if e < 10 {
+        if e < 10 && style != FloatStyle::Json {
             out.push('0');
         }
         let _ = write!(out, "{e}");
-        return out;
+    } else if exp < 0 {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        let int_len = exp.unsigned_abs() as usize + 1;
+        match (digits.get(..int_len), digits.get(int_len..)) {
+            (Some(int), Some(frac)) if !frac.is_empty() => {
+                out.push_str(int);
+                out.push('.');
+                out.push_str(frac);
+            }
+            _ => {
+                out.push_str(&digits);
+                for _ in digits.len()..int_len {
+                    out.push('0');
+                }
+            }
+        }
     }
-    out.push_str(&shortest_f(f.abs()));
     out
+}
+
+/// `fmt.Sprintf("%g", f)` (= `strconv.FormatFloat(f, 'g', -1, 64)`).
+pub fn general(f: f64) -> String {
+    format_float(f, false, FloatStyle::G)
 }
 
 /// Go's `%x` / `%X` of a signed integer: sign and magnitude.
@@ -326,6 +376,42 @@ mod tests {
         assert_eq!(general(0.0001), "0.0001");
         assert_eq!(general(0.00001), "1e-05");
         assert_eq!(general(-2.5e300), "-2.5e+300");
+        assert_eq!(general(-0.0), "-0");
+    }
+
+    #[test]
+    fn shortest_floats_in_each_go_style() {
+        use FloatStyle::{G, Json, V};
+        for (f, as_f32, style, want) in [
+            (0.7, false, V, "0.7"),
+            (1.0, false, V, "1"),
+            (1e21, false, V, "1e+21"),
+            (1e20, false, V, "100000000000000000000"),
+            (2.2, false, V, "2.2"),
+            (0.0001, false, V, "0.0001"),
+            (0.00001, false, V, "1e-05"),
+            (-3.5, false, V, "-3.5"),
+            (123456.789, false, V, "123456.789"),
+            (0.0000001, false, Json, "1e-7"),
+            (0.000001, false, Json, "0.000001"),
+            (1e21, false, Json, "1e+21"),
+            (2.5, false, Json, "2.5"),
+            (0.0, false, Json, "0"),
+            (1.5, true, G, "1.5"),
+            (1e6, true, G, "1e+06"),
+            (100000.0, true, G, "100000"),
+            (0.1, true, G, "0.1"),
+            (1.0, true, G, "1"),
+            // float32 overflow and underflow, as Go's FormatFloat(f, 'g', -1, 32).
+            (1e300, true, G, "+Inf"),
+            (-1e-50, true, G, "-0"),
+        ] {
+            assert_eq!(
+                format_float(f, as_f32, style),
+                want,
+                "{f:e} {as_f32} {style:?}"
+            );
+        }
     }
 
     #[test]
@@ -341,6 +427,8 @@ mod tests {
     fn quoting_and_times() {
         assert_eq!(quote("a\"b\n\u{1}é"), "\"a\\\"b\\n\\x01é\"");
         assert_eq!(quote_bytes(b"x\xffy"), "\"x\\xffy\"");
+        assert_eq!(quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+        assert_eq!(quote("\u{200b}"), "\"\\u200b\"");
         let t = Timestamp {
             seconds: 1_675_467_080,
             nanos: 0,

@@ -15,6 +15,7 @@ pub mod format;
 pub mod gofmt;
 pub mod lists;
 pub mod math;
+pub mod netip;
 pub mod network;
 pub mod optionals;
 pub mod sets;

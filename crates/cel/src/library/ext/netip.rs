@@ -1,10 +1,14 @@
-//! A port of the parts of Go's `net/netip` that Kubernetes' IP and CIDR
-//! libraries use: `ParseAddr`, `ParsePrefix` (with Go's error texts), the
-//! canonical text form, and the address predicates.
+//! A port of the parts of Go's `net/netip` that CEL's network functions use:
+//! `ParseAddr`, `ParsePrefix` (with Go's error texts), the canonical text
+//! form (`Addr.String`, RFC 5952), the address predicates, masking and
+//! prefix containment.
+//!
+//! Shared by cel-go's `ext.Network` ([`super::network`]) and by hosts that
+//! declare their own `net.IP` / `net.CIDR` libraries (Kubernetes).
 
 use std::fmt::{self, Write};
 
-use crate::gofmt::quote as go_quote;
+use super::gofmt::quote as go_quote;
 
 /// An IPv4 or IPv6 address, with an optional IPv6 zone.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +77,21 @@ impl Addr {
             && self.bytes[..10].iter().all(|&b| b == 0)
             && self.bytes[10] == 0xff
             && self.bytes[11] == 0xff
+    }
+
+    /// Go's `Addr.Unmap`: an IPv4-mapped IPv6 address as the IPv4 address it
+    /// maps; any other address unchanged.
+    pub fn unmap(&self) -> Addr {
+        if self.is_4in6() {
+            Addr::v4([
+                self.bytes[12],
+                self.bytes[13],
+                self.bytes[14],
+                self.bytes[15],
+            ])
+        } else {
+            self.clone()
+        }
     }
 
     fn u16_at(&self, i: usize) -> u16 {
@@ -208,13 +227,19 @@ impl Prefix {
         ip.masked(self.bits) == self.addr.masked(self.bits)
     }
 
-    /// Whether the two prefixes share any address.
+    /// Whether the two prefixes share any address (Go's `Prefix.Overlaps`).
     pub fn overlaps(&self, o: &Prefix) -> bool {
         if self.addr.is4 != o.addr.is4 {
             return false;
         }
         let bits = self.bits.min(o.bits);
         self.addr.masked(bits) == o.addr.masked(bits)
+    }
+
+    /// Whether every address of `o` lies in this prefix: the two overlap and
+    /// this one is at least as wide (`containsCIDR` of the CEL libraries).
+    pub fn contains_prefix(&self, o: &Prefix) -> bool {
+        self.overlaps(o) && self.bits <= o.bits
     }
 }
 
@@ -281,7 +306,7 @@ fn parse_v4_fields(
             }
         } else if c == b'.' {
             if i == 0 || i == s.len() - 1 || s[i - 1] == b'.' {
-                let at = &input[off + i..end];
+                let at = input.get(off + i..end).unwrap_or_default();
                 return Err(addr_error(
                     input,
                     "IPv4 field must have at least one digit",
@@ -296,7 +321,7 @@ fn parse_v4_fields(
             val = 0;
             dig_len = 0;
         } else {
-            let at = &input[off + i..end];
+            let at = input.get(off + i..end).unwrap_or_default();
             return Err(addr_error(input, "unexpected character", Some(at)));
         }
     }
@@ -509,37 +534,53 @@ mod tests {
 
     #[test]
     fn go_error_texts() {
-        let e = |s: &str| parse_addr(s).unwrap_err();
-        assert_eq!(
-            e("192.168.0.1.0"),
-            "ParseAddr(\"192.168.0.1.0\"): IPv4 address too long"
-        );
-        assert_eq!(
-            e("2001:db8:::68"),
-            "ParseAddr(\"2001:db8:::68\"): each colon-separated field must have at least one digit (at \":68\")"
-        );
-        assert_eq!(
-            e("01.2.3.4"),
-            "ParseAddr(\"01.2.3.4\"): IPv4 field has octet with leading zero"
-        );
-        assert_eq!(e("1.2.3"), "ParseAddr(\"1.2.3\"): IPv4 address too short");
-        assert_eq!(e(""), "ParseAddr(\"\"): unable to parse IP");
-        assert_eq!(
-            e("1.2.3.256"),
-            "ParseAddr(\"1.2.3.256\"): IPv4 field has value >255"
-        );
-        assert_eq!(
-            parse_prefix("192.168.0.0/").unwrap_err(),
-            "netip.ParsePrefix(\"192.168.0.0/\"): bad bits after slash: \"\""
-        );
-        assert_eq!(
-            parse_prefix("10.0.0.0/33").unwrap_err(),
-            "netip.ParsePrefix(\"10.0.0.0/33\"): prefix length out of range"
-        );
-        assert_eq!(
-            parse_prefix("10.0.0.0/08").unwrap_err(),
-            "netip.ParsePrefix(\"10.0.0.0/08\"): bad bits after slash: \"08\""
-        );
+        for (input, want) in [
+            ("192.168.0.1.0", "IPv4 address too long"),
+            (
+                "2001:db8:::68",
+                "each colon-separated field must have at least one digit (at \":68\")",
+            ),
+            ("01.2.3.4", "IPv4 field has octet with leading zero"),
+            ("1.2.3", "IPv4 address too short"),
+            ("", "unable to parse IP"),
+            ("1.2.3.256", "IPv4 field has value >255"),
+            ("1.2.3.4x", "unexpected character (at \"x\")"),
+            ("1:2::3.4.5.é", "unexpected character (at \"é\")"),
+            (
+                "1..2.3",
+                "IPv4 field must have at least one digit (at \".2.3\")",
+            ),
+            ("fe80::1%", "zone must be a non-empty string"),
+            ("%eth0", "missing IPv6 address"),
+            ("1::2::3", "multiple :: in address (at \":3\")"),
+            (
+                "1:2:3:4:5:6:7:8::",
+                "the :: must expand to at least one field of zeros",
+            ),
+            ("1:2:3", "address string too short"),
+        ] {
+            assert_eq!(
+                parse_addr(input).unwrap_err(),
+                format!("ParseAddr({}): {want}", go_quote(input)),
+                "{input}"
+            );
+        }
+        for (input, want) in [
+            ("192.168.0.0/", "bad bits after slash: \"\""),
+            ("10.0.0.0/33", "prefix length out of range"),
+            ("10.0.0.0/08", "bad bits after slash: \"08\""),
+            ("fe80::1%en0/24", "IPv6 zones cannot be present in a prefix"),
+            ("10.0.0.0", "no '/'"),
+            ("1.2.3/8", "ParseAddr(\"1.2.3\"): IPv4 address too short"),
+        ] {
+            assert_eq!(
+                parse_prefix(input).unwrap_err(),
+                format!("netip.ParsePrefix({}): {want}", go_quote(input)),
+                "{input}"
+            );
+        }
+        assert!(parse_addr("1:2:3:4:5:6:1.2.3.4").is_ok());
+        assert!(parse_addr("::").is_ok());
     }
 
     #[test]
@@ -552,11 +593,15 @@ mod tests {
         assert!(!a("255.255.255.255").is_global_unicast());
         assert!(a("192.168.0.1").is_global_unicast());
         assert!(!a("ff00::1").is_global_unicast());
+        assert_eq!(a("::ffff:c0a8:1").unmap(), a("192.168.0.1"));
+        assert_eq!(a("::1").unmap(), a("::1"));
         let p = parse_prefix("192.168.0.1/24").unwrap();
         assert_eq!(p.to_string(), "192.168.0.1/24");
         assert_eq!(p.masked().to_string(), "192.168.0.0/24");
         assert!(p.contains(&a("192.168.0.200")));
         assert!(!p.contains(&a("192.168.1.1")));
+        assert!(p.contains_prefix(&parse_prefix("192.168.0.7/32").unwrap()));
+        assert!(!p.contains_prefix(&parse_prefix("192.168.0.0/23").unwrap()));
         assert_eq!(
             parse_prefix("2001:db8:1::/32")
                 .unwrap()
