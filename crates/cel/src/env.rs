@@ -300,9 +300,8 @@ impl Env {
                     .functions
                     .values()
                     .filter(|f| {
-                        std.get(f.name.as_str()).is_some_and(|ids| {
-                            f.overloads.iter().all(|o| ids.contains(o.id.as_str()))
-                        })
+                        std.get(f.name.as_str())
+                            .is_some_and(|ids| f.overloads.iter().all(|o| ids.contains(&*o.id)))
                     })
                     .map(|f| f.name.clone())
                     .collect()

@@ -54,8 +54,9 @@ impl fmt::Debug for FnImpl {
 /// One overload: signature and implementation.
 #[derive(Clone, Debug)]
 pub struct Overload {
-    /// cel-go's overload id, e.g. `add_int64`.
-    pub id: String,
+    /// cel-go's overload id, e.g. `add_int64` (shared: checked references
+    /// name overloads by it without copying).
+    pub id: Arc<str>,
     /// Member (receiver) style: `target.f(args)`; the receiver is `params[0]`.
     pub member: bool,
     /// Parameter types, receiver first for member overloads.
@@ -78,7 +79,7 @@ impl Overload {
     /// A global overload.
     pub fn global(id: &str, params: Vec<Type>, result: Type, imp: Option<FnImpl>) -> Self {
         Overload {
-            id: id.to_string(),
+            id: id.into(),
             member: false,
             params,
             result,

@@ -312,7 +312,7 @@ impl<'a> Checker<'a> {
                 id,
                 Reference {
                     name: String::new(),
-                    overload_ids: vec!["select_optional_field".to_string()],
+                    overload_ids: vec!["select_optional_field".into()],
                     value: None,
                 },
             );
@@ -468,7 +468,7 @@ impl<'a> Checker<'a> {
             id,
             Reference {
                 name: String::new(),
-                overload_ids: vec!["select_optional_field".to_string()],
+                overload_ids: vec!["select_optional_field".into()],
                 value: None,
             },
         );
@@ -499,7 +499,7 @@ impl<'a> Checker<'a> {
             &big
         };
         let mut result: Option<Type> = None;
-        let mut ids: Vec<String> = Vec::new();
+        let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(f.overloads.len());
         for o in &f.overloads {
             if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
                 continue;

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use crate::diagnostics::Issues;
 use crate::env::Env;
@@ -52,7 +53,7 @@ pub struct Reference {
     /// The fully qualified name of an identifier (variable, type, enum constant).
     pub name: String,
     /// The overload ids a call may use, in declaration order.
-    pub overload_ids: Vec<String>,
+    pub overload_ids: Vec<Arc<str>>,
     /// The value of a constant the name resolved to (enum values, type names).
     pub value: Option<Value>,
 }

@@ -214,7 +214,7 @@ fn err(env: &Env, ast: &Ast) -> String {
 fn ids(c: &CheckedAst, id: i64) -> Vec<String> {
     c.references
         .get(&id)
-        .map(|r| r.overload_ids.clone())
+        .map(|r| r.overload_ids.iter().map(|s| s.to_string()).collect())
         .unwrap_or_default()
 }
 

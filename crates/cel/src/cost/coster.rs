@@ -3,6 +3,7 @@
 //! map entries, and the field paths the host's size estimator is asked about.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::builtins;
 use super::estimate::{CostEstimate, SizeEstimate};
@@ -268,7 +269,7 @@ impl<'a> Coster<'a> {
         &mut self,
         e: &'a Expr,
         call: &'a Call,
-        overload_ids: &'a [String],
+        overload_ids: &'a [Arc<str>],
         sum: CostEstimate,
         arg_costs: &[CostEstimate],
         arg_infos: &[NodeInfo],
@@ -319,7 +320,7 @@ impl<'a> Coster<'a> {
                     None => size,
                 });
             }
-            let index_step = match overload_id.as_str() {
+            let index_step = match &**overload_id {
                 "index_list" => Some("@items"),
                 "index_map" => Some("@values"),
                 _ => None,

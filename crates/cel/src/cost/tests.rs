@@ -83,7 +83,7 @@ impl Tree {
             e.id,
             Reference {
                 name: String::new(),
-                overload_ids: overloads.iter().map(|s| s.to_string()).collect(),
+                overload_ids: overloads.iter().map(|s| (*s).into()).collect(),
                 value: None,
             },
         );

@@ -250,11 +250,11 @@ impl<'a> Planner<'a> {
             "optional_orValue_value"
         };
         if let Some(r) = self.checked.and_then(|c| c.references.get(&id)) {
-            return r.overload_ids.len() == 1 && r.overload_ids[0] == wanted;
+            return r.overload_ids.len() == 1 && *r.overload_ids[0] == *wanted;
         }
         self.env
             .function(name)
-            .is_some_and(|f| f.overloads.len() == 1 && f.overloads[0].id == wanted)
+            .is_some_and(|f| f.overloads.len() == 1 && *f.overloads[0].id == *wanted)
     }
 
     /// A name the checker resolved: a constant, a type, or a variable.
@@ -617,7 +617,7 @@ impl<'a> Planner<'a> {
                 EvalError::msg(format!("no such overload: {name}")).at(id),
             ));
         };
-        let ids: Option<&Vec<String>> = self
+        let ids: Option<&Vec<Arc<str>>> = self
             .checked
             .and_then(|c| c.references.get(&id))
             .map(|r| &r.overload_ids)
@@ -747,7 +747,7 @@ impl<'a> Planner<'a> {
     fn plan_concat(&mut self, id: ExprId, a: &Expr, b: &Expr) -> PResult<Option<Node>> {
         let string_add = matches!(
             self.checked.and_then(|c| c.references.get(&id)),
-            Some(r) if r.overload_ids.len() == 1 && r.overload_ids[0] == "add_string"
+            Some(r) if r.overload_ids.len() == 1 && &*r.overload_ids[0] == "add_string"
         );
         if !string_add || !self.only_std("_+_") {
             return Ok(None);
@@ -795,14 +795,14 @@ impl<'a> Planner<'a> {
                 .filter(|o| o.params.len() == 1 && !o.member && o.imp.is_some())
                 .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
                 .find(|o| super::interp::value_fits(&Value::Int(0), &o.params[0]))
-                .is_some_and(|o| o.id == "int64_to_string")
+                .is_some_and(|o| &*o.id == "int64_to_string")
         })
     }
 
     /// With a checked AST, whether the call's reference allows overload `id`.
     fn checked_overload_is(&self, call: ExprId, id: &str) -> bool {
         match self.checked.and_then(|c| c.references.get(&call)) {
-            Some(r) if !r.overload_ids.is_empty() => r.overload_ids.iter().all(|o| o == id),
+            Some(r) if !r.overload_ids.is_empty() => r.overload_ids.iter().all(|o| **o == *id),
             _ => true,
         }
     }
@@ -929,15 +929,29 @@ fn chain_root(e: &Expr) -> &Expr {
 
 /// `a.b.c` as `["a", "b", "c"]` when the expression is only identifiers and selects.
 fn ident_chain(e: &Expr) -> Option<Vec<&str>> {
-    match &e.kind {
-        ExprKind::Ident(n) => Some(vec![n.as_str()]),
-        ExprKind::Select(s) if !s.test_only && !s.optional => {
-            let mut v = ident_chain(&s.operand)?;
-            v.push(s.field.as_str());
-            Some(v)
+    // Walk down to the root once to size the vector, then fill it.
+    let mut depth = 1;
+    let mut at = e;
+    while let ExprKind::Select(s) = &at.kind {
+        if s.test_only || s.optional {
+            return None;
         }
-        _ => None,
+        depth += 1;
+        at = &s.operand;
     }
+    let ExprKind::Ident(root) = &at.kind else {
+        return None;
+    };
+    let mut segs = vec![root.as_str(); depth];
+    let mut at = e;
+    for slot in segs.iter_mut().skip(1).rev() {
+        let ExprKind::Select(s) = &at.kind else {
+            return None;
+        };
+        *slot = s.field.as_str();
+        at = &s.operand;
+    }
+    Some(segs)
 }
 
 fn qual_kind(key: Node) -> QualKind {

@@ -359,7 +359,7 @@ impl PolicyEnvBuilder {
             });
         }
         for o in &f.overloads {
-            let ids = || (f.name.clone(), o.id.clone());
+            let ids = || (f.name.clone(), o.id.to_string());
             if contains_dyn(&o.result) {
                 let (function, overload_id) = ids();
                 self.errors.push(ConfigError::DynamicResult {
@@ -411,7 +411,7 @@ impl PolicyEnvBuilder {
         for lib in &self.libraries {
             lib.install(&mut env);
         }
-        let existing: HashSet<String> = env
+        let existing: HashSet<std::sync::Arc<str>> = env
             .functions
             .values()
             .flat_map(|f| f.overloads.iter().map(|o| o.id.clone()))
@@ -422,7 +422,7 @@ impl PolicyEnvBuilder {
                 if existing.contains(&o.id) || !added.insert(o.id.clone()) {
                     errors.push(ConfigError::OverloadRedefined {
                         function: f.name.clone(),
-                        overload_id: o.id.clone(),
+                        overload_id: o.id.to_string(),
                     });
                 }
             }

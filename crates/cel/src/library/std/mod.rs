@@ -175,7 +175,12 @@ pub(crate) fn overload_ids_by_function() -> &'static std::collections::HashMap<
     IDS.get_or_init(|| {
         functions()
             .into_iter()
-            .map(|f| (f.name, f.overloads.into_iter().map(|o| o.id).collect()))
+            .map(|f| {
+                (
+                    f.name,
+                    f.overloads.into_iter().map(|o| o.id.to_string()).collect(),
+                )
+            })
             .collect()
     })
 }
@@ -474,7 +479,7 @@ mod tests {
         let fs = functions();
         let ids: Vec<&str> = fs
             .iter()
-            .flat_map(|f| f.overloads.iter().map(|o| o.id.as_str()))
+            .flat_map(|f| f.overloads.iter().map(|o| &*o.id))
             .collect();
         for id in [
             "add_int64",
