@@ -1,7 +1,7 @@
 //! Environments: what expressions may use (libraries, functions, variables,
 //! macros, options), and the compile pipeline parse → check → plan.
 
-use std::collections::{HashMap, HashSet};
+use crate::name_hash::{NameMap, NameSet};
 use std::sync::{Arc, OnceLock};
 
 use crate::checker::{CheckedAst, TypeProvider};
@@ -70,13 +70,13 @@ impl Default for EnvOptions {
 #[derive(Default)]
 pub struct EnvBuilder {
     pub(crate) options: EnvOptions,
-    pub(crate) functions: HashMap<String, Function>,
-    pub(crate) variables: HashMap<String, Type>,
+    pub(crate) functions: NameMap<String, Function>,
+    pub(crate) variables: NameMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
-    pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
+    pub(crate) overload_costs: NameMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
-    pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
-    pub(crate) type_identifiers: HashMap<String, Type>,
+    pub(crate) overload_estimators: NameMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: NameMap<String, Type>,
 }
 
 impl EnvBuilder {
@@ -204,21 +204,21 @@ pub struct Env {
 pub(crate) struct EnvInner {
     /// What environments derived with [`Env::with_declarations`] share.
     pub(crate) shared: Arc<SharedDecls>,
-    pub(crate) variables: HashMap<String, Type>,
+    pub(crate) variables: NameMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
 }
 
 /// The library part of an environment: options, functions and cost settings.
 pub(crate) struct SharedDecls {
     pub(crate) options: EnvOptions,
-    pub(crate) functions: HashMap<String, Function>,
-    pub(crate) overload_costs: HashMap<String, OverloadCostFn>,
+    pub(crate) functions: NameMap<String, Function>,
+    pub(crate) overload_costs: NameMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
-    pub(crate) overload_estimators: HashMap<String, OverloadEstimateFn>,
-    pub(crate) type_identifiers: HashMap<String, Type>,
+    pub(crate) overload_estimators: NameMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: NameMap<String, Type>,
     /// Names of the functions whose overloads all come from the standard
     /// library (computed on first use, see [`Env::has_only_std_overloads`]).
-    pub(crate) std_only: OnceLock<HashSet<String>>,
+    pub(crate) std_only: OnceLock<NameSet<String>>,
 }
 
 impl Env {

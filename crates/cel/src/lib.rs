@@ -27,6 +27,7 @@ pub mod error;
 pub mod eval;
 pub mod functions;
 pub mod library;
+mod name_hash;
 pub mod policy;
 pub mod program;
 pub mod syntax;

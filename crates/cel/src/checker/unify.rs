@@ -7,40 +7,15 @@
 //! and rolls back to a mark on failure, which gives the same results without the
 //! quadratic copying.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use crate::name_hash::NameMap;
 use crate::types::Type;
-
-/// A fast hash for type parameter names (`_var3`, `A`): short strings from
-/// declarations and the checker itself, so no keyed hash is needed.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// Type parameter bindings, with a trail for rollback.
 #[derive(Default, Debug)]
 pub struct Mapping {
-    bindings: HashMap<Arc<str>, Type, BuildHasherDefault<NameHasher>>,
+    bindings: NameMap<Arc<str>, Type>,
     trail: Vec<(Arc<str>, Option<Type>)>,
 }
 
