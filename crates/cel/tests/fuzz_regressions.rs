@@ -10,7 +10,10 @@
 //! - `corpus-parse/`: the minimised corpus the `parse` target grew, replayed
 //!   as that target runs them (parse, debug print, render the issues);
 //! - `corpus-eval/`: the minimised corpus the `eval` target grew, replayed
-//!   through the `eval` pipeline.
+//!   through the `eval` pipeline;
+//! - `corpus-diff/`: what the `diff` target's minimised corpus adds to
+//!   `corpus-eval`, replayed the same way; both also run through the
+//!   differential check (`common/diff_env.rs`).
 //!
 //! An input fails when it panics or runs past five times the harness
 //! deadline. Every input runs on one worker thread with an 8 MiB stack (a main
@@ -94,11 +97,13 @@ fn inputs() -> Vec<(PathBuf, Target)> {
             .into_iter()
             .map(|p| (p, Target::Parse)),
     );
-    inputs.extend(
-        files_in(&dir.join("corpus-eval"))
-            .into_iter()
-            .map(|p| (p, Target::Eval)),
-    );
+    for corpus in ["corpus-eval", "corpus-diff"] {
+        inputs.extend(
+            files_in(&dir.join(corpus))
+                .into_iter()
+                .map(|p| (p, Target::Eval)),
+        );
+    }
     inputs
 }
 
@@ -174,14 +179,17 @@ fn regressions_replay_without_panic() {
     );
 }
 
-/// Every eval-corpus input evaluates to the same value, error and cost
+/// Every input of the eval and diff corpora evaluates to the same value, error and cost
 /// through the specialised and the general paths of the interpreter, and
 /// untracked as tracked (see `common/diff_env.rs`; the `diff` fuzz target
 /// drives the same check).
 #[test]
 fn specialised_paths_agree_with_general_paths_on_the_corpus() {
-    let dir = regressions_dir().join("corpus-eval");
-    let files = files_in(&dir);
+    let dir = regressions_dir();
+    let files: Vec<PathBuf> = ["corpus-eval", "corpus-diff"]
+        .iter()
+        .flat_map(|c| files_in(&dir.join(c)))
+        .collect();
     let total = files.len();
     let failures: Vec<String> = on_thread(move || {
         let diff = DiffHarness::new(common::full_env::builder);
