@@ -72,11 +72,6 @@ static_regex!(
     time_re,
     r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"
 );
-static_regex!(dns1123_label_re, r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
-static_regex!(
-    dns1123_subdomain_re,
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-);
 
 fn matches(re: Option<&'static Regex>, s: &str) -> bool {
     re.is_some_and(|r| r.is_match(s))
@@ -109,8 +104,8 @@ pub fn check(format: &str, s: &str, _version: KubeVersion) -> bool {
         "date" => parse_date(s).is_ok(),
         "duration" => parse_duration(s).is_ok(),
         "datetime" => is_date_time(s),
-        "k8sshortname" => s.len() <= 63 && matches(dns1123_label_re(), s),
-        "k8slongname" => s.len() <= 253 && matches(dns1123_subdomain_re(), s),
+        "k8sshortname" => crate::name_validation::is_dns1123_label(s).is_empty(),
+        "k8slongname" => crate::name_validation::is_dns1123_subdomain(s).is_empty(),
         _ => true,
     }
 }
