@@ -49,6 +49,22 @@ fn read(path: &str) -> Result<Json, String> {
     serde_json::from_str(&text).map_err(|e| format!("bad {path}: {e}"))
 }
 
+/// The environment every mode compiles in: all libraries, `self: dyn`.
+fn bench_env() -> cel::Env {
+    common::full_env::builder()
+        .variable("self", Type::Dyn)
+        .build()
+}
+
+/// The text of expression `id` of the protocol.
+fn expression<'p>(protocol: &'p Json, id: &str) -> Result<&'p str, String> {
+    protocol["expressions"]
+        .as_array()
+        .and_then(|es| es.iter().find(|e| e["id"] == id))
+        .and_then(|e| e["expr"].as_str())
+        .ok_or(format!("no expression {id}"))
+}
+
 fn bench(protocol_path: &str, data_path: &str) -> Result<(), String> {
     let protocol = read(protocol_path)?;
     let data = Value::from_json(&read(data_path)?);
@@ -56,9 +72,7 @@ fn bench(protocol_path: &str, data_path: &str) -> Result<(), String> {
     let warmup = timing["warmup_s"].as_f64().unwrap_or(0.3);
     let rounds = timing["rounds"].as_u64().unwrap_or(5) as usize;
     let target = timing["round_target_s"].as_f64().unwrap_or(0.2);
-    let env = common::full_env::builder()
-        .variable("self", Type::Dyn)
-        .build();
+    let env = bench_env();
     // Built once, outside timing.
     let bindings: HashMap<String, Value> = HashMap::from([("self".to_string(), data)]);
     let expressions = protocol["expressions"]
@@ -130,15 +144,9 @@ fn profile(
     let protocol = read(protocol_path)?;
     let data = Value::from_json(&read(data_path)?);
     let n: u64 = n.parse().map_err(|_| format!("bad count {n}"))?;
-    let env = common::full_env::builder()
-        .variable("self", Type::Dyn)
-        .build();
+    let env = bench_env();
     let bindings: HashMap<String, Value> = HashMap::from([("self".to_string(), data)]);
-    let expr = protocol["expressions"]
-        .as_array()
-        .and_then(|es| es.iter().find(|e| e["id"] == id))
-        .and_then(|e| e["expr"].as_str())
-        .ok_or(format!("no expression {id}"))?;
+    let expr = expression(&protocol, id)?;
     let program = env.compile(expr).map_err(|e| e.to_string())?;
     let options = cel::EvalOptions {
         track_cost: tracked,
@@ -157,14 +165,8 @@ fn profile(
 fn profile_compile(protocol_path: &str, id: &str, n: &str) -> Result<(), String> {
     let protocol = read(protocol_path)?;
     let n: u64 = n.parse().map_err(|_| format!("bad count {n}"))?;
-    let env = common::full_env::builder()
-        .variable("self", Type::Dyn)
-        .build();
-    let expr = protocol["expressions"]
-        .as_array()
-        .and_then(|es| es.iter().find(|e| e["id"] == id))
-        .and_then(|e| e["expr"].as_str())
-        .ok_or(format!("no expression {id}"))?;
+    let env = bench_env();
+    let expr = expression(&protocol, id)?;
     for _ in 0..n {
         let _ = black_box(env.compile(black_box(expr)));
     }
@@ -177,9 +179,7 @@ fn profile_compile(protocol_path: &str, id: &str, n: &str) -> Result<(), String>
 fn tracking(protocol_path: &str, data_path: &str) -> Result<(), String> {
     let protocol = read(protocol_path)?;
     let data = Value::from_json(&read(data_path)?);
-    let env = common::full_env::builder()
-        .variable("self", Type::Dyn)
-        .build();
+    let env = bench_env();
     let bindings: HashMap<String, Value> = HashMap::from([("self".to_string(), data)]);
     let tracked = cel::EvalOptions {
         track_cost: true,

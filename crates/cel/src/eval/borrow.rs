@@ -16,7 +16,7 @@
 
 use super::Plan;
 use super::cost;
-use super::interp::{Ctx, value_fits};
+use super::interp::Ctx;
 use super::node::*;
 use crate::error::EvalResult;
 use crate::functions::FnImpl;
@@ -216,11 +216,7 @@ impl Plan {
     /// Runtime dispatch over the call's candidates, on borrowed arguments.
     #[inline]
     fn dispatch(&self, c: &Call, args: &[&Value]) -> EvalResult {
-        let found = c
-            .candidates
-            .iter()
-            .find(|k| k.accepts_all || args.iter().zip(&k.params).all(|(v, t)| value_fits(v, t)));
-        let Some(k) = found else {
+        let Some(k) = c.candidates.iter().find(|k| k.accepts(args)) else {
             return Err(crate::error::EvalError::no_such_overload().at(c.meta.id));
         };
         let r = match (&k.imp, args) {

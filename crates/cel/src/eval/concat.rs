@@ -18,7 +18,7 @@ use std::sync::Arc;
 use super::Plan;
 use super::borrow::peek;
 use super::cost;
-use super::interp::{Ctx, NULL};
+use super::interp::Ctx;
 use super::node::*;
 use crate::error::EvalResult;
 use crate::library::std::ops;
@@ -104,18 +104,8 @@ impl Plan {
                         Acc::Text(_) => Ok(Value::String(Arc::from(buf.as_str()))),
                         Acc::Other(r) => r,
                     };
-                    let r = match (&a, &b) {
-                        (Ok(x), Ok(y)) => ops::add(x, y).map_err(|e| e.at(part.add.id)),
-                        (Err(e), _) | (_, Err(e)) => Err(e.clone()),
-                    };
-                    if T {
-                        let (x, y) = (a.as_ref().unwrap_or(&NULL), b.as_ref().unwrap_or(&NULL));
-                        let c = cost::cost_of(&self.env, &part.add, &[x, y], r.as_ref().ok());
-                        cx.charge::<T>(c)?;
-                    }
-                    if let Ok(v) = &r {
-                        cx.check_value_size(v)?;
-                    }
+                    let r = self.apply_binary::<T>(&part.add, ops::add, a.as_ref(), b.as_ref(), cx);
+                    abort_on!(r);
                     Acc::Other(r)
                 }
             };

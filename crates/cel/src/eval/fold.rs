@@ -108,16 +108,10 @@ impl Plan {
             }
             // The condition, then the step `acc || p` / `acc && p` reading the
             // accumulator (acc is neutral or an error here).
-            cx.charge2::<T>(cond_cost, 1)?;
+            cx.charge_seq::<T>(&[cond_cost, 1])?;
             let p = self.eval_node::<T>(pred, cx);
             abort_on!(p);
-            match (&acc, &p) {
-                (_, Ok(Value::Bool(b))) if *b == exists => acc = Ok(exists),
-                (Err(_), _) => {}
-                (Ok(_), Ok(Value::Bool(b))) => acc = Ok(*b),
-                (Ok(_), Ok(_)) => acc = Err(EvalError::no_such_overload()),
-                (Ok(_), Err(e)) => acc = Err(e.clone()),
-            }
+            quantifier_step(&mut acc, p, exists);
         }
         set_slot(cx, c.iter_slot, Ok(Value::Null));
         if let Some(s2) = c.iter_slot2 {
@@ -171,7 +165,7 @@ impl Plan {
                 }
                 break;
             }
-            let p = (op.f)(item, k);
+            let p = (op.f)(item, k).map_err(|e| e.at(op.meta.id));
             if T {
                 let op_cost = match rule {
                     cost::CostRule::One => 1,
@@ -186,13 +180,7 @@ impl Plan {
                     cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
                 }
             }
-            match (&acc, p) {
-                (_, Ok(Value::Bool(b))) if b == exists => acc = Ok(exists),
-                (Err(_), _) => {}
-                (Ok(_), Ok(Value::Bool(b))) => acc = Ok(b),
-                (Ok(_), Ok(_)) => acc = Err(EvalError::no_such_overload()),
-                (Ok(_), Err(e)) => acc = Err(e.at(op.meta.id)),
-            }
+            quantifier_step(&mut acc, p, exists);
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)
@@ -273,5 +261,19 @@ impl Plan {
             set_slot(cx, s2, Ok(Value::Null));
         }
         acc.map(|items| Value::List(List::new(items)))
+    }
+}
+
+/// The step of `exists` (`acc || p`) and `all` (`acc && p`) on an
+/// accumulator that is its neutral value or an error: a deciding predicate
+/// wins over an error, an error is kept, a non-bool predicate is an error.
+#[inline(always)]
+fn quantifier_step(acc: &mut Result<bool, EvalError>, p: EvalResult, exists: bool) {
+    match (&*acc, p) {
+        (_, Ok(Value::Bool(b))) if b == exists => *acc = Ok(exists),
+        (Err(_), _) => {}
+        (Ok(_), Ok(Value::Bool(b))) => *acc = Ok(b),
+        (Ok(_), Ok(_)) => *acc = Err(EvalError::no_such_overload()),
+        (Ok(_), Err(e)) => *acc = Err(e),
     }
 }

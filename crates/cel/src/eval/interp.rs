@@ -84,23 +84,6 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Two charges in a row (`a` then `b`): one addition and one test when
-    /// within the limit; past it, the cost stops where the first of the two
-    /// charges that passes the limit would have stopped it.
-    #[inline(always)]
-    pub(super) fn charge2<const T: bool>(&mut self, a: u64, b: u64) -> EvalResult<()> {
-        if T {
-            let first = self.cost.saturating_add(a);
-            let total = first.saturating_add(b);
-            if total > self.limit {
-                self.cost = if first > self.limit { first } else { total };
-                return Err(cost_limit_exceeded());
-            }
-            self.cost = total;
-        }
-        Ok(())
-    }
-
     /// Counts an iteration; every 100, checks the cancel flag and the deadline
     /// (nothing to do without either).
     #[inline(always)]
@@ -197,6 +180,18 @@ fn value_fits_slow(v: &Value, t: &Type) -> bool {
             _ => false,
         },
         Type::Error => false,
+    }
+}
+
+impl Candidate {
+    /// Do `args` fit this overload's parameters (runtime dispatch)?
+    #[inline]
+    pub(super) fn accepts<V: std::borrow::Borrow<Value>>(&self, args: &[V]) -> bool {
+        self.accepts_all
+            || args
+                .iter()
+                .zip(&self.params)
+                .all(|(v, t)| value_fits(v.borrow(), t))
     }
 }
 
@@ -350,20 +345,39 @@ impl Plan {
         if let Some(r) = self.op2_borrowed::<T>(op, cx) {
             return r;
         }
-        if let Node::Const(c) = &op.args[1] {
-            return self.eval_op2_const::<T>(op, c, cx);
-        }
         let a = self.eval_node::<T>(&op.args[0], cx);
         abort_on!(a);
-        let b = self.eval_node::<T>(&op.args[1], cx);
-        abort_on!(b);
-        let r = match (&a, &b) {
-            (Ok(x), Ok(y)) => (op.f)(x, y).map_err(|e| e.at(op.meta.id)),
+        // A constant right operand is borrowed, not copied.
+        let b_owned;
+        let b = match &op.args[1] {
+            Node::Const(c) => Ok(c),
+            other => {
+                b_owned = self.eval_node::<T>(other, cx);
+                abort_on!(b_owned);
+                b_owned.as_ref()
+            }
+        };
+        self.apply_binary::<T>(&op.meta, op.f, a.as_ref(), b, cx)
+    }
+
+    /// A binary operator on evaluated operands (either may have failed): the
+    /// result or the first error, the call's charge, the size limit.
+    #[inline(always)]
+    pub(super) fn apply_binary<const T: bool>(
+        &self,
+        meta: &CallMeta,
+        f: fn(&Value, &Value) -> EvalResult,
+        a: Result<&Value, &EvalError>,
+        b: Result<&Value, &EvalError>,
+        cx: &mut Ctx<'_>,
+    ) -> EvalResult {
+        let r = match (a, b) {
+            (Ok(x), Ok(y)) => f(x, y).map_err(|e| e.at(meta.id)),
             (Err(e), _) | (_, Err(e)) => Err(e.clone()),
         };
         if T {
-            let (a, b) = (a.as_ref().unwrap_or(&NULL), b.as_ref().unwrap_or(&NULL));
-            cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok()))?;
+            let (x, y) = (a.unwrap_or(&NULL), b.unwrap_or(&NULL));
+            cx.charge::<T>(cost::cost_of(&self.env, meta, &[x, y], r.as_ref().ok()))?;
         }
         if let Ok(v) = &r
             && cx.max_size != usize::MAX
@@ -377,22 +391,16 @@ impl Plan {
     fn eval_matches<const T: bool>(&self, m: &Matches, cx: &mut Ctx<'_>) -> EvalResult {
         self.prepare(&m.target, cx);
         if let Some((t, nt)) = super::borrow::peek(&m.target, &cx.slots, &cx.vars) {
-            let r = match (t, &m.regex) {
-                (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
-                (Value::String(_), Err(e)) => Err(e.clone().at(m.meta.id)),
-                _ => Err(EvalError::no_such_overload().at(m.meta.id)),
-            };
+            let r = match_target(m, t);
             let c = if T { self.matches_cost(m, t, &r) } else { 0 };
             cx.charge_run::<T>(nt, c)?;
             return r;
         }
         let t = self.eval_node::<T>(&m.target, cx);
         abort_on!(t);
-        let r = match (&t, &m.regex) {
-            (Err(e), _) => Err(e.clone()),
-            (Ok(Value::String(s)), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
-            (Ok(Value::String(_)), Err(e)) => Err(e.clone().at(m.meta.id)),
-            (Ok(_), _) => Err(EvalError::no_such_overload().at(m.meta.id)),
+        let r = match &t {
+            Ok(t) => match_target(m, t),
+            Err(e) => Err(e.clone()),
         };
         if T {
             let c = self.matches_cost(m, t.as_ref().unwrap_or(&NULL), &r);
@@ -415,49 +423,6 @@ impl Plan {
                 }
             })
         }
-    }
-
-    /// A binary operator whose right operand is a constant: no clone of the
-    /// constant, and a comprehension variable on the left is borrowed.
-    #[inline]
-    fn eval_op2_const<const T: bool>(&self, op: &Op2, c: &Value, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Node::Local(s) = &op.args[0] {
-            let (r, a) = match cx.slots.get(*s) {
-                Some(Ok(x)) => ((op.f)(x, c).map_err(|e| e.at(op.meta.id)), x),
-                Some(Err(e)) => (Err(e.clone()), &NULL),
-                None => (Err(EvalError::msg("internal error: slot")), &NULL),
-            };
-            let cost = if !T {
-                0
-            } else if op.meta.custom {
-                cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok())
-            } else {
-                let rhs = op.const_size;
-                op.meta
-                    .rule
-                    .cost_sized(|i| if i == 0 { cost::actual_size(a) } else { rhs })
-            };
-            // The variable's read (1), then the call: charged as two charges
-            // (the operator is pure, so evaluating it first changes nothing).
-            cx.charge2::<T>(1, cost)?;
-            return r;
-        }
-        let a = self.eval_node::<T>(&op.args[0], cx);
-        abort_on!(a);
-        let r = match &a {
-            Ok(x) => (op.f)(x, c).map_err(|e| e.at(op.meta.id)),
-            Err(e) => Err(e.clone()),
-        };
-        if T {
-            let a = a.as_ref().unwrap_or(&NULL);
-            cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a, c], r.as_ref().ok()))?;
-        }
-        if let Ok(v) = &r
-            && cx.max_size != usize::MAX
-        {
-            cx.check_value_size(v)?;
-        }
-        r
     }
 
     fn eval_cond<const T: bool>(&self, c: &CondAttr, cx: &mut Ctx<'_>) -> EvalResult {
@@ -658,9 +623,7 @@ impl Plan {
         let args: &[Value] = if n > small.len() { &big } else { &small[..n] };
         let r = match first_err {
             Some(e) => Err(e),
-            None => match c.candidates.iter().find(|k| {
-                k.accepts_all || args.iter().zip(&k.params).all(|(v, t)| value_fits(v, t))
-            }) {
+            None => match c.candidates.iter().find(|k| k.accepts(args)) {
                 Some(k) => k.imp.call(args).map_err(|e| e.at(c.meta.id)),
                 None => Err(EvalError::no_such_overload().at(c.meta.id)),
             },
@@ -862,6 +825,15 @@ impl Plan {
 pub(super) fn set_slot(cx: &mut Ctx<'_>, slot: usize, v: EvalResult) {
     if let Some(s) = cx.slots.get_mut(slot) {
         *s = v;
+    }
+}
+
+/// `matches` with a compiled pattern on target `t`.
+fn match_target(m: &Matches, t: &Value) -> EvalResult {
+    match (t, &m.regex) {
+        (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
+        (Value::String(_), Err(e)) => Err(e.clone().at(m.meta.id)),
+        _ => Err(EvalError::no_such_overload().at(m.meta.id)),
     }
 }
 

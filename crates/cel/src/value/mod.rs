@@ -189,22 +189,19 @@ pub(crate) fn decimal(mut n: u64, negative: bool, buf: &mut [u8; 20]) -> usize {
 
 /// An integer in decimal as a shared string (one allocation, no formatter).
 pub(crate) fn int_str(n: i64) -> Arc<str> {
-    let mut buf = [0u8; 20];
-    let at = decimal(n.unsigned_abs(), n < 0, &mut buf);
-    match std::str::from_utf8(&buf[at..]) {
-        Ok(s) => Arc::from(s),
-        Err(_) => Arc::from(n.to_string()),
-    }
+    decimal_str(n.unsigned_abs(), n < 0)
 }
 
 /// An unsigned integer in decimal as a shared string.
 pub(crate) fn uint_str(n: u64) -> Arc<str> {
+    decimal_str(n, false)
+}
+
+fn decimal_str(n: u64, negative: bool) -> Arc<str> {
     let mut buf = [0u8; 20];
-    let at = decimal(n, false, &mut buf);
-    match std::str::from_utf8(&buf[at..]) {
-        Ok(s) => Arc::from(s),
-        Err(_) => Arc::from(n.to_string()),
-    }
+    let at = decimal(n, negative, &mut buf);
+    // Digits and '-' are ASCII.
+    Arc::from(std::str::from_utf8(&buf[at..]).unwrap_or_default())
 }
 
 impl From<String> for Value {
