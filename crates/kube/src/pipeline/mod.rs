@@ -800,6 +800,24 @@ impl<'a> Pipeline<'a> {
         ));
     }
 
+    /// What every update validates first (the update and status-update
+    /// strategies alike): the common checks, type metadata (its errors end
+    /// validation: `false`) and object metadata against the stored object.
+    fn update_metadata(&self, obj: &Value, old: &Value, errs: &mut Vec<FieldError>) -> bool {
+        self.common_update(obj, old, errs);
+        let tm = self.type_meta(obj);
+        if !tm.is_empty() {
+            errs.extend(tm);
+            return false;
+        }
+        errs.extend(objectmeta::validate_object_meta_update(
+            &meta_of(obj),
+            &meta_of(old),
+            &Path::new("metadata"),
+        ));
+        true
+    }
+
     fn validate_update(
         &self,
         obj: &Value,
@@ -809,18 +827,9 @@ impl<'a> Pipeline<'a> {
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
     ) -> bool {
-        self.common_update(obj, old, errs);
-        let tm = self.type_meta(obj);
-        if !tm.is_empty() {
-            errs.extend(tm);
+        if !self.update_metadata(obj, old, errs) {
             return false;
         }
-        let mpath = Path::new("metadata");
-        errs.extend(objectmeta::validate_object_meta_update(
-            &meta_of(obj),
-            &meta_of(old),
-            &mpath,
-        ));
         errs.extend(self.openapi(obj, Some(old).filter(|_| ratcheting), kv));
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
@@ -842,18 +851,9 @@ impl<'a> Pipeline<'a> {
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
     ) -> bool {
-        self.common_update(obj, old, errs);
-        let tm = self.type_meta(obj);
-        if !tm.is_empty() {
-            errs.extend(tm);
+        if !self.update_metadata(obj, old, errs) {
             return false;
         }
-        let mpath = Path::new("metadata");
-        errs.extend(objectmeta::validate_object_meta_update(
-            &meta_of(obj),
-            &meta_of(old),
-            &mpath,
-        ));
         if let (Some(status_schema), Some(status)) = (self.status_schema(), obj.get("status")) {
             let v = SchemaValidator::new(kv);
             let base = Path::new("status");
