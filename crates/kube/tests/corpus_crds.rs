@@ -4,20 +4,16 @@
 //! Files listed in `corpus_crds.skip` (path relative to the corpora folder, then the reason) are
 //! not loaded. Files that hold no CRD are not counted. Closing line: `N passed, N failed, N skipped`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::shared_or_skip;
 use std::sync::Arc;
 
 use kcel_kube::decl::{DeclType, DeclTypeProvider};
 use kcel_kube::load::load_file;
 use kcel_kube::structural::Structural;
-
-fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("KCEL_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    dir.is_dir().then_some(dir)
-}
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -44,12 +40,7 @@ fn mentions_crd(p: &Path) -> bool {
 
 #[test]
 fn corpus_crds_load_and_build() {
-    let Some(shared) = shared_dir() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "shared/ is missing under CI"
-        );
-        eprintln!("NOTICE: ../shared not found; corpus CRD test skipped");
+    let Some(shared) = shared_or_skip("corpus CRD test") else {
         return;
     };
     let corpora = shared.join("corpora");

@@ -5,7 +5,6 @@
 //! Documents listed in `gateway_api.skip` (`<path>#<index> <reason>`) are not run. Closing line:
 //! `N passed, N failed, N skipped`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use kcel_kube::crd::CustomResourceDefinition;
@@ -14,7 +13,7 @@ use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;
 
 mod common;
-use common::shared_dir;
+use common::{shared_or_skip, skip_list};
 
 /// The Kubernetes release the expected outputs come from.
 const KUBE_1_35: KubeVersion = KubeVersion::new(35).expect("a supported version");
@@ -73,20 +72,10 @@ fn validate(
 
 #[test]
 fn gateway_api_examples() {
-    let Some(shared) = shared_dir() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "shared/ is missing under CI"
-        );
-        eprintln!("NOTICE: ../shared not found; Gateway API examples skipped");
+    let Some(shared) = shared_or_skip("Gateway API examples") else {
         return;
     };
-    let skips: HashMap<String, String> = include_str!("gateway_api.skip")
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' '))
-        .map(|(k, r)| (k.to_string(), r.trim().to_string()))
-        .collect();
+    let skips = skip_list(include_str!("gateway_api.skip"));
     let root = shared.join("corpora/gateway-api");
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for channel in ["standard", "experimental"] {

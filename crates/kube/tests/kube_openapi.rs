@@ -6,22 +6,18 @@
 //! Groups listed in `kube_openapi.skip` (`<file>|<group description> <reason>` per line) are not
 //! run. Closing line: `N passed, N failed, N skipped` (counting tests).
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use common::shared_or_skip;
 
 use kcel_kube::pipeline::KubeVersion;
 use kcel_kube::pipeline::decode::normalize_numbers;
 use kcel_kube::pipeline::openapi::SchemaValidator;
 use kcel_kube::schema_props::JsonSchemaProps;
 use serde_json::Value;
-
-fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("KCEL_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    dir.is_dir().then_some(dir)
-}
 
 fn read_json(p: &Path) -> Value {
     let text = std::fs::read_to_string(p).expect("read fixture");
@@ -65,12 +61,7 @@ fn valid(v: &SchemaValidator, schema: &JsonSchemaProps, data: &Value) -> bool {
 
 #[test]
 fn kube_openapi_fixtures() {
-    let Some(shared) = shared_dir() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "shared/ is missing under CI"
-        );
-        eprintln!("NOTICE: ../shared not found; kube-openapi fixtures skipped");
+    let Some(shared) = shared_or_skip("kube-openapi fixtures") else {
         return;
     };
     let root = shared.join("corpora/kube-openapi-jsonschema");

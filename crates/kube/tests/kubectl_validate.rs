@@ -7,7 +7,6 @@
 //! document of a kind no CRD defines (a native kind) must be listed there. Closing line:
 //! `N passed, N failed, N skipped`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use kcel_kube::crd::CustomResourceDefinition;
@@ -18,7 +17,7 @@ use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;
 
 mod common;
-use common::{compare_status, reorder_message, shared_dir};
+use common::{compare_status, reorder_message, shared_or_skip, skip_list};
 
 /// One document: its expected status (from the leading comment) and its text.
 struct Document {
@@ -134,20 +133,10 @@ fn run_document(doc: &Document, crds: &[CustomResourceDefinition]) -> Result<Opt
 
 #[test]
 fn kubectl_validate_cases() {
-    let Some(shared) = shared_dir() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "shared/ is missing under CI"
-        );
-        eprintln!("NOTICE: ../shared not found; kubectl-validate cases skipped");
+    let Some(shared) = shared_or_skip("kubectl-validate cases") else {
         return;
     };
-    let skips: HashMap<String, String> = include_str!("kubectl_validate.skip")
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' '))
-        .map(|(k, r)| (k.to_string(), r.trim().to_string()))
-        .collect();
+    let skips = skip_list(include_str!("kubectl_validate.skip"));
     let root = shared.join("corpora/kubectl-validate/testcases");
     let crds = load_crds(&root.join("crds"));
     assert!(!crds.is_empty(), "no CRDs loaded from {}", root.display());

@@ -18,7 +18,7 @@ use kcel_kube::rules::CelRuleStep;
 use serde_json::Value;
 
 mod common;
-use common::{compare_status, reorder_message, shared_dir, sorted};
+use common::{compare_status, reorder_message, shared_or_skip, skip_list, sorted};
 
 fn yaml(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("read cases");
@@ -207,20 +207,10 @@ fn run_case(c: &Case<'_>) -> Result<(), String> {
 
 #[test]
 fn oracle_cases() {
-    let Some(shared) = shared_dir() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "shared/ is missing under CI"
-        );
-        eprintln!("NOTICE: ../shared not found; oracle test skipped");
+    let Some(shared) = shared_or_skip("oracle test") else {
         return;
     };
-    let skips: HashMap<String, String> = include_str!("oracle.skip")
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' '))
-        .map(|(k, r)| (k.to_string(), r.trim().to_string()))
-        .collect();
+    let skips = skip_list(include_str!("oracle.skip"));
     let dir = shared.join("oracle");
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for suffix in ["1", "2", "3", "4", "5", "6", "7", "8", "_gw"] {

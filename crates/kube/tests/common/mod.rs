@@ -17,6 +17,30 @@ pub fn shared_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// [`shared_dir`], or `None` after a visible notice that `what` is skipped;
+/// under `CI=true` a missing folder fails the test instead.
+pub fn shared_or_skip(what: &str) -> Option<PathBuf> {
+    let dir = shared_dir();
+    if dir.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "shared/ is missing under CI"
+        );
+        eprintln!("NOTICE: ../shared not found; {what} skipped");
+    }
+    dir
+}
+
+/// A checked-in skip file: `<name> <reason>` per line; blank lines and `#`
+/// comments ignored.
+pub fn skip_list(text: &str) -> std::collections::HashMap<String, String> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, r)| (k.to_string(), r.trim().to_string()))
+        .collect()
+}
+
 /// Causes as `field: message` strings.
 pub fn cause_strings(status: &Value) -> Vec<String> {
     status
