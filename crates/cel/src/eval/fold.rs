@@ -13,6 +13,7 @@ use super::cost;
 use super::interp::{Ctx, is_abort, set_slot};
 use super::node::*;
 use crate::error::{EvalError, EvalResult};
+use crate::syntax::ExprId;
 use crate::value::{List, Value};
 
 /// An `exists`/`all` over `x <op> k` (see [`Plan::quantifier_compare`]).
@@ -111,7 +112,7 @@ impl Plan {
             cx.charge_seq::<T>(&[cond_cost, 1])?;
             let p = self.eval_node::<T>(pred, cx);
             abort_on!(p);
-            quantifier_step(&mut acc, p, exists);
+            quantifier_step(&mut acc, p, exists, 0);
         }
         set_slot(cx, c.iter_slot, Ok(Value::Null));
         if let Some(s2) = c.iter_slot2 {
@@ -165,7 +166,7 @@ impl Plan {
                 }
                 break;
             }
-            let p = (op.f)(item, k).map_err(|e| e.at(op.meta.id));
+            let p = (op.f)(item, k);
             if T {
                 let op_cost = match rule {
                     cost::CostRule::One => 1,
@@ -180,7 +181,7 @@ impl Plan {
                     cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
                 }
             }
-            quantifier_step(&mut acc, p, exists);
+            quantifier_step(&mut acc, p, exists, op.meta.id);
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)
@@ -266,14 +267,15 @@ impl Plan {
 
 /// The step of `exists` (`acc || p`) and `all` (`acc && p`) on an
 /// accumulator that is its neutral value or an error: a deciding predicate
-/// wins over an error, an error is kept, a non-bool predicate is an error.
+/// wins over an error, an error is kept, a non-bool predicate is an error. A
+/// predicate error without a location gets `at` (0: none).
 #[inline(always)]
-fn quantifier_step(acc: &mut Result<bool, EvalError>, p: EvalResult, exists: bool) {
+fn quantifier_step(acc: &mut Result<bool, EvalError>, p: EvalResult, exists: bool, at: ExprId) {
     match (&*acc, p) {
         (_, Ok(Value::Bool(b))) if b == exists => *acc = Ok(exists),
         (Err(_), _) => {}
         (Ok(_), Ok(Value::Bool(b))) => *acc = Ok(b),
         (Ok(_), Ok(_)) => *acc = Err(EvalError::no_such_overload()),
-        (Ok(_), Err(e)) => *acc = Err(e),
+        (Ok(_), Err(e)) => *acc = Err(e.at(at)),
     }
 }
