@@ -26,6 +26,7 @@ pub mod env;
 pub mod error;
 pub mod eval;
 pub mod functions;
+pub mod go;
 pub mod library;
 mod name_hash;
 pub mod policy;

@@ -1,0 +1,3 @@
+//! Ports of Go standard-library behaviour.
+
+pub mod regexp;
