@@ -4,9 +4,9 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use cel::go::regexp::Regex;
 use cel::syntax::{Expr, ExprKind, Literal};
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
-use regex::Regex;
 
 use super::common::{arg, int_arg, string_arg};
 
@@ -58,8 +58,7 @@ pub fn compile(pattern: &str) -> EvalResult<Regex> {
     }) {
         return Ok(re);
     }
-    let re = cel::library::std::compile_regex(pattern)
-        .map_err(|e| EvalError::msg(format!("Illegal regex: {}", e.message())))?;
+    let re = Regex::new(pattern).map_err(|e| EvalError::msg(format!("Illegal regex: {e}")))?;
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= CACHE_SIZE {
@@ -85,9 +84,9 @@ pub fn constant_pattern_error(e: &Expr) -> Option<String> {
                 if matches!(c.function.as_str(), "find" | "findAll")
                     && c.target.is_some()
                     && let Some(Literal::String(p)) = c.args.first().and_then(Expr::as_literal)
-                    && let Err(err) = cel::library::std::compile_regex(p)
+                    && let Err(err) = Regex::new(p)
                 {
-                    return Some(err.message().to_string());
+                    return Some(err.to_string());
                 }
                 // Arguments right to left on the stack: visited left to right.
                 stack.extend(c.args.iter().rev());
@@ -117,7 +116,7 @@ pub fn constant_pattern_error(e: &Expr) -> Option<String> {
 pub fn find(s: &Value, re: &Value) -> EvalResult {
     let s = string_arg(s)?;
     let re = compile(string_arg(re)?)?;
-    Ok(Value::from(re.find(s).map_or("", |m| m.as_str())))
+    Ok(Value::from(re.find(s).unwrap_or("")))
 }
 
 /// `s.findAll(re)`: every non-overlapping match.
@@ -135,19 +134,7 @@ pub fn find_all_n(args: &[Value]) -> EvalResult {
 
 fn find_all_limited(s: &str, pattern: &str, n: i64) -> EvalResult {
     let re = compile(pattern)?;
-    if n == 0 {
-        return Ok(Value::list(Vec::new()));
-    }
-    let limit = if n < 0 {
-        usize::MAX
-    } else {
-        usize::try_from(n).unwrap_or(usize::MAX)
-    };
-    let found = re
-        .find_iter(s)
-        .take(limit)
-        .map(|m| Value::from(m.as_str()))
-        .collect();
+    let found = re.find_all(s, n).into_iter().map(Value::from).collect();
     Ok(Value::list(found))
 }
 

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::openapi::{SchemaValidator, go_regexp_error};
+use super::openapi::SchemaValidator;
 use crate::crd::CustomResourceDefinition;
 use crate::field::{BadValue, FieldError, Path};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
@@ -366,15 +366,12 @@ impl Checker<'_> {
             }
         }
         if let Some(p) = s.pattern.as_deref()
-            && let Err(e) = regex::Regex::new(p)
+            && let Err(e) = cel::go::regexp::Regex::new(p)
         {
             self.push(FieldError::invalid(
                 path.child("pattern"),
                 BadValue::String(p.to_string()),
-                format!(
-                    "must be a valid regular expression, but isn't: {}",
-                    go_regexp_error(p, &e)
-                ),
+                format!("must be a valid regular expression, but isn't: {e}"),
             ));
         }
         if s.x_preserve_unknown_fields == Some(false) {

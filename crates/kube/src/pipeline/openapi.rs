@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use regex::Regex;
+use cel::go::regexp::Regex;
 use serde_json::{Map, Value};
 
 use super::formats;
@@ -211,34 +211,6 @@ fn child_path(path: &str, key: &str) -> String {
     } else {
         format!("{path}.{key}")
     }
-}
-
-/// The text form of a Go `regexp.Compile` error for the patterns Go rejects.
-pub fn go_regexp_error(pattern: &str, err: &regex::Error) -> String {
-    let detail = match err {
-        regex::Error::Syntax(s) => {
-            if s.contains("unclosed character class") {
-                let at = pattern.rfind('[').map_or(pattern, |i| &pattern[i..]);
-                format!("missing closing ]: `{at}`")
-            } else if s.contains("unclosed group") {
-                format!("missing closing ): `{pattern}`")
-            } else if s.contains("unopened group") {
-                format!("unexpected ): `{pattern}`")
-            } else if s.contains("repetition operator missing expression") {
-                let op = pattern
-                    .chars()
-                    .find(|c| matches!(c, '*' | '+' | '?'))
-                    .map_or_else(String::new, |c| c.to_string());
-                format!("missing argument to repetition operator: `{op}`")
-            } else if s.contains("escape sequence") {
-                format!("invalid escape sequence: `{pattern}`")
-            } else {
-                format!("invalid syntax: `{pattern}`")
-            }
-        }
-        _ => format!("expression too large: `{pattern}`"),
-    };
-    format!("error parsing regexp: {detail}")
 }
 
 impl SchemaValidator {
@@ -571,12 +543,9 @@ impl SchemaValidator {
     /// Go `regexp.MatchString` (unanchored) with a per-validator cache of compiled patterns.
     fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, String> {
         let mut cache = self.patterns.borrow_mut();
-        let re = cache.entry(pattern.to_string()).or_insert_with(|| {
-            regex::RegexBuilder::new(pattern)
-                .size_limit(1 << 22)
-                .build()
-                .map_err(|e| go_regexp_error(pattern, &e))
-        });
+        let re = cache
+            .entry(pattern.to_string())
+            .or_insert_with(|| Regex::new(pattern).map_err(|e| e.to_string()));
         match re {
             Ok(re) => Ok(re.is_match(s)),
             Err(e) => Err(e.clone()),

@@ -11,12 +11,10 @@
 pub(crate) mod block;
 pub(crate) mod convert;
 pub(crate) mod ops;
-pub mod re2;
 pub(crate) mod strings;
 pub(crate) mod time;
 
 pub use block::Block;
-pub use strings::compile_regex;
 
 use crate::env::{EnvBuilder, Library};
 use crate::error::EvalResult;

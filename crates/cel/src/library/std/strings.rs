@@ -1,10 +1,11 @@
 //! String functions of the standard library: `contains`, `startsWith`,
-//! `endsWith` and `matches` (RE2 syntax via the `regex` crate).
+//! `endsWith` and `matches` (Go's regular expressions, `crate::go::regexp`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{EvalError, EvalResult};
+use crate::go::regexp::Regex;
 use crate::value::Value;
 
 fn strs<'a>(a: &'a Value, b: &'a Value) -> EvalResult<(&'a str, &'a str)> {
@@ -32,28 +33,10 @@ pub(crate) fn ends_with(a: &Value, b: &Value) -> EvalResult {
     Ok(Value::Bool(s.ends_with(p)))
 }
 
-/// Compiles a pattern with RE2 semantics, with an error worded like Go's
-/// (`error parsing regexp: unexpected ): `)``). Patterns the `regex` crate
-/// accepts but Go rejects (`x++`) are errors too (see [`super::re2`]).
-pub fn compile_regex(pattern: &str) -> Result<regex::Regex, EvalError> {
-    let parse_error = |detail: String| EvalError::msg(format!("error parsing regexp: {detail}"));
-    match regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 22)
-        .build()
-    {
-        Ok(re) => match super::re2::syntax_error(pattern) {
-            Some(detail) => Err(parse_error(detail)),
-            None => Ok(re),
-        },
-        Err(e) => {
-            let detail = match &e {
-                regex::Error::Syntax(s) => super::re2::syntax_error(pattern)
-                    .unwrap_or_else(|| s.lines().last().unwrap_or(s).trim().to_string()),
-                other => other.to_string(),
-            };
-            Err(parse_error(detail))
-        }
-    }
+/// Compiles a pattern as Go's `regexp.Compile` ([`crate::go::regexp`]); the
+/// error is Go's text (``error parsing regexp: unexpected ): `)` ``).
+fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
+    Regex::new(pattern).map_err(|e| EvalError::msg(e.to_string()))
 }
 
 /// How many compiled patterns the process keeps (the cache is emptied when
@@ -64,8 +47,8 @@ const REGEX_CACHE_MAX_PATTERN: usize = 1024;
 /// [`compile_regex`] through a process-wide cache of compiled patterns:
 /// programs compiled again (or with the same constant pattern) and patterns
 /// computed at evaluation time compile once. Errors are not cached.
-pub(crate) fn cached_regex(pattern: &str) -> Result<Arc<regex::Regex>, EvalError> {
-    type Cache = Mutex<HashMap<Box<str>, Arc<regex::Regex>>>;
+pub(crate) fn cached_regex(pattern: &str) -> Result<Arc<Regex>, EvalError> {
+    type Cache = Mutex<HashMap<Box<str>, Arc<Regex>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     if pattern.len() > REGEX_CACHE_MAX_PATTERN {
         return compile_regex(pattern).map(Arc::new);

@@ -11,6 +11,7 @@ package main
 
 import (
 	"encoding/json"
+	"math/rand"
 	"os"
 	"regexp"
 	"runtime"
@@ -100,6 +101,25 @@ func limitPatterns() []string {
 	return out
 }
 
+// Random patterns over Go's syntax (fixed seed): differential coverage of
+// the parser's corners, valid and not.
+func randomPatterns(n int) []string {
+	tokens := []string{"a", "b", "k", "K", "ſ", "é", ".", "^", "$", "|", "(", ")", "(?:", "(?i)", "(?-i)", "(?s)", "(?m)", "(?U)", "(?i:", "(?P<n>", "(?<m>",
+		"*", "+", "?", "*?", "+?", "??", "{2}", "{1,3}", "{0,}", "{,2}", "{1000}", "{3,1}", "[", "]", "[^", "-", "[:alpha:]", "[:^word:]", "\\d", "\\w", "\\s", "\\W", "\\b", "\\B",
+		"\\pL", "\\p{Greek}", "\\P{Lu}", "\\p{^N}", "\\Q", "\\E", "\\x41", "\\x{212a}", "\\z", "\\A", "\\", "\\q", "\\0", "\\1", "\\.", "\\[", "\\]", "&&", "~~", "--", "{", "}", ",", " ", "0", "9"}
+	r := rand.New(rand.NewSource(13))
+	var out []string
+	for len(out) < n {
+		k := 1 + r.Intn(8)
+		var b strings.Builder
+		for i := 0; i < k; i++ {
+			b.WriteString(tokens[r.Intn(len(tokens))])
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
 func runtimeNote() string { return runtime.Version() }
 
 func main() {
@@ -111,6 +131,7 @@ func main() {
 	}
 	all := append([]group{}, groups...)
 	all = append(all, group{crd, []string{"", "a", "abc-def", "ABC", "a.b.c", "10Gi", "1.2.3", "http://example.com/x", "my-name", "é", " ", "a/b", "v1beta1", "0", "-1", "sha256:abc"}})
+	all = append(all, group{randomPatterns(1500), []string{"", "ab", "K\u212akſs é\n", "Ab9 [x]-_&~\nZ", "αβΓ 12"}})
 	all = append(all, group{limitPatterns(), []string{"", "a", "ab", strings.Repeat("a", 1000), strings.Repeat("ab", 1700), "aé"}})
 
 	out := struct {
