@@ -3,8 +3,8 @@
 //! OpenAPI `pattern` and the CRD-creation pattern check all compile here.
 //!
 //! A pattern is parsed by a port of Go's `regexp/syntax` parser
-//! ([`parse`]: Go's syntax, parse tree, error texts and limits), translated
-//! to a `regex-syntax` `Hir` with Go's meaning made explicit ([`hir`]:
+//! (`parse`: Go's syntax, parse tree, error texts and limits), translated
+//! to a `regex-syntax` `Hir` with Go's meaning made explicit (`hir`:
 //! ASCII-only `\w`, `\d`, `\s`, `\b`; Go's case folding), and run by
 //! `regex-automata`'s meta engine, leftmost-first as Go's `regexp` is.
 //!

@@ -4,6 +4,11 @@
 //	python3 extract_patterns.py $KCEL_SHARED/corpora > crd_patterns.json
 //	go run . > ../../data/go_regexp.json
 //
+// Kubernetes 1.35 builds with Go 1.25; the file records the toolchain that
+// wrote it (`go`). Inputs keep to characters assigned by Unicode 15.0, so
+// the Unicode versions of Go 1.25, of the toolchain and of regex-syntax agree
+// on every record.
+//
 // Each record: the pattern, Go's `regexp.Compile` error text (or null) and,
 // when it compiles, per input `MatchString`, `FindString`, whether
 // `FindStringIndex` found a match, and `FindAllString(s, -1)`.
