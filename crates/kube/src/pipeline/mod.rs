@@ -19,6 +19,7 @@ pub mod crd_validation;
 pub mod decode;
 pub mod formats;
 pub mod json;
+pub mod json_syntax;
 pub mod listtype;
 pub mod numeric_formats;
 pub mod objectmeta;
