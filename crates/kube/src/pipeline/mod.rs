@@ -14,6 +14,7 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
+pub mod crd_conversion;
 pub mod crd_spec;
 pub mod crd_validation;
 pub mod decode;
