@@ -16,8 +16,9 @@
 //! * quoted and block scalars, and scalars tagged `!!str`, are strings;
 //! * anchors and aliases are expanded (with a budget against alias bombs), `<<` merge keys are
 //!   applied;
-//! * a key that appears twice in one mapping is an error, as in the strict decoding kubectl and
-//!   the API server use by default (`fieldValidation=Strict`).
+//! * a key that appears twice in one mapping keeps its last value, as go-yaml v2's `Unmarshal`
+//!   keeps it (`sigs.k8s.io/yaml.YAMLToJSON`, kubectl's reader); the repeated keys are listed in
+//!   [`YamlDocument::duplicates`].
 //!
 //! The parser is `yaml-rust2`: pure Rust, maintained, and event based, which lets this module own
 //! scalar resolution (needed for the YAML 1.1 rules above, which no YAML 1.2 library applies)
@@ -88,6 +89,10 @@ pub struct YamlDocument {
     /// Where the document's content starts (its `---` line when it is empty).
     pub start: Position,
     pub positions: Positions,
+    /// The JSON pointer (`/spec/a`) of every key repeated in a mapping, in document order; the
+    /// last value is kept, as go-yaml v2 keeps it outside strict mode (`yaml.Unmarshal`, which
+    /// `sigs.k8s.io/yaml.YAMLToJSON` and so kubectl use).
+    pub duplicates: Vec<String>,
 }
 
 /// A YAML syntax or conversion error.
@@ -169,6 +174,8 @@ struct Builder {
     start: Position,
     positions: Positions,
     nodes: usize,
+    /// JSON pointers of the keys repeated in the current document.
+    duplicates: Vec<String>,
 }
 
 /// A resolved scalar, before it becomes a JSON value or a key.
@@ -188,6 +195,7 @@ impl Builder {
         self.root = None;
         self.start = start;
         self.positions = Positions::default();
+        self.duplicates.clear();
     }
 
     fn finish_document(&mut self) -> Option<YamlDocument> {
@@ -201,6 +209,7 @@ impl Builder {
                 .copied()
                 .unwrap_or(self.start),
             positions: std::mem::take(&mut self.positions),
+            duplicates: std::mem::take(&mut self.duplicates),
         })
     }
 
@@ -350,7 +359,11 @@ impl Builder {
                 Ok(())
             }
             Some(Frame::Map {
-                map, key, merged, ..
+                map,
+                key,
+                merged,
+                pointer,
+                ..
             }) => {
                 let Some((k, key_pos)) = key.take() else {
                     return Err(YamlError {
@@ -364,10 +377,8 @@ impl Builder {
                 if let Some(i) = merged.iter().position(|m| *m == k) {
                     merged.swap_remove(i);
                 } else if map.contains_key(&k) {
-                    return Err(YamlError {
-                        position: key_pos,
-                        message: format!("key {} already set in map", crate::gofmt::quote(&k)),
-                    });
+                    self.duplicates
+                        .push(format!("{pointer}/{}", pointer_segment(&k)));
                 }
                 map.insert(k, value);
                 Ok(())
@@ -639,17 +650,22 @@ mod tests {
             v,
             json!({"true": 1, "1": 2, "1.5": 3, "1e+06": 5, "null_": 6})
         );
-        // `y` and `true` are the same key once resolved.
-        assert!(parse_stream("y: 1\ntrue: 2\n").is_err());
+        // `y` and `true` are the same key once resolved: the last one wins.
+        assert_eq!(one("y: 1\ntrue: 2\n"), json!({"true": 2}));
         assert!(parse_stream("~: 1\n").is_err());
         assert!(parse_stream("? [a]\n: 1\n").is_err());
     }
 
     #[test]
-    fn duplicate_keys_are_errors_with_line() {
-        let err = parse_stream("a: 1\nb: 2\na: 3\n").expect_err("duplicate");
-        assert_eq!(err.position.line, 3);
-        assert!(err.message.contains("already set"), "{}", err.message);
+    fn duplicate_keys_keep_the_last_value_and_are_listed() {
+        let docs = parse_stream("a: 1\nb: {c: 1, c: 2}\na: 3\n---\nx: 1\n").expect("parses");
+        assert_eq!(docs[0].value, serde_json::json!({"a": 3, "b": {"c": 2}}));
+        assert_eq!(docs[0].duplicates, ["/b/c", "/a"]);
+        assert!(docs[1].duplicates.is_empty());
+        // A key set by a merge may be set once more without being a repetition.
+        let docs = parse_stream("base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n").expect("parses");
+        assert_eq!(docs[0].value["m"], serde_json::json!({"k": 2}));
+        assert!(docs[0].duplicates.is_empty());
     }
 
     #[test]
