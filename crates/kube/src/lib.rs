@@ -39,5 +39,6 @@ pub mod structural;
 pub mod values;
 pub mod version;
 pub mod yaml;
+mod yaml_events;
 
 pub use version::KubeVersion;
