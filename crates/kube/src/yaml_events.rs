@@ -11,7 +11,7 @@
 
 use std::ptr::{self, NonNull};
 
-use unsafe_libyaml_norway as sys;
+use unsafe_libyaml_norway as unsafe_sys;
 
 /// A position: 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub(crate) struct Mark {
     pub column: usize,
 }
 
-fn mark(m: sys::yaml_mark_t) -> Mark {
+fn mark(m: unsafe_sys::yaml_mark_t) -> Mark {
     Mark {
         line: usize::try_from(m.line)
             .unwrap_or(usize::MAX)
@@ -65,7 +65,7 @@ pub(crate) struct SyntaxError {
 /// The parser and the input it points into, kept together on the heap (libyaml holds a raw
 /// pointer to both).
 struct Pinned {
-    sys: sys::yaml_parser_t,
+    sys: unsafe_sys::yaml_parser_t,
     _input: Box<[u8]>,
 }
 
@@ -97,11 +97,11 @@ impl Parser {
         });
         let failed = unsafe {
             let parser = ptr::addr_of_mut!(pin.sys);
-            let failed = sys::yaml_parser_initialize(parser).fail;
+            let failed = unsafe_sys::yaml_parser_initialize(parser).fail;
             if !failed {
-                sys::yaml_parser_set_encoding(parser, sys::YAML_UTF8_ENCODING);
+                unsafe_sys::yaml_parser_set_encoding(parser, unsafe_sys::YAML_UTF8_ENCODING);
                 let (ptr, len) = (pin._input.as_ptr(), pin._input.len());
-                sys::yaml_parser_set_input_string(parser, ptr, len as u64);
+                unsafe_sys::yaml_parser_set_input_string(parser, ptr, len as u64);
             }
             failed
         };
@@ -128,25 +128,25 @@ impl Parser {
         if self.failed {
             return Err(self.error());
         }
-        let mut event = std::mem::MaybeUninit::<sys::yaml_event_t>::zeroed();
+        let mut event = std::mem::MaybeUninit::<unsafe_sys::yaml_event_t>::zeroed();
         // SAFETY: the parser was initialised; a successful `yaml_parser_parse` fills `event`,
         // whose strings are copied out before `yaml_event_delete` frees them.
         unsafe {
             let parser = ptr::addr_of_mut!(self.pin.sys);
-            if sys::yaml_parser_parse(parser, event.as_mut_ptr()).fail {
+            if unsafe_sys::yaml_parser_parse(parser, event.as_mut_ptr()).fail {
                 self.failed = true;
                 return Err(self.error());
             }
             let e = &*event.as_ptr();
             let at = mark(e.start_mark);
             let out = match e.type_ {
-                sys::YAML_STREAM_START_EVENT => Event::StreamStart,
-                sys::YAML_DOCUMENT_START_EVENT => Event::DocumentStart,
-                sys::YAML_DOCUMENT_END_EVENT => Event::DocumentEnd,
-                sys::YAML_ALIAS_EVENT => {
+                unsafe_sys::YAML_STREAM_START_EVENT => Event::StreamStart,
+                unsafe_sys::YAML_DOCUMENT_START_EVENT => Event::DocumentStart,
+                unsafe_sys::YAML_DOCUMENT_END_EVENT => Event::DocumentEnd,
+                unsafe_sys::YAML_ALIAS_EVENT => {
                     Event::Alias(c_string(e.data.alias.anchor).unwrap_or_default())
                 }
-                sys::YAML_SCALAR_EVENT => {
+                unsafe_sys::YAML_SCALAR_EVENT => {
                     let s = &e.data.scalar;
                     let bytes = if s.value.is_null() {
                         &[][..]
@@ -155,22 +155,22 @@ impl Parser {
                     };
                     Event::Scalar {
                         value: String::from_utf8_lossy(bytes).into_owned(),
-                        plain: s.style == sys::YAML_PLAIN_SCALAR_STYLE,
+                        plain: s.style == unsafe_sys::YAML_PLAIN_SCALAR_STYLE,
                         tag: c_string(s.tag),
                         anchor: c_string(s.anchor),
                     }
                 }
-                sys::YAML_SEQUENCE_START_EVENT => Event::SequenceStart {
+                unsafe_sys::YAML_SEQUENCE_START_EVENT => Event::SequenceStart {
                     anchor: c_string(e.data.sequence_start.anchor),
                 },
-                sys::YAML_SEQUENCE_END_EVENT => Event::SequenceEnd,
-                sys::YAML_MAPPING_START_EVENT => Event::MappingStart {
+                unsafe_sys::YAML_SEQUENCE_END_EVENT => Event::SequenceEnd,
+                unsafe_sys::YAML_MAPPING_START_EVENT => Event::MappingStart {
                     anchor: c_string(e.data.mapping_start.anchor),
                 },
-                sys::YAML_MAPPING_END_EVENT => Event::MappingEnd,
+                unsafe_sys::YAML_MAPPING_END_EVENT => Event::MappingEnd,
                 _ => Event::StreamEnd,
             };
-            sys::yaml_event_delete(event.as_mut_ptr());
+            unsafe_sys::yaml_event_delete(event.as_mut_ptr());
             Ok((out, at))
         }
     }
@@ -180,6 +180,6 @@ impl Drop for Parser {
     fn drop(&mut self) {
         // SAFETY: the parser was initialised (or zeroed, which `yaml_parser_delete` accepts)
         // and is deleted once.
-        unsafe { sys::yaml_parser_delete(ptr::addr_of_mut!(self.pin.sys)) }
+        unsafe { unsafe_sys::yaml_parser_delete(ptr::addr_of_mut!(self.pin.sys)) }
     }
 }
