@@ -119,7 +119,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     if args.output == Format::Json && !json_results.is_empty() {
-        match serde_json::to_string_pretty(&json_results) {
+        match kcel_kube::gofmt::to_json_pretty(&json_results) {
             Ok(s) => println!("{s}"),
             Err(e) => {
                 eprintln!("kcel test: {e}");

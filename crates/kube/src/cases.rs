@@ -2,10 +2,12 @@
 //! format of `out*.json`.
 //!
 //! Input: `{crds: {<id>: <v1 CRD>}, cases: [{name, crd: <id>, version?, object | objectRaw,
-//! oldObject | oldObjectRaw, subresource?: status}]}`. Output per case: `name`, `crdStatus` (when
-//! the CRD itself is invalid), `unknownFields`, `decodeError`, `objectAfterDecode`, `status`,
-//! `causeStrings`, `warnings`; and `duplicateFields` (`duplicate field "spec.a"`) when an
-//! `objectRaw` repeats a key (Kubernetes reports them before the unknown fields).
+//! oldObject | oldObjectRaw, subresource?: status, fieldValidation?: Strict | Warn | Ignore}]}`
+//! (no `fieldValidation`: strict-decoding problems are reported in `unknownFields` only). Output
+//! per case: `name`, `crdStatus` (when the CRD itself is invalid), `unknownFields` (the
+//! strict-decoding problems: `duplicate field "spec.a"` for each key an `objectRaw` repeats, then
+//! `unknown field "spec.b"` for each pruned field), `decodeError`, `objectAfterDecode`, `status`,
+//! `causeStrings`, `warnings`.
 
 use serde_json::{Map, Value, json};
 
@@ -121,9 +123,21 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
             return Value::Object(r);
         }
     };
+    let field_validation = match case.get("fieldValidation").and_then(Value::as_str) {
+        None | Some("Ignore") => FieldValidation::Ignore,
+        Some("Strict") => FieldValidation::Strict,
+        Some("Warn") => FieldValidation::Warn,
+        Some(other) => {
+            r.insert(
+                "error".into(),
+                Value::String(format!("unknown fieldValidation {other:?}")),
+            );
+            return Value::Object(r);
+        }
+    };
     let options = Options {
         kube_version: kv,
-        field_validation: FieldValidation::Ignore,
+        field_validation,
         ..Options::default()
     };
     let resp = pipeline.run_with_duplicates(obj.value, &obj.duplicates, &operation, &options);
@@ -131,11 +145,13 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
         r.insert("decodeError".into(), Value::String(e));
         return Value::Object(r);
     }
-    if !resp.duplicate_fields.is_empty() {
-        r.insert("duplicateFields".into(), json!(resp.duplicate_fields));
-    }
-    if !resp.unknown_fields.is_empty() {
-        r.insert("unknownFields".into(), json!(resp.unknown_fields));
+    let strict: Vec<&String> = resp
+        .duplicate_fields
+        .iter()
+        .chain(&resp.unknown_fields)
+        .collect();
+    if !strict.is_empty() {
+        r.insert("unknownFields".into(), json!(strict));
     }
     if let Some(o) = resp.object {
         r.insert("objectAfterDecode".into(), o);

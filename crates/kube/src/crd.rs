@@ -52,7 +52,7 @@ pub struct ObjectMeta {
     pub name: String,
 }
 
-/// `spec` of a CRD. `conversion` is ignored (it does not affect validation).
+/// `spec` of a CRD.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CustomResourceDefinitionSpec {
@@ -68,6 +68,67 @@ pub struct CustomResourceDefinitionSpec {
     /// Must be false for v1 CRDs; kept so the loader can report it.
     #[serde(rename = "preserveUnknownFields", deserialize_with = "nullable")]
     pub preserve_unknown_fields: bool,
+    /// How versions convert (checked when the CRD is written; absent means `None`).
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub conversion: Option<CustomResourceConversion>,
+}
+
+/// `spec.conversion`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct CustomResourceConversion {
+    /// `None` or `Webhook`.
+    #[serde(deserialize_with = "nullable")]
+    pub strategy: String,
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub webhook: Option<WebhookConversion>,
+}
+
+/// `spec.conversion.webhook`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct WebhookConversion {
+    #[serde(
+        rename = "clientConfig",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
+    pub client_config: Option<WebhookClientConfig>,
+    #[serde(rename = "conversionReviewVersions", deserialize_with = "nullable")]
+    pub conversion_review_versions: Vec<String>,
+}
+
+/// `spec.conversion.webhook.clientConfig`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct WebhookClientConfig {
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub service: Option<ServiceReference>,
+    /// Base64 PEM; not checked on create (an invalid bundle is allowed until the CRD is
+    /// established).
+    #[serde(
+        rename = "caBundle",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
+    pub ca_bundle: Option<String>,
+}
+
+/// `clientConfig.service`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ServiceReference {
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub path: Option<String>,
+    /// Defaulted to 443 (`SetDefaults_ServiceReference`).
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
+    pub port: Option<i32>,
 }
 
 /// `spec.names`.

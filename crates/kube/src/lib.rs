@@ -3,7 +3,7 @@
 //! The layers, bottom up:
 //!
 //! * [`yaml`]: YAML → JSON exactly as Kubernetes tooling converts it (go-yaml v2 scalars,
-//!   string keys, duplicate keys rejected), with line numbers.
+//!   string keys, a repeated key keeps its last value and is listed), with line numbers.
 //! * [`crd`], [`schema_props`]: the `apiextensions.k8s.io/v1` CRD model and `JSONSchemaProps`
 //!   with every field, decoded with serde; [`load`] reads files (multi-document YAML, JSON
 //!   streams, `kind: List`) with `file:line:column` errors.
@@ -39,5 +39,6 @@ pub mod structural;
 pub mod values;
 pub mod version;
 pub mod yaml;
+mod yaml_events;
 
 pub use version::KubeVersion;

@@ -16,14 +16,17 @@
 //! * quoted and block scalars, and scalars tagged `!!str`, are strings;
 //! * anchors and aliases are expanded (with a budget against alias bombs), `<<` merge keys are
 //!   applied;
-//! * a key that appears twice in one mapping is an error, as in the strict decoding kubectl and
-//!   the API server use by default (`fieldValidation=Strict`).
+//! * a key that appears twice in one mapping keeps its last value, as go-yaml v2's `Unmarshal`
+//!   keeps it (`sigs.k8s.io/yaml.YAMLToJSON`, kubectl's reader); the repeated keys are listed in
+//!   [`YamlDocument::duplicates`].
 //!
-//! The parser is `yaml-rust2`: pure Rust, maintained, and event based, which lets this module own
-//! scalar resolution (needed for the YAML 1.1 rules above, which no YAML 1.2 library applies)
-//! and record the line of every node for error messages. `serde_yaml` is deprecated; its forks
-//! (`serde_yml`, `serde_norway`) resolve scalars with YAML 1.2 rules, which would silently differ
-//! from Kubernetes.
+//! The events come from libyaml ([`crate::yaml_events`]), the C parser go-yaml v2 is a port of,
+//! so the same texts parse (or fail) as with kubectl; `yaml-rust2`, used before, follows YAML
+//! 1.2's indentation rules and rejected flow collections and quoted scalars that kubectl reads.
+//! This module owns scalar resolution (the YAML 1.1 rules above, which no YAML 1.2 library
+//! applies) and records the line of every node for error messages. `serde_yaml` is deprecated;
+//! its forks (`serde_yml`, `serde_norway`) resolve scalars with YAML 1.2 rules, which would
+//! silently differ from Kubernetes.
 //!
 //! Every node's position is kept in a [`Positions`] table keyed by JSON pointer, so a later error
 //! (a wrong type deep in a CRD) can name its line.
@@ -32,8 +35,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use serde_json::{Map, Number, Value};
-use yaml_rust2::parser::{Event, Parser};
-use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+use crate::yaml_events::{Event, Mark, Parser};
 
 use crate::gofmt::{FloatStyle, format_float};
 
@@ -88,6 +91,10 @@ pub struct YamlDocument {
     /// Where the document's content starts (its `---` line when it is empty).
     pub start: Position,
     pub positions: Positions,
+    /// The JSON pointer (`/spec/a`) of every key repeated in a mapping, in document order; the
+    /// last value is kept, as go-yaml v2 keeps it outside strict mode (`yaml.Unmarshal`, which
+    /// `sigs.k8s.io/yaml.YAMLToJSON` and so kubectl use).
+    pub duplicates: Vec<String>,
 }
 
 /// A YAML syntax or conversion error.
@@ -105,10 +112,10 @@ impl fmt::Display for YamlError {
 
 impl std::error::Error for YamlError {}
 
-fn position(mark: &Marker) -> Position {
+fn position(mark: &Mark) -> Position {
     Position {
-        line: mark.line(),
-        column: mark.col() + 1,
+        line: mark.line,
+        column: mark.column,
     }
 }
 
@@ -120,17 +127,17 @@ pub(crate) fn pointer_segment(key: &str) -> String {
 /// Parses a YAML stream into its documents. Empty documents (only comments, or nothing between
 /// two `---`) yield `Value::Null`, as `sigs.k8s.io/yaml` does; callers usually skip them.
 pub fn parse_stream(text: &str) -> Result<Vec<YamlDocument>, YamlError> {
-    let mut parser = Parser::new_from_str(text);
+    let mut parser = Parser::new(text);
     let mut builder = Builder::default();
     let mut docs = Vec::new();
     loop {
-        let (event, mark) = parser.next_token().map_err(|e| YamlError {
-            position: position(e.marker()),
-            message: e.info().to_string(),
+        let (event, mark) = parser.next().map_err(|e| YamlError {
+            position: position(&e.mark),
+            message: e.message,
         })?;
         match event {
             Event::StreamEnd => break,
-            Event::StreamStart | Event::Nothing => {}
+            Event::StreamStart => {}
             Event::DocumentStart => builder.start_document(position(&mark)),
             Event::DocumentEnd => {
                 if let Some(doc) = builder.finish_document() {
@@ -169,6 +176,11 @@ struct Builder {
     start: Position,
     positions: Positions,
     nodes: usize,
+    /// JSON pointers of the keys repeated in the current document.
+    duplicates: Vec<String>,
+    /// Anchor names to the ids of their latest definitions.
+    anchor_ids: HashMap<String, usize>,
+    anchor_ids_next: usize,
 }
 
 /// A resolved scalar, before it becomes a JSON value or a key.
@@ -188,6 +200,8 @@ impl Builder {
         self.root = None;
         self.start = start;
         self.positions = Positions::default();
+        self.duplicates.clear();
+        self.anchor_ids.clear();
     }
 
     fn finish_document(&mut self) -> Option<YamlDocument> {
@@ -201,6 +215,7 @@ impl Builder {
                 .copied()
                 .unwrap_or(self.start),
             positions: std::mem::take(&mut self.positions),
+            duplicates: std::mem::take(&mut self.duplicates),
         })
     }
 
@@ -235,14 +250,32 @@ impl Builder {
         }
     }
 
-    fn event(&mut self, event: Event, mark: &Marker) -> Result<(), YamlError> {
+    /// The id of a newly defined anchor (0: none). A later definition of the same name replaces
+    /// the earlier one for the aliases that follow it.
+    fn define_anchor(&mut self, name: Option<String>) -> usize {
+        let Some(name) = name else {
+            return 0;
+        };
+        self.anchor_ids_next += 1;
+        self.anchor_ids.insert(name, self.anchor_ids_next);
+        self.anchor_ids_next
+    }
+
+    fn event(&mut self, event: Event, mark: &Mark) -> Result<(), YamlError> {
         let pos = position(mark);
         let (pointer, is_key) = self.next_pointer();
+        let is_seq = matches!(event, Event::SequenceStart { .. });
         match event {
-            Event::Scalar(text, style, anchor, tag) => {
+            Event::Scalar {
+                value: text,
+                plain,
+                tag,
+                anchor,
+            } => {
                 self.count(1, pos)?;
-                let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let scalar = if style != TScalarStyle::Plain || is_str_tag {
+                let anchor = self.define_anchor(anchor);
+                let is_str_tag = tag.as_deref() == Some("tag:yaml.org,2002:str");
+                let scalar = if !plain || is_str_tag {
                     Scalar::Str(text)
                 } else {
                     resolve_plain(text)
@@ -258,11 +291,19 @@ impl Builder {
                 }
                 self.push_value(value, pos)
             }
-            Event::Alias(id) => {
-                let Some((value, n)) = self.anchors.get(&id).cloned() else {
+            Event::Alias(name) => {
+                let found = self
+                    .anchor_ids
+                    .get(&name)
+                    .and_then(|id| self.anchors.get(id))
+                    .cloned();
+                let Some((value, n)) = found else {
                     return Err(YamlError {
                         position: pos,
-                        message: "unknown anchor".into(),
+                        message: format!(
+                            "unknown anchor {} referenced",
+                            crate::gofmt::quote(&name)
+                        ),
                     });
                 };
                 self.count(n, pos)?;
@@ -277,7 +318,7 @@ impl Builder {
                 self.positions.record(&pointer, pos);
                 self.push_value(value, pos)
             }
-            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+            Event::SequenceStart { anchor } | Event::MappingStart { anchor } => {
                 if is_key {
                     return Err(unsupported_key(pos));
                 }
@@ -288,8 +329,9 @@ impl Builder {
                     });
                 }
                 self.count(1, pos)?;
+                let anchor = self.define_anchor(anchor);
                 self.positions.record(&pointer, pos);
-                let frame = if matches!(event, Event::SequenceStart(..)) {
+                let frame = if is_seq {
                     Frame::Seq {
                         items: Vec::new(),
                         anchor,
@@ -324,11 +366,9 @@ impl Builder {
                 }
                 self.push_value(value, pos)
             }
-            Event::Nothing
-            | Event::StreamStart
-            | Event::StreamEnd
-            | Event::DocumentStart
-            | Event::DocumentEnd => Ok(()),
+            Event::StreamStart | Event::StreamEnd | Event::DocumentStart | Event::DocumentEnd => {
+                Ok(())
+            }
         }
     }
 
@@ -350,7 +390,11 @@ impl Builder {
                 Ok(())
             }
             Some(Frame::Map {
-                map, key, merged, ..
+                map,
+                key,
+                merged,
+                pointer,
+                ..
             }) => {
                 let Some((k, key_pos)) = key.take() else {
                     return Err(YamlError {
@@ -364,10 +408,8 @@ impl Builder {
                 if let Some(i) = merged.iter().position(|m| *m == k) {
                     merged.swap_remove(i);
                 } else if map.contains_key(&k) {
-                    return Err(YamlError {
-                        position: key_pos,
-                        message: format!("key {} already set in map", crate::gofmt::quote(&k)),
-                    });
+                    self.duplicates
+                        .push(format!("{pointer}/{}", pointer_segment(&k)));
                 }
                 map.insert(k, value);
                 Ok(())
@@ -639,17 +681,33 @@ mod tests {
             v,
             json!({"true": 1, "1": 2, "1.5": 3, "1e+06": 5, "null_": 6})
         );
-        // `y` and `true` are the same key once resolved.
-        assert!(parse_stream("y: 1\ntrue: 2\n").is_err());
+        // `y` and `true` are the same key once resolved: the last one wins.
+        assert_eq!(one("y: 1\ntrue: 2\n"), json!({"true": 2}));
         assert!(parse_stream("~: 1\n").is_err());
         assert!(parse_stream("? [a]\n: 1\n").is_err());
     }
 
     #[test]
-    fn duplicate_keys_are_errors_with_line() {
-        let err = parse_stream("a: 1\nb: 2\na: 3\n").expect_err("duplicate");
-        assert_eq!(err.position.line, 3);
-        assert!(err.message.contains("already set"), "{}", err.message);
+    fn flow_and_quoted_scalars_continued_at_the_key_column() {
+        // argo-workflows and tekton examples: go-yaml (libyaml) reads these, YAML 1.2
+        // parsers reject them.
+        let v = one("a:\n  args: [\"x\",\n  \"y\"\n  ]\n  s: \"one\n  two\"\nb: 1\n");
+        assert_eq!(
+            v,
+            json!({"a": {"args": ["x", "y"], "s": "one two"}, "b": 1})
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value_and_are_listed() {
+        let docs = parse_stream("a: 1\nb: {c: 1, c: 2}\na: 3\n---\nx: 1\n").expect("parses");
+        assert_eq!(docs[0].value, serde_json::json!({"a": 3, "b": {"c": 2}}));
+        assert_eq!(docs[0].duplicates, ["/b/c", "/a"]);
+        assert!(docs[1].duplicates.is_empty());
+        // A key set by a merge may be set once more without being a repetition.
+        let docs = parse_stream("base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n").expect("parses");
+        assert_eq!(docs[0].value["m"], serde_json::json!({"k": 2}));
+        assert!(docs[0].duplicates.is_empty());
     }
 
     #[test]

@@ -66,6 +66,12 @@ impl Context {
 
 /// Parses a JSON body, recording duplicate keys. serde_json stops at 128 nesting levels with an
 /// error, well before any stack limit.
+///
+/// A body that is not JSON fails as the API server's serializer fails on it: its first step
+/// reads the body's kind with `encoding/json` (`SimpleMetaFactory.Interpret` in apimachinery's
+/// `runtime/serializer/json/meta.go`), so the text is Go's syntax error behind `couldn't get
+/// version/kind; json parse error: ` (a UTF-8 byte-order mark is such an error). What Go reads
+/// but serde_json refuses (nesting beyond 128, numbers beyond `float64`) keeps serde_json's text.
 pub fn parse(text: &str) -> Result<Parsed, String> {
     let mut ctx = Context {
         path: Vec::new(),
@@ -74,12 +80,17 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = ValueSeed { ctx: &mut ctx }
         .deserialize(&mut de)
-        .map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(Parsed {
-        value,
-        duplicates: ctx.duplicates,
-    })
+        .and_then(|v| de.end().map(|()| v));
+    match value {
+        Ok(value) => Ok(Parsed {
+            value,
+            duplicates: ctx.duplicates,
+        }),
+        Err(e) => Err(match super::json_syntax::check(text.as_bytes()) {
+            Some(go) => format!("couldn't get version/kind; json parse error: {go}"),
+            None => e.to_string(),
+        }),
+    }
 }
 
 /// `duplicate field "<path>"`, the strict-decoding text for a repeated key.
@@ -231,6 +242,16 @@ mod tests {
         assert_eq!(
             duplicate_field_message("[1].a"),
             r#"duplicate field "[1].a""#
+        );
+    }
+
+    #[test]
+    fn syntax_errors_in_go_text() {
+        assert_eq!(
+            parse("\u{feff}{}").err().as_deref(),
+            Some(
+                "couldn't get version/kind; json parse error: invalid character 'ï' looking for beginning of value"
+            )
         );
     }
 

@@ -14,11 +14,13 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
+pub mod crd_conversion;
 pub mod crd_spec;
 pub mod crd_validation;
 pub mod decode;
 pub mod formats;
 pub mod json;
+pub mod json_syntax;
 pub mod listtype;
 pub mod numeric_formats;
 pub mod objectmeta;
