@@ -12,6 +12,9 @@
 //!   `featureGates` asks for gates that are not enabled (`--feature-gate`), or for disabled
 //!   gates (`-Name`) that are, is skipped with the reason.
 //!
+//! `-n` is the namespace requests are sent to (a case's own `namespace` wins); without it, each
+//! object's own namespace, else `default`, as kubectl sends it.
+//!
 //! Exit code 0 when every suite test passes, 1 when one fails, 2 on unreadable input.
 
 use std::collections::BTreeSet;

@@ -1325,4 +1325,31 @@ mod tests {
             ]
         );
     }
+
+    /// `schemaPropsValidator.Validate` (schema_props.go) reports the failed branch with the
+    /// highest `MatchCount`, which counts validators that applied (a format adds the type and
+    /// format validators) and items' own counts, not keywords.
+    #[test]
+    fn junctors_pick_the_branch_with_most_matches() {
+        let props = json!({"a": {"type": "string", "anyOf": [{"maxLength": 1}, {"format": "uuid"}]},
+            "d": {"type": "array", "items": {"type": "string"},
+                "anyOf": [{"maxItems": 1}, {"items": {"maxLength": 1}, "maxItems": 2}]}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"a": "abc"})),
+            [
+                "<nil>: Invalid value: \"\": \"spec.a\" must validate at least one schema (anyOf)",
+                "spec.a: Invalid value: \"abc\": spec.a in body must be of type uuid: \"abc\""
+            ]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"d": ["aa", "bb", "cc"]})),
+            [
+                "<nil>: Invalid value: \"\": \"spec.d\" must validate at least one schema (anyOf)",
+                "spec.d[0]: Too long: may not be more than 1 byte",
+                "spec.d[1]: Too long: may not be more than 1 byte",
+                "spec.d[2]: Too long: may not be more than 1 byte",
+                "spec.d: Too many: 3: must have at most 2 items"
+            ]
+        );
+    }
 }
