@@ -12,6 +12,9 @@
 //!   `featureGates` asks for gates that are not enabled (`--feature-gate`), or for disabled
 //!   gates (`-Name`) that are, is skipped with the reason.
 //!
+//! `-n` is the namespace requests are sent to (a case's own `namespace` wins); without it, each
+//! object's own namespace, else `default`, as kubectl sends it.
+//!
 //! Exit code 0 when every suite test passes, 1 when one fails, 2 on unreadable input.
 
 use std::collections::BTreeSet;
@@ -19,7 +22,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use kcel_kube::KubeVersion;
 use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::pipeline::{FieldValidation, Operation, Options, Pipeline};
 use serde_json::{Map, Value};
@@ -40,6 +42,10 @@ pub struct Args {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
     output: Format,
+    /// The namespace requests are sent to (`kubectl -n`), for suites and for cases that name
+    /// none; default: the object's own, else `default`.
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
+    namespace: Option<String>,
     /// Feature gates enabled for test suites (repeatable or comma-separated).
     #[arg(long = "feature-gate", value_name = "NAME", value_delimiter = ',')]
     feature_gates: Vec<String>,
@@ -69,6 +75,13 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
+    // What suites send: strict field validation, as `kubectl apply` does.
+    let suite_options = Options {
+        kube_version: kv,
+        field_validation: FieldValidation::Strict,
+        namespace: args.namespace.clone(),
+        ..Options::default()
+    };
     let mut failed = false;
     let mut json_results = Vec::new();
     let gates: BTreeSet<String> = args.feature_gates.iter().cloned().collect();
@@ -91,7 +104,7 @@ pub fn run(args: Args) -> ExitCode {
         for doc in docs {
             let v = doc.value;
             if v.get("cases").is_some() {
-                match kcel_kube::cases::run_case_file(&v, kv) {
+                match kcel_kube::cases::run_case_file(&v, kv, args.namespace.as_deref()) {
                     Ok(results) => {
                         if args.output == Format::Text {
                             for r in &results {
@@ -106,7 +119,7 @@ pub fn run(args: Args) -> ExitCode {
                     }
                 }
             } else if v.get("tests").is_some() {
-                let t = run_suite(&v, &crds, kv, &gates);
+                let t = run_suite(&v, &crds, &suite_options, &gates);
                 failed |= t.failed > 0;
                 totals.add(t);
             } else {
@@ -262,17 +275,12 @@ fn apply(
     crd: &CustomResourceDefinition,
     obj: Value,
     operation: Operation,
-    kv: KubeVersion,
+    base: &Options,
 ) -> Result<Outcome, String> {
     let version = version_of(&obj);
-    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, kv)?;
+    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, base.kube_version)?;
     let pipeline = Pipeline::new(crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
-    let options = Options {
-        kube_version: kv,
-        field_validation: FieldValidation::Strict,
-        ..Options::default()
-    };
-    let r = pipeline.run(with_name(obj), &operation, &options);
+    let r = pipeline.run(with_name(obj), &operation, base);
     let failed = r.status.status != "Success";
     Ok(Outcome {
         object: r.object,
@@ -309,10 +317,10 @@ fn check(outcome: &Outcome, test: &Value, error_key: &str) -> Result<(), String>
 fn create_initial(
     crd: &CustomResourceDefinition,
     initial: Value,
-    kv: KubeVersion,
+    base: &Options,
 ) -> Result<Value, String> {
     let status = initial.get("status").cloned();
-    let created = apply(crd, initial.clone(), Operation::Create, kv)?;
+    let created = apply(crd, initial.clone(), Operation::Create, base)?;
     if let Some(m) = created.message {
         return Err(format!("initial object rejected: {m}"));
     }
@@ -327,7 +335,7 @@ fn create_initial(
     if let (Value::Object(o), Some(st)) = (&mut with_status, status) {
         o.insert("status".into(), st);
     }
-    let written = apply(crd, with_status, Operation::UpdateStatus(stored), kv)?;
+    let written = apply(crd, with_status, Operation::UpdateStatus(stored), base)?;
     if let Some(m) = written.message {
         return Err(format!("initial status rejected: {m}"));
     }
@@ -341,18 +349,18 @@ fn run_test(
     test: &Value,
     update: bool,
     crds: &[CustomResourceDefinition],
-    kv: KubeVersion,
+    base: &Options,
 ) -> Result<(), String> {
     let initial = object_field(test, "initial")?.ok_or("test without `initial`")?;
     let crd = find_crd(suite, &initial, crds)?;
     if !update {
-        let out = apply(crd, initial, Operation::Create, kv)?;
+        let out = apply(crd, initial, Operation::Create, base)?;
         return check(&out, test, "expectedError");
     }
     // The initial object may be written under a patched CRD; the update meets the real one.
     let old = match test.get("initialCRDPatches").filter(|p| !p.is_null()) {
-        Some(patches) => create_initial(&patched_crd(crd, patches)?, initial, kv)?,
-        None => create_initial(crd, initial, kv)?,
+        Some(patches) => create_initial(&patched_crd(crd, patches)?, initial, base)?,
+        None => create_initial(crd, initial, base)?,
     };
     let updated = object_field(test, "updated")?.ok_or("update test without `updated`")?;
     let mut updated = with_name(updated);
@@ -365,10 +373,10 @@ fn run_test(
             }
         }
     }
-    let spec = apply(crd, updated.clone(), Operation::Update(old.clone()), kv)?;
+    let spec = apply(crd, updated.clone(), Operation::Update(old.clone()), base)?;
     check(&spec, test, "expectedError")?;
     if test.get("expectedStatusError").is_some() {
-        let status = apply(crd, updated, Operation::UpdateStatus(old), kv)?;
+        let status = apply(crd, updated, Operation::UpdateStatus(old), base)?;
         check(&status, test, "expectedStatusError")?;
     }
     Ok(())
@@ -400,7 +408,7 @@ fn gate_skip_reason(suite: &Value, enabled: &BTreeSet<String>) -> Option<String>
 fn run_suite(
     suite: &Value,
     crds: &[CustomResourceDefinition],
-    kv: KubeVersion,
+    base: &Options,
     gates: &BTreeSet<String>,
 ) -> Totals {
     let suite_name = suite.get("name").and_then(Value::as_str).unwrap_or("suite");
@@ -419,7 +427,7 @@ fn run_suite(
                 println!("SKIP {suite_name} / {key} / {name}: {reason}");
                 continue;
             }
-            match run_test(suite, t, update, crds, kv) {
+            match run_test(suite, t, update, crds, base) {
                 Ok(()) => {
                     totals.passed += 1;
                     println!("PASS {suite_name} / {key} / {name}");

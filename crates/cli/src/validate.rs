@@ -2,7 +2,7 @@
 //! validates them on create (or update, with `--old`).
 //!
 //! ```text
-//! kcel validate [--crd FILE|DIR]... [--old FILE] [--kube-version 1.NN] [-o text|json] FILES|DIRS|-
+//! kcel validate [--crd FILE|DIR]... [--old FILE] [-n NAMESPACE] [--kube-version 1.NN] [-o text|json] FILES|DIRS|-
 //! ```
 //!
 //! Inputs are YAML or JSON streams (`kind: List` documents are expanded); CRDs found among them
@@ -53,6 +53,11 @@ pub struct Args {
     /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
     #[arg(long = "kube-version", value_name = "1.NN")]
     kube_version: Option<String>,
+    /// The namespace requests are sent to (`kubectl -n`): objects of namespaced kinds without
+    /// one land there, objects naming another are refused (400 BadRequest); default: each
+    /// object's own namespace, else `default`.
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
+    namespace: Option<String>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
     output: Format,
@@ -343,6 +348,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         let options = Options {
             kube_version: version,
             field_validation: FieldValidation::Strict,
+            namespace: args.namespace.clone(),
             ..Options::default()
         };
         let response = pipeline.run(doc.value.clone(), &operation, &options);

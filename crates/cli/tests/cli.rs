@@ -124,3 +124,33 @@ fn usage_errors_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `validate -n`: an object naming another namespace gets the server's 400 BadRequest; one
+/// naming none lands in the request's namespace.
+#[test]
+fn validate_namespace_flag_is_the_request_namespace() {
+    let dir = std::env::temp_dir().join(format!("kcel-cli-ns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let obj = dir.join("w.yaml");
+    std::fs::write(
+        &obj,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: team-a}\n",
+    )
+    .expect("write object");
+    let crd = "crates/cli/tests/testdata/test_cmd/widgets.crd.yaml";
+    let obj = obj.to_string_lossy().into_owned();
+    let refused = kcel(&["validate", "--crd", crd, "-n", "team-b", &obj]);
+    let accepted = kcel(&["validate", "--crd", crd, &obj]);
+    let same = kcel(&["validate", "--crd", crd, "--namespace", "team-a", &obj]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(
+        stdout(&refused).contains(
+            "Error from server (BadRequest): the namespace of the provided object does not match the namespace sent on the request"
+        ),
+        "{}",
+        stdout(&refused)
+    );
+    assert_eq!(accepted.status.code(), Some(0), "{}", stdout(&accepted));
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+}

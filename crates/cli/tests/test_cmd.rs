@@ -164,3 +164,104 @@ fn unreadable_input_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no-such-file.yaml"), "{}", stderr(&o));
 }
+
+/// The request's namespace on creates, updates and status updates of cluster-scoped and
+/// namespaced kinds, system metadata and finalizer warnings: `namespaces.out.json` is what
+/// Kubernetes 1.35 answers (recorded with `shared/oracle-probe`).
+#[test]
+fn case_file_namespaces_and_metadata_match_kubernetes() {
+    let o = kcel(&["test", &path("namespaces.yaml"), "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let got: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON output");
+    let want: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(data("namespaces.out.json")).expect("out file"),
+    )
+    .expect("out file is JSON");
+    assert_eq!(got, want);
+}
+
+/// `-n` is the request's namespace for cases that name none.
+#[test]
+fn case_file_namespace_flag_applies_to_cases_without_one() {
+    let o = kcel(&[
+        "test",
+        "-n",
+        "team-b",
+        &path("namespaces.yaml"),
+        "-o",
+        "json",
+    ]);
+    let got: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON output");
+    let case = |name: &str| {
+        got.as_array()
+            .and_then(|a| a.iter().find(|r| r["name"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        case("namespaced-create-without-namespace")["objectAfterDecode"]["metadata"]["namespace"],
+        "team-b"
+    );
+    assert_eq!(
+        case("namespaced-create-own-namespace")["status"]["reason"],
+        "BadRequest"
+    );
+    assert_eq!(
+        case("namespaced-create-request-fills")["objectAfterDecode"]["metadata"]["namespace"],
+        "team-b"
+    );
+}
+
+/// A cluster-scoped object that names a namespace loses it, on create and on update.
+#[test]
+fn suite_cluster_scoped_objects_may_name_a_namespace() {
+    let o = kcel(&[
+        "test",
+        "--crd",
+        &path("gadgets.crd.yaml"),
+        &path("gadgets.testsuite.yaml"),
+    ]);
+    assert_eq!(
+        stdout(&o).lines().last(),
+        Some("2 passed, 0 failed, 0 skipped"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+/// With `-n`, objects of namespaced kinds land in that namespace and objects naming another
+/// are refused; without it each object's own namespace is used.
+#[test]
+fn suite_namespace_flag_is_the_request_namespace() {
+    let args = |ns: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = vec!["test".into()];
+        v.extend(ns.iter().map(|s| s.to_string()));
+        v.extend([
+            "--crd".into(),
+            path("widgets.crd.yaml"),
+            path("namespaced.testsuite.yaml"),
+        ]);
+        v
+    };
+    let with = args(&["-n", "team-b"]);
+    let o = kcel(&with.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        stdout(&o).lines().last(),
+        Some("4 passed, 0 failed, 0 skipped"),
+        "{}",
+        stdout(&o)
+    );
+    let without = args(&[]);
+    let o = kcel(&without.iter().map(String::as_str).collect::<Vec<_>>());
+    let out = stdout(&o);
+    assert!(
+        out.contains("FAIL [Stable] Widget in a namespace / onCreate / Should refuse an object of another namespace: accepted"),
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().last(),
+        Some("2 passed, 2 failed, 0 skipped"),
+        "{out}"
+    );
+}

@@ -2,12 +2,14 @@
 //! format of `out*.json`.
 //!
 //! Input: `{crds: {<id>: <v1 CRD>}, cases: [{name, crd: <id>, version?, object | objectRaw,
-//! oldObject | oldObjectRaw, subresource?: status, fieldValidation?: Strict | Warn | Ignore}]}`
-//! (no `fieldValidation`: strict-decoding problems are reported in `unknownFields` only). Output
-//! per case: `name`, `crdStatus` (when the CRD itself is invalid), `unknownFields` (the
-//! strict-decoding problems: `duplicate field "spec.a"` for each key an `objectRaw` repeats, then
-//! `unknown field "spec.b"` for each pruned field), `decodeError`, `objectAfterDecode`, `status`,
-//! `causeStrings`, `warnings`.
+//! oldObject | oldObjectRaw, subresource?: status, namespace?, fieldValidation?}]}`:
+//! `namespace` is the request's (default: the object's own, else `default`);
+//! `fieldValidation` is `Strict`, `Warn` or `Ignore`, and when absent the unknown fields are
+//! only reported. Output per case: `name`, `crdStatus` (when the CRD itself is invalid),
+//! `unknownFields` (repeated keys of an `objectRaw`, `duplicate field "spec.a"`, then the
+//! pruned fields, as Kubernetes lists them; none under `Ignore`), `decodeError`,
+//! `objectAfterDecode` (without `uid` and `creationTimestamp`, which a server fills itself),
+//! `status`, `causeStrings`, `warnings`.
 
 use serde_json::{Map, Value, json};
 
@@ -39,8 +41,13 @@ fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Parsed>, String> 
     }))
 }
 
-/// Runs every case of a case file; one result object per case, in order.
-pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Value>, String> {
+/// Runs every case of a case file; one result object per case, in order. `namespace` is the
+/// request's namespace for cases that name none.
+pub fn run_case_file(
+    file: &Value,
+    kube_version: KubeVersion,
+    namespace: Option<&str>,
+) -> Result<Vec<Value>, String> {
     let crds = file
         .get("crds")
         .and_then(Value::as_object)
@@ -51,12 +58,38 @@ pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Valu
         .ok_or("case file has no `cases` list")?;
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
-        out.push(run_case(case, crds, kube_version));
+        out.push(run_case(case, crds, kube_version, namespace, None));
     }
     Ok(out)
 }
 
-fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
+/// The `fieldValidation` of a case (any letter case): `None` when absent (unknown fields
+/// reported, nothing else).
+fn field_validation(case: &Value) -> Result<Option<FieldValidation>, String> {
+    let Some(v) = case.get("fieldValidation") else {
+        return Ok(None);
+    };
+    match v.as_str().map(str::to_ascii_lowercase).as_deref() {
+        Some("") => Ok(None),
+        Some("strict") => Ok(Some(FieldValidation::Strict)),
+        Some("warn") => Ok(Some(FieldValidation::Warn)),
+        Some("ignore") => Ok(Some(FieldValidation::Ignore)),
+        _ => Err(format!(
+            "fieldValidation {}: want Strict, Warn or Ignore",
+            crate::field::go_json(v)
+        )),
+    }
+}
+
+/// Runs one case with the CRDs of its file; `namespace` is the request's when the case names
+/// none; `name_suffix` replaces the random characters of a generated name.
+pub fn run_case(
+    case: &Value,
+    crds: &Map<String, Value>,
+    kv: KubeVersion,
+    namespace: Option<&str>,
+    name_suffix: Option<&str>,
+) -> Value {
     let mut r = Map::new();
     r.insert("name".into(), Value::String(id_of(case.get("name"))));
     let crd_id = id_of(case.get("crd"));
@@ -123,21 +156,23 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
             return Value::Object(r);
         }
     };
-    let field_validation = match case.get("fieldValidation").and_then(Value::as_str) {
-        None | Some("Ignore") => FieldValidation::Ignore,
-        Some("Strict") => FieldValidation::Strict,
-        Some("Warn") => FieldValidation::Warn,
-        Some(other) => {
-            r.insert(
-                "error".into(),
-                Value::String(format!("unknown fieldValidation {other:?}")),
-            );
+    let mode = match field_validation(case) {
+        Ok(m) => m,
+        Err(e) => {
+            r.insert("error".into(), Value::String(e));
             return Value::Object(r);
         }
     };
     let options = Options {
         kube_version: kv,
-        field_validation,
+        field_validation: mode.unwrap_or(FieldValidation::Ignore),
+        namespace: case
+            .get("namespace")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .or(namespace)
+            .map(str::to_string),
+        name_suffix: name_suffix.map(str::to_string),
         ..Options::default()
     };
     let resp = pipeline.run_with_duplicates(obj.value, &obj.duplicates, &operation, &options);
@@ -145,15 +180,19 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
         r.insert("decodeError".into(), Value::String(e));
         return Value::Object(r);
     }
-    let strict: Vec<&String> = resp
+    let reported: Vec<&String> = resp
         .duplicate_fields
         .iter()
         .chain(&resp.unknown_fields)
         .collect();
-    if !strict.is_empty() {
-        r.insert("unknownFields".into(), json!(strict));
+    if mode != Some(FieldValidation::Ignore) && !reported.is_empty() {
+        r.insert("unknownFields".into(), json!(reported));
     }
-    if let Some(o) = resp.object {
+    if let Some(mut o) = resp.object {
+        if let Some(Value::Object(m)) = o.get_mut("metadata") {
+            m.shift_remove("uid");
+            m.shift_remove("creationTimestamp");
+        }
         r.insert("objectAfterDecode".into(), o);
     }
     r.insert("status".into(), json!(resp.status));

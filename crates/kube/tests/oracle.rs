@@ -1,208 +1,233 @@
-//! Runs every case of `../shared/oracle/cases*.yaml` through the pipeline (Kubernetes 1.35) and
-//! compares with the verified `out*.json`: decode error, unknown fields, object after decoding,
-//! status (code, reason, message up to the order of causes, causes as a multiset), warnings and
-//! the CRD's own status.
+//! Runs every case of every `cases*.yaml` of `../shared/oracle` through [`kcel_kube::cases`]
+//! (Kubernetes 1.35) and compares with the verified outputs of the same name
+//! (`cases<x>.yaml` → `out<x>.json`): decode error, reported unknown fields, the object after
+//! decoding in the bytes Go's `json.Marshal` gives it, status (code, reason, details, causes as a
+//! multiset, message up to the order of causes), warnings (a multiset) and the CRD's own status.
+//! Case fields `namespace` and `fieldValidation` are the case runner's.
 //!
-//! Cases listed in `oracle.skip` (`<file>:<case> <reason>`) are skipped. Closing line:
+//! Cases listed in `oracle.skip` (`<file>:<case> <reason>`) are skipped. A cases file without
+//! outputs, or with a different number of them, fails. Closing line, per file and in total:
 //! `N passed, N failed, N skipped`.
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::field::go_json;
-use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion, Operation, Options, Pipeline, Response, Status,
-};
-use kcel_kube::rules::CelRuleStep;
-use serde_json::Value;
+use kcel_kube::pipeline::{KubeVersion, Status};
+use serde_json::{Map, Value};
 
 mod common;
+use common::raw_json::member_texts;
 use common::{compare_status, reorder_message, shared_or_skip, skip_list, sorted};
 
-fn yaml(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).expect("read cases");
-    let docs = kcel_kube::yaml::parse_stream(&text).expect("cases parse");
-    docs.into_iter()
-        .next()
-        .map(|d| d.value)
-        .unwrap_or(Value::Null)
+/// The Kubernetes release the outputs come from.
+const KUBE_1_35: KubeVersion = KubeVersion::new(35).expect("a supported version");
+
+/// Output keys this runner compares; any other key fails the case (nothing goes unchecked).
+const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "crdStatus",
+    "unknownFields",
+    "decodeError",
+    "objectAfterDecode",
+    "status",
+    "causeStrings",
+    "warnings",
+];
+
+/// Every `cases<x>.yaml` of `dir` with its `out<x>.json`, sorted by name.
+fn discover(dir: &Path) -> Vec<(String, PathBuf, PathBuf)> {
+    let mut out: Vec<(String, PathBuf, PathBuf)> = std::fs::read_dir(dir)
+        .expect("read the oracle folder")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let x = name
+                .strip_prefix("cases")?
+                .strip_suffix(".yaml")?
+                .to_string();
+            let outputs = dir.join(format!("out{x}.json"));
+            Some((format!("cases{x}"), e.path(), outputs))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
-struct Case<'a> {
-    file: &'a str,
-    crds: &'a HashMap<String, Value>,
-    case: &'a Value,
-    want: &'a Value,
-}
-
-/// Runs one case; `Ok(rules_skipped)` when it matches.
-fn run_case(c: &Case<'_>) -> Result<(), String> {
-    let name = c.case.get("name").and_then(Value::as_str).unwrap_or("");
-    // YAML 1.1 turned some ids (`n`) into booleans, in keys and values alike.
-    let crd_id = match c.case.get("crd") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => b.to_string(),
-        _ => String::new(),
-    };
-    let crd_id = crd_id.as_str();
-    let crd_value = c
-        .crds
-        .get(crd_id)
-        .ok_or_else(|| format!("no CRD {crd_id}"))?;
-    let crd: CustomResourceDefinition =
-        serde_json::from_value(crd_value.clone()).map_err(|e| format!("CRD decode: {e}"))?;
-    let kv = KubeVersion::new(35).expect("supported");
-
-    let crd_errs = kcel_kube::crd_review::validate_crd(&crd, None, kv);
-    match c.want.get("crdStatus") {
-        Some(want) => {
-            if crd_errs.is_empty() {
-                return Err("CRD accepted, want it rejected".into());
-            }
-            let got = Status::invalid(
-                "apiextensions.k8s.io",
-                "CustomResourceDefinition",
-                &crd.metadata.name,
-                &crd_errs,
-                kv,
-            );
-            let render = |order: &[usize]| {
-                let errs: Vec<_> = order.iter().map(|&i| crd_errs[i].clone()).collect();
-                Status::invalid(
-                    "apiextensions.k8s.io",
-                    "CustomResourceDefinition",
-                    &crd.metadata.name,
-                    &errs,
-                    kv,
-                )
-                .message
-            };
-            return compare_status(&got, want, &render).map_err(|e| format!("crdStatus: {e}"));
-        }
-        None => {
-            if !crd_errs.is_empty() {
-                let s: Vec<String> = crd_errs.iter().map(ToString::to_string).collect();
-                return Err(format!("CRD rejected: {s:?}"));
-            }
-        }
-    }
-
-    let version = c
-        .case
-        .get("version")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| crd.spec.versions.first().map(|v| v.name.clone()))
-        .unwrap_or_default();
-    let object = |k: &str, raw: &str| -> Result<Option<Value>, String> {
-        if let Some(r) = c.case.get(raw).and_then(Value::as_str) {
-            return kcel_kube::pipeline::decode::parse_json(r).map(Some);
-        }
-        Ok(c.case.get(k).cloned())
-    };
-    let obj = object("object", "objectRaw")?.ok_or("case without object")?;
-    let old = object("oldObject", "oldObjectRaw")?;
-    let operation = match (old, c.case.get("subresource").and_then(Value::as_str)) {
-        (None, _) => Operation::Create,
-        (Some(o), Some("status")) => Operation::UpdateStatus(o),
-        (Some(o), _) => Operation::Update(o),
-    };
-    let generate = obj
-        .pointer("/metadata/generateName")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let name_suffix = c
-        .want
-        .pointer("/objectAfterDecode/metadata/name")
-        .and_then(Value::as_str)
-        .and_then(|n| n.strip_prefix(generate))
-        .filter(|_| !generate.is_empty())
-        .map(str::to_string);
-    let options = Options {
-        kube_version: kv,
-        field_validation: FieldValidation::Ignore,
-        namespace: None,
-        name_suffix,
-        ratcheting: true,
-    };
-    let schema = crd
-        .version(&version)
-        .and_then(|v| v.open_api_v3_schema())
-        .ok_or_else(|| format!("CRD has no schema for version {version}"))?;
-    let rules = CelRuleStep::new(schema, kv)?;
-    let pipeline = Pipeline::new(&crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
-    let got: Response = pipeline.run(obj.clone(), &operation, &options);
-
-    if let Some(want) = c.want.get("decodeError").and_then(Value::as_str) {
-        return match &got.decode_error {
-            Some(g) if g == want => Ok(()),
-            g => Err(format!("decodeError: got {g:?}, want {want:?}")),
-        };
-    }
-    if let Some(e) = &got.decode_error {
-        return Err(format!("unexpected decode error: {e}"));
-    }
-    let want_unknown: Vec<String> = c
-        .want
-        .get("unknownFields")
-        .and_then(Value::as_array)
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
         .map(|a| {
             a.iter()
                 .filter_map(|x| x.as_str().map(str::to_string))
                 .collect()
         })
-        .unwrap_or_default();
-    if got.unknown_fields != want_unknown {
+        .unwrap_or_default()
+}
+
+fn status_of(v: &Value) -> Result<Status, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("status: {e}"))
+}
+
+/// The random part of a generated name, read from the expected name.
+fn name_suffix(case: &Value, want: &Value) -> Option<String> {
+    let object = match case.get("objectRaw").and_then(Value::as_str) {
+        Some(raw) => kcel_kube::pipeline::json::parse(raw).ok()?.value,
+        None => case.get("object")?.clone(),
+    };
+    let generate = object.pointer("/metadata/generateName")?.as_str()?;
+    let prefix: String = generate.chars().take(58).collect();
+    let name = want.pointer("/objectAfterDecode/metadata/name")?.as_str()?;
+    name.strip_prefix(&prefix).map(str::to_string)
+}
+
+/// Compares one result of the case runner with the recorded one.
+fn compare(got: &Value, want: &Value, want_object: Option<&str>) -> Result<(), String> {
+    if let Some(k) = want
+        .as_object()
+        .and_then(|w| w.keys().find(|k| !KNOWN_KEYS.contains(&k.as_str())))
+    {
+        return Err(format!("recorded output has `{k}`, which is not compared"));
+    }
+    if let Some(e) = got.get("error") {
+        return Err(format!("case not run: {e}"));
+    }
+    if let Some(want_status) = want.get("crdStatus") {
+        let got_status = got
+            .get("crdStatus")
+            .ok_or("CRD accepted, want it rejected")?;
+        let got_status = status_of(got_status)?;
+        return compare_status(&got_status, want_status, &|o| {
+            reorder_message(&got_status, o)
+        })
+        .map_err(|e| format!("crdStatus: {e}"));
+    }
+    if let Some(s) = got.get("crdStatus") {
+        return Err(format!("CRD rejected: {}", s["message"]));
+    }
+    let got_decode = got.get("decodeError").and_then(Value::as_str);
+    let want_decode = want.get("decodeError").and_then(Value::as_str);
+    if got_decode != want_decode {
         return Err(format!(
-            "unknownFields: got {:?}, want {want_unknown:?}",
-            got.unknown_fields
+            "decodeError: got {got_decode:?}, want {want_decode:?}"
         ));
     }
-    if let Some(want_obj) = c.want.get("objectAfterDecode") {
-        let g = got.object.as_ref().map(go_json).unwrap_or_default();
-        let w = go_json(want_obj);
-        if g != w {
-            return Err(format!("objectAfterDecode:\n  got:  {g}\n  want: {w}"));
-        }
+    if want_decode.is_some() {
+        return Ok(());
     }
-    let want_warnings: Vec<String> = c
-        .want
-        .get("warnings")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    let status_result = match c.want.get("status") {
-        Some(want_status) => {
-            let render = |order: &[usize]| -> String {
-                // Re-run is deterministic; reorder the causes' errors by re-rendering.
-                reorder_message(&got.status, order)
-            };
-            compare_status(&got.status, want_status, &render)
+    let (gu, wu) = (
+        strings(got.get("unknownFields")),
+        strings(want.get("unknownFields")),
+    );
+    if gu != wu {
+        return Err(format!("unknownFields: got {gu:?}, want {wu:?}"));
+    }
+    let got_object = got.get("objectAfterDecode").map(go_json);
+    if got_object.as_deref() != want_object {
+        return Err(format!(
+            "objectAfterDecode:\n  got:  {}\n  want: {}",
+            got_object.unwrap_or_default(),
+            want_object.unwrap_or_default()
+        ));
+    }
+    let status = match (got.get("status"), want.get("status")) {
+        (Some(g), Some(w)) => {
+            let g = status_of(g)?;
+            compare_status(&g, w, &|o| reorder_message(&g, o))
         }
-        None => Ok(()),
+        (None, None) => Ok(()),
+        (g, w) => Err(format!("status: got {g:?}, want {w:?}")),
     };
-    let warn_result = if sorted(got.warnings.clone()) != sorted(want_warnings.clone()) {
-        Err(format!(
-            "warnings: got {:?}, want {want_warnings:?}",
-            got.warnings
-        ))
-    } else {
+    let (gc, wc) = (
+        strings(got.get("causeStrings")),
+        strings(want.get("causeStrings")),
+    );
+    let causes = if sorted(gc.clone()) == sorted(wc.clone()) {
         Ok(())
+    } else {
+        Err(format!("causeStrings: got {gc:?}, want {wc:?}"))
     };
-    let result = status_result.and(warn_result);
-    match result {
-        Err(e) if got.rules_skipped => Err(format!("{e}\n  (CEL rules were not run)")),
-        other => {
-            let _ = name;
-            let _ = c.file;
-            other
+    let (gw, ww) = (strings(got.get("warnings")), strings(want.get("warnings")));
+    let warnings = if sorted(gw.clone()) == sorted(ww.clone()) {
+        Ok(())
+    } else {
+        Err(format!("warnings: got {gw:?}, want {ww:?}"))
+    };
+    match status.and(causes).and(warnings) {
+        Err(e) if got.get("rulesSkipped").is_some() => {
+            Err(format!("{e}\n  (CEL rules were not run)"))
+        }
+        other => other,
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+/// Runs one cases file; `Err` when its outputs are missing or do not pair with its cases.
+fn run_file(
+    file: &str,
+    cases_path: &Path,
+    out_path: &Path,
+    skips: &std::collections::HashMap<String, String>,
+    seen: &mut Vec<String>,
+) -> Result<Counts, String> {
+    let text = std::fs::read_to_string(cases_path).map_err(|e| format!("{file}: {e}"))?;
+    let input = kcel_kube::yaml::parse_stream(&text)
+        .map_err(|e| format!("{file}: {e}"))?
+        .into_iter()
+        .next()
+        .map(|d| d.value)
+        .ok_or_else(|| format!("{file}: empty"))?;
+    let out_text = std::fs::read_to_string(out_path)
+        .map_err(|e| format!("{file}: no outputs ({}): {e}", out_path.display()))?;
+    let outs: Vec<Value> = serde_json::from_str(&out_text).map_err(|e| format!("{file}: {e}"))?;
+    let objects =
+        member_texts(&out_text, "objectAfterDecode").map_err(|e| format!("{file}: {e}"))?;
+    let empty = Map::new();
+    let crds = input
+        .get("crds")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let cases = input
+        .get("cases")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{file}: no `cases`"))?;
+    if cases.len() != outs.len() || outs.len() != objects.len() {
+        return Err(format!(
+            "{file}: {} cases, {} outputs",
+            cases.len(),
+            outs.len()
+        ));
+    }
+    let mut counts = Counts::default();
+    for ((case, want), want_object) in cases.iter().zip(&outs).zip(&objects) {
+        let name = case.get("name").and_then(Value::as_str).unwrap_or("");
+        let want_name = want.get("name").and_then(Value::as_str).unwrap_or("");
+        if name != want_name {
+            return Err(format!(
+                "{file}: case {name:?} paired with output {want_name:?}"
+            ));
+        }
+        let key = format!("{file}:{name}");
+        seen.push(key.clone());
+        if skips.contains_key(&key) {
+            counts.skipped += 1;
+            continue;
+        }
+        let suffix = name_suffix(case, want);
+        let got = kcel_kube::cases::run_case(case, crds, KUBE_1_35, None, suffix.as_deref());
+        match compare(&got, want, want_object.as_deref()) {
+            Ok(()) => counts.passed += 1,
+            Err(e) => {
+                counts.failed += 1;
+                eprintln!("FAIL {key}: {e}");
+            }
         }
     }
+    Ok(counts)
 }
 
 #[test]
@@ -211,54 +236,45 @@ fn oracle_cases() {
         return;
     };
     let skips = skip_list(include_str!("oracle.skip"));
-    let dir = shared.join("oracle");
-    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-    for suffix in ["1", "2", "3", "4", "5", "6", "7", "8", "_gw"] {
-        let cases_path = dir.join(format!("cases{suffix}.yaml"));
-        let out_path = dir.join(format!("out{suffix}.json"));
-        let cases = yaml(&cases_path);
-        let outs: Value =
-            serde_json::from_str(&std::fs::read_to_string(&out_path).expect("read out"))
-                .expect("out json");
-        let crds: HashMap<String, Value> = cases
-            .get("crds")
-            .and_then(Value::as_object)
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-            .unwrap_or_default();
-        let file = format!("cases{suffix}");
-        let empty = Vec::new();
-        let list = cases
-            .get("cases")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty);
-        let outs = outs.as_array().unwrap_or(&empty);
-        for (case, want) in list.iter().zip(outs) {
-            let name = case.get("name").and_then(Value::as_str).unwrap_or("");
-            let key = format!("{file}:{name}");
-            if skips.contains_key(&key) {
-                skipped += 1;
-                continue;
+    let files = discover(&shared.join("oracle"));
+    assert!(!files.is_empty(), "no cases*.yaml in the oracle folder");
+    let mut total = Counts::default();
+    let mut problems = Vec::new();
+    let mut seen = Vec::new();
+    for (file, cases, outs) in &files {
+        match run_file(file, cases, outs, &skips, &mut seen) {
+            Ok(c) => {
+                println!(
+                    "{file}: {} passed, {} failed, {} skipped",
+                    c.passed, c.failed, c.skipped
+                );
+                total.passed += c.passed;
+                total.failed += c.failed;
+                total.skipped += c.skipped;
             }
-            let c = Case {
-                file: &file,
-                crds: &crds,
-                case,
-                want,
-            };
-            match run_case(&c) {
-                Ok(()) => passed += 1,
-                Err(e) => {
-                    failed += 1;
-                    eprintln!("FAIL {key}: {e}");
-                }
-            }
+            Err(e) => problems.push(e),
         }
-        assert_eq!(
-            list.len(),
-            outs.len(),
-            "{file}: cases and outputs differ in number"
-        );
     }
-    println!("{passed} passed, {failed} failed, {skipped} skipped");
-    assert_eq!(failed, 0, "{failed} oracle cases failed");
+    let stale: Vec<&String> = skips.keys().filter(|k| !seen.contains(k)).collect();
+    println!(
+        "{} passed, {} failed, {} skipped",
+        total.passed, total.failed, total.skipped
+    );
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert!(stale.is_empty(), "oracle.skip names no case: {stale:?}");
+    assert_eq!(total.failed, 0, "{} oracle cases failed", total.failed);
+}
+
+#[test]
+fn recorded_bytes() {
+    let text = "[\n {\"a\": 1, \"o\": {\"k\": [1.5e+21, \"x <y>\"], \"n\": null}},\n {\"o\": true}, {}, 3\n]";
+    assert_eq!(
+        member_texts(text, "o").expect("scans"),
+        [
+            Some("{\"k\":[1.5e+21,\"x \\u003cy\\u003e\"],\"n\":null}".to_string()),
+            Some("true".to_string()),
+            None,
+            None
+        ]
+    );
 }

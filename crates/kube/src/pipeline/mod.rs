@@ -5,7 +5,8 @@
 //! Stages, in the apiserver's order:
 //! 1. [`decode`]: numbers, root `metadata` through `ObjectMeta`;
 //! 2. [`prune`]: unknown fields (reported), non-nullable nulls, embedded resources, defaults;
-//! 3. `BeforeCreate`/`BeforeUpdate`: generated names, status stripping, `generation`;
+//! 3. [`prepare`]: the request's namespace, system fields, generated names, status stripping,
+//!    `generation` (the handlers, `BeforeCreate`/`BeforeUpdate`, the strategies);
 //! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with [`ratchet`]ing on update) →
 //!    scale → embedded resources → [`listtype`] → CEL rules (a [`RuleValidator`], skipped after a
 //!    blocking error);
@@ -25,6 +26,7 @@ pub mod listtype;
 pub mod numeric_formats;
 pub mod objectmeta;
 pub mod openapi;
+pub mod prepare;
 pub mod prune;
 pub mod ratchet;
 pub mod status;
@@ -40,6 +42,7 @@ use crate::schema_props::JsonSchemaProps;
 pub use crate::version::KubeVersion;
 use objectmeta::{NameRule, NamespaceRule};
 use openapi::SchemaValidator;
+use prepare::{meta_str, set_meta};
 pub use status::Status;
 
 /// The detail of the error appended when a blocking error skips the CEL rules.
@@ -98,7 +101,9 @@ pub trait RuleValidator {
 pub struct Options {
     pub kube_version: KubeVersion,
     pub field_validation: FieldValidation,
-    /// The namespace of the request for namespaced kinds (`default` when unset).
+    /// The request's namespace (`kubectl -n`); unset or empty: the object's own, else
+    /// `default`, as kubectl sends it. Requests for cluster-scoped kinds have none: such an
+    /// object's namespace is cleared.
     pub namespace: Option<String>,
     /// The 5 characters appended to `generateName` (random when unset).
     pub name_suffix: Option<String>,
@@ -172,42 +177,6 @@ fn meta_of(v: &Value) -> Map<String, Value> {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default()
-}
-
-fn meta_str<'v>(v: &'v Value, k: &str) -> &'v str {
-    v.get("metadata")
-        .and_then(|m| m.get(k))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-}
-
-fn set_meta(v: &mut Value, k: &str, x: Value) {
-    if let Value::Object(o) = v {
-        let m = o
-            .entry("metadata")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(m) = m {
-            m.insert(k.to_string(), x);
-        }
-    }
-}
-
-/// Characters of generated names (`utilrand.String`).
-const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-
-fn random_suffix() -> String {
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0x9E37_79B9_7F4A_7C15, |d| d.as_nanos() as u64)
-        | 1;
-    (0..5)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            NAME_ALPHABET[(seed % NAME_ALPHABET.len() as u64) as usize] as char
-        })
-        .collect()
 }
 
 /// Whether an error blocks the CEL rules (`hasBlockingErr`).
@@ -462,13 +431,11 @@ impl<'a> Pipeline<'a> {
             FieldValidation::Warn => warnings.extend(strict_errors().cloned()),
             _ => {}
         }
-        let default_ns = options
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        if self.namespaced() && meta_str(&obj, "namespace").is_empty() {
-            set_meta(&mut obj, "namespace", Value::String(default_ns.clone()));
-        }
+        let expected_ns = if self.namespaced() {
+            prepare::request_namespace(options.namespace.as_deref(), &obj)
+        } else {
+            String::new()
+        };
         let old = match operation {
             Operation::Create => None,
             Operation::Update(o) | Operation::UpdateStatus(o) => {
@@ -486,8 +453,9 @@ impl<'a> Pipeline<'a> {
                         };
                     }
                 };
-                if self.namespaced() && meta_str(&o, "namespace").is_empty() {
-                    set_meta(&mut o, "namespace", Value::String(default_ns.clone()));
+                // A stored namespaced object is in the namespace it is written to.
+                if !expected_ns.is_empty() && meta_str(&o, "namespace").is_empty() {
+                    set_meta(&mut o, "namespace", Value::String(expected_ns.clone()));
                 }
                 if meta_str(&o, "resourceVersion").is_empty() {
                     set_meta(&mut o, "resourceVersion", Value::String("1".into()));
@@ -495,18 +463,37 @@ impl<'a> Pipeline<'a> {
                 Some(o)
             }
         };
+        let mismatch = |obj: Value, warnings: Vec<String>| Response {
+            duplicate_fields: duplicate_fields.clone(),
+            unknown_fields: unknown_fields.clone(),
+            decode_error: None,
+            object: Some(obj),
+            status: Status::failure(400, "BadRequest", prepare::NAMESPACE_MISMATCH.into()),
+            warnings,
+            rules_skipped: false,
+        };
+        let has_status = self.version.has_status_subresource();
         let mut errs = Vec::new();
         let rules_skipped;
         match (operation, &old) {
             (Operation::Create, _) | (_, None) => {
-                self.prepare_create(&mut obj, options);
+                // The create handler, then `Store.create`, then `BeforeCreate`.
+                prepare::wipe_system_fields(&mut obj);
+                if !prepare::ensure_namespace(&mut obj, &expected_ns) {
+                    return mismatch(obj, warnings);
+                }
+                prepare::generate_name(&mut obj, options.name_suffix.as_deref());
+                prepare::prepare_for_create(&mut obj, has_status);
                 rules_skipped = self.validate_create(&obj, kv, &mut errs, &mut warnings);
             }
             (Operation::Update(_), Some(old)) => {
                 if meta_str(&obj, "resourceVersion").is_empty() {
                     set_meta(&mut obj, "resourceVersion", Value::String("1".into()));
                 }
-                self.prepare_update(&mut obj, old);
+                if !prepare::ensure_namespace(&mut obj, &expected_ns) {
+                    return mismatch(obj, warnings);
+                }
+                prepare::prepare_for_update(&mut obj, old, has_status);
                 rules_skipped = self.validate_update(
                     &obj,
                     old,
@@ -517,7 +504,13 @@ impl<'a> Pipeline<'a> {
                 );
             }
             (Operation::UpdateStatus(_), Some(old)) => {
-                obj = self.prepare_status_update(obj, old);
+                if meta_str(&obj, "resourceVersion").is_empty() {
+                    set_meta(&mut obj, "resourceVersion", Value::String("1".into()));
+                }
+                if !prepare::ensure_namespace(&mut obj, &expected_ns) {
+                    return mismatch(obj, warnings);
+                }
+                obj = prepare::prepare_for_status_update(&obj, old);
                 rules_skipped = self.validate_status_update(
                     &obj,
                     old,
@@ -546,91 +539,6 @@ impl<'a> Pipeline<'a> {
             warnings,
             rules_skipped,
         }
-    }
-
-    fn prepare_create(&self, obj: &mut Value, options: &Options) {
-        let generate = meta_str(obj, "generateName").to_string();
-        if meta_str(obj, "name").is_empty() && !generate.is_empty() {
-            let prefix: String = generate.chars().take(58).collect();
-            let suffix = options.name_suffix.clone().unwrap_or_else(random_suffix);
-            set_meta(obj, "name", Value::String(format!("{prefix}{suffix}")));
-        }
-        if self.version.has_status_subresource()
-            && let Value::Object(o) = obj
-        {
-            o.shift_remove("status");
-        }
-        set_meta(obj, "generation", Value::from(1));
-    }
-
-    fn prepare_update(&self, obj: &mut Value, old: &Value) {
-        let old_generation = old
-            .get("metadata")
-            .and_then(|m| m.get("generation"))
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        if let Value::Object(o) = obj {
-            if self.version.has_status_subresource() {
-                match old.get("status") {
-                    Some(s) => {
-                        o.insert("status".into(), s.clone());
-                    }
-                    None => {
-                        o.shift_remove("status");
-                    }
-                }
-            }
-            let mut generation = old_generation;
-            let strip = |v: &Value| -> Value {
-                let mut v = v.clone();
-                if let Value::Object(m) = &mut v {
-                    m.shift_remove("metadata");
-                }
-                v
-            };
-            if strip(&Value::Object(o.clone())) != strip(old) {
-                generation += 1;
-            }
-            if let Some(Value::Object(m)) = o.get_mut("metadata") {
-                if generation == 0 {
-                    m.shift_remove("generation");
-                } else {
-                    m.insert("generation".into(), Value::from(generation));
-                }
-                for k in [
-                    "uid",
-                    "creationTimestamp",
-                    "deletionTimestamp",
-                    "deletionGracePeriodSeconds",
-                ] {
-                    if !m.contains_key(k)
-                        && let Some(x) = old.get("metadata").and_then(|om| om.get(k))
-                    {
-                        m.insert(k.to_string(), x.clone());
-                    }
-                }
-            }
-        }
-    }
-
-    fn prepare_status_update(&self, obj: Value, old: &Value) -> Value {
-        let mut out = old.clone();
-        if let Value::Object(o) = &mut out {
-            match obj.get("status") {
-                Some(s) => {
-                    o.insert("status".into(), s.clone());
-                }
-                None => {
-                    o.shift_remove("status");
-                }
-            }
-            if let Some(mf) = obj.get("metadata").and_then(|m| m.get("managedFields"))
-                && let Some(Value::Object(m)) = o.get_mut("metadata")
-            {
-                m.insert("managedFields".into(), mf.clone());
-            }
-        }
-        out
     }
 
     /// `ValidateTypeMeta`.
@@ -781,7 +689,9 @@ impl<'a> Pipeline<'a> {
                 &mpath,
             ));
         }
-        warnings.extend(finalizer_warnings(&meta));
+        if errs.is_empty() {
+            warnings.extend(finalizer_warnings(&meta, None));
+        }
         skipped
     }
 
@@ -840,7 +750,9 @@ impl<'a> Pipeline<'a> {
             errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
         }
         let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
-        warnings.extend(finalizer_warnings(&meta_of(obj)));
+        if errs.is_empty() {
+            warnings.extend(finalizer_warnings(&meta_of(obj), Some(&meta_of(old))));
+        }
         skipped
     }
 
@@ -878,19 +790,42 @@ impl<'a> Pipeline<'a> {
     }
 }
 
-/// Finalizer-name warnings (`rest.WarningsOnCreate` / `WarningsOnUpdate`).
-fn finalizer_warnings(meta: &Map<String, Value>) -> Vec<String> {
+/// Finalizer-name warnings (apiextensions `customresource` `generateWarningsFromObj` and
+/// `validateKubeFinalizerName`): for each finalizer the write adds (all of them on create),
+/// sorted and once each, the qualified-name problems, and a nudge towards a domain-qualified
+/// name with a path. `rest.BeforeCreate`/`BeforeUpdate` ask for them only once validation
+/// passed.
+fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>>) -> Vec<String> {
     const STANDARD: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
+    let names = |m: &Map<String, Value>| -> std::collections::BTreeSet<String> {
+        match m.get("finalizers") {
+            Some(Value::Array(f)) => f
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect(),
+            _ => std::collections::BTreeSet::new(),
+        }
+    };
+    let mut added = names(meta);
+    if let Some(old) = old {
+        let before = names(old);
+        added.retain(|f| !before.contains(f));
+    }
     let mut out = Vec::new();
-    if let Some(Value::Array(fins)) = meta.get("finalizers") {
-        for (i, f) in fins.iter().enumerate() {
-            let Some(f) = f.as_str() else { continue };
-            if !f.contains('/') && !STANDARD.contains(&f) {
-                out.push(format!(
-                    "metadata.finalizers[{i}]: {}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers",
-                    crate::gofmt::quote(f)
-                ));
-            }
+    for f in &added {
+        let quoted = crate::gofmt::quote(f);
+        for msg in crate::name_validation::is_qualified_name(f) {
+            out.push(format!("metadata.finalizers: {quoted}: {msg}"));
+        }
+        if !f.contains('/') && !STANDARD.contains(&f.as_str()) {
+            let path = if f.contains('.') {
+                " including a path (/)"
+            } else {
+                ""
+            };
+            out.push(format!(
+                "metadata.finalizers: {quoted}: prefer a domain-qualified finalizer name{path} to avoid accidental conflicts with other finalizer writers"
+            ));
         }
     }
     out

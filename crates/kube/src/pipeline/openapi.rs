@@ -1,8 +1,12 @@
 //! OpenAPI value validation as kube-openapi (`pkg/validation/validate`) does it for custom
 //! resources (reference §2), with KEP-4008 ratcheting (§5.3).
 //!
-//! Every node runs, in kube-openapi's order, the validators that apply to it: type, junctors
-//! (`allOf`/`oneOf`/`anyOf`/`not`), string, format, number, slice, enum, object. Errors carry
+//! Every node runs, in kube-openapi's order (`NewSchemaValidator`, schema.go), the validators
+//! that apply to it: type, junctors (`anyOf`, `oneOf`, `allOf`, `not`), string (stopping at the
+//! first failing of `maxLength`, `minLength`, `pattern`), format, number (`multipleOf`,
+//! `minimum`, `maximum`), slice (items, then `minItems`, `maxItems`, `uniqueItems`), enum,
+//! object (`minProperties`, `maxProperties`, fields, `required`). Errors merge as `Result.Merge`
+//! merges them (one per text) and in the order Go emits them. Errors carry
 //! kube-openapi's dotted path (`spec.m.key`, `spec.items[0]`) and text; [`OpenApiError::to_field_error`]
 //! converts them the way apiextensions does (`kubeOpenAPIResultToFieldErrors`).
 //!
@@ -93,18 +97,37 @@ impl OpenApiError {
     }
 }
 
-/// The result of validating one node: errors plus kube-openapi's `MatchCount` (checks that
-/// passed), which picks the reported branch of a failed `anyOf`/`oneOf`.
+/// The result of validating one node (kube-openapi's `Result`): errors, each text once, plus
+/// `MatchCount` (one per validator that applied and per node, as `SchemaValidator.Validate`
+/// counts), which picks the reported branch of a failed `anyOf`/`oneOf`.
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub errors: Vec<OpenApiError>,
     pub matches: usize,
+    /// The texts of `errors` (`Result.AddErrors` drops an error whose text is already there).
+    texts: std::collections::HashSet<String>,
 }
 
 impl Outcome {
+    /// `Result.AddErrors` for one error.
+    fn push(&mut self, e: OpenApiError) {
+        if self.texts.insert(e.message.clone()) {
+            self.errors.push(e);
+        }
+    }
+
+    /// `Result.Merge`.
     fn merge(&mut self, other: Outcome) {
-        self.errors.extend(other.errors);
+        for e in other.errors {
+            self.push(e);
+        }
         self.matches += other.matches;
+    }
+
+    /// Drops every error (a ratcheted subtree).
+    fn clear_errors(&mut self) {
+        self.errors.clear();
+        self.texts.clear();
     }
 
     pub fn is_valid(&self) -> bool {
@@ -290,7 +313,7 @@ impl SchemaValidator {
     ) -> Outcome {
         let mut out = Outcome::default();
         if depth > MAX_VALUE_DEPTH {
-            out.errors.push(OpenApiError {
+            out.push(OpenApiError {
                 kind: ErrorKind::Plain,
                 name: path.to_string(),
                 value: BadValue::Omit,
@@ -299,43 +322,62 @@ impl SchemaValidator {
             return out;
         }
         let format = self.format(schema);
-        self.check_type(value, schema, format, path, &mut out);
-        if !value.is_null() {
+        if value.is_null() {
+            // `SchemaValidator.Validate`: null meets only the type and enum validators.
+            self.check_type(value, schema, format, path, &mut out);
+            self.check_enum(value, schema, path, &mut out);
+        } else {
+            // Every validator that applies, in `NewSchemaValidator`'s order, counts one match.
+            if !Self::types(schema).is_empty() || !format.is_empty() {
+                self.check_type(value, schema, format, path, &mut out);
+                out.matches += 1;
+            }
             self.junctors(value, schema, path, depth, &mut out);
+            out.matches += 1;
             if let Value::String(s) = value {
                 self.check_string(s, schema, path, &mut out);
+                out.matches += 1;
                 // Numeric formats are not in the string-format registry.
                 if !format.is_empty() && formats::is_supported(format, self.version) {
-                    if formats::check(format, s, self.version) {
-                        out.matches += 1;
-                    } else {
-                        out.errors.push(OpenApiError {
-                            kind: ErrorKind::TypeInvalid,
-                            name: path.to_string(),
-                            value: BadValue::String(s.clone()),
-                            message: format!(
-                                "{path} in body must be of type {format}: {}",
-                                crate::gofmt::quote(s)
-                            ),
-                        });
-                    }
+                    self.check_format(s, format, path, &mut out);
+                    out.matches += 1;
                 }
             }
             if value.is_number() {
                 self.check_number(value, schema, path, &mut out);
+                out.matches += 1;
             }
             if let Value::Array(items) = value {
                 self.check_slice(items, schema, path, corr, depth, &mut out);
+                out.matches += 1;
             }
-        }
-        self.check_enum(value, schema, path, &mut out);
-        if let Value::Object(map) = value {
-            self.check_object(map, schema, path, corr, depth, &mut out);
+            self.check_enum(value, schema, path, &mut out);
+            out.matches += 1;
+            if let Value::Object(map) = value {
+                self.check_object(map, schema, path, corr, depth, &mut out);
+                out.matches += 1;
+            }
+            out.matches += 1;
         }
         if !out.errors.is_empty() && corr.is_some_and(|c| c.unchanged(value, schema)) {
-            out.errors.clear();
+            out.clear_errors();
         }
         out
+    }
+
+    /// `formatValidator`: a registered format the string does not have.
+    fn check_format(&self, s: &str, format: &str, path: &str, out: &mut Outcome) {
+        if !formats::check(format, s, self.version) {
+            out.push(OpenApiError {
+                kind: ErrorKind::TypeInvalid,
+                name: path.to_string(),
+                value: BadValue::String(s.to_string()),
+                message: format!(
+                    "{path} in body must be of type {format}: {}",
+                    crate::gofmt::quote(s)
+                ),
+            });
+        }
     }
 
     fn check_type(
@@ -347,9 +389,6 @@ impl SchemaValidator {
         out: &mut Outcome,
     ) {
         let types = Self::types(schema);
-        if types.is_empty() && format.is_empty() {
-            return;
-        }
         let invalid = |expected: String, actual: &str| OpenApiError {
             kind: ErrorKind::TypeInvalid,
             name: path.to_string(),
@@ -361,10 +400,13 @@ impl SchemaValidator {
         };
         if value.is_null() {
             if !types.is_empty() && !types.contains(&"null") && !schema.nullable {
-                out.errors.push(invalid(types.join(","), "null"));
+                out.push(invalid(types.join(","), "null"));
             } else {
                 out.matches += 1;
             }
+            return;
+        }
+        if types.is_empty() && format.is_empty() {
             return;
         }
         let sch_type = schema_type_of(value);
@@ -378,7 +420,7 @@ impl SchemaValidator {
         let format_matches =
             contains(sch_type) || data_format == format || is_float_int || is_int_float;
         if !(is_string_or_slice || format.is_empty() || format_matches) {
-            out.errors.push(invalid(format.to_string(), data_format));
+            out.push(invalid(format.to_string(), data_format));
             return;
         }
         if is_string_or_slice && !(contains("number") || contains("integer") || format.is_empty()) {
@@ -386,12 +428,14 @@ impl SchemaValidator {
             return;
         }
         if !(contains(sch_type) || is_float_int || is_int_float) {
-            out.errors.push(invalid(types.join(","), sch_type));
+            out.push(invalid(types.join(","), sch_type));
             return;
         }
         out.matches += 1;
     }
 
+    /// `schemaPropsValidator`: `anyOf`, `oneOf`, `allOf`, `not`, `dependencies`, in that
+    /// order; a failed `anyOf`/`oneOf` reports its branch with the most matches.
     fn junctors(
         &self,
         value: &Value,
@@ -401,28 +445,30 @@ impl SchemaValidator {
         out: &mut Outcome,
     ) {
         let quoted = crate::gofmt::quote(path);
-        if !schema.all_of.is_empty() {
-            let mut all_valid = true;
-            let mut validated = 0;
-            for sub in &schema.all_of {
+        if !schema.any_of.is_empty() {
+            let mut best: Option<Outcome> = None;
+            let mut success: Option<Outcome> = None;
+            for sub in &schema.any_of {
                 let r = self.node(value, sub, path, None, depth + 1);
                 if r.is_valid() {
-                    validated += 1;
-                } else {
-                    all_valid = false;
+                    best = None;
+                    success = Some(r);
+                    break;
                 }
-                out.merge(r);
+                if best.as_ref().is_none_or(|b| r.matches > b.matches) {
+                    best = Some(r);
+                }
             }
-            if !all_valid {
-                let suffix = if validated == 0 {
-                    ". None validated"
-                } else {
-                    ""
-                };
-                out.errors.push(plain(
+            if success.is_none() {
+                out.push(plain(
                     path,
-                    format!("{quoted} must validate all the schemas (allOf){suffix}"),
+                    format!("{quoted} must validate at least one schema (anyOf)"),
                 ));
+            }
+            if let Some(b) = best {
+                out.merge(b);
+            } else if let Some(s) = success {
+                out.merge(s);
             }
         }
         if !schema.one_of.is_empty() {
@@ -449,7 +495,7 @@ impl SchemaValidator {
                 } else {
                     format!("Found {validated} valid alternatives")
                 };
-                out.errors.push(plain(
+                out.push(plain(
                     path,
                     format!("{quoted} must validate one and only one schema (oneOf). {extra}"),
                 ));
@@ -460,78 +506,94 @@ impl SchemaValidator {
                 out.merge(s);
             }
         }
-        if !schema.any_of.is_empty() {
-            let mut best: Option<Outcome> = None;
-            let mut success: Option<Outcome> = None;
-            for sub in &schema.any_of {
+        if !schema.all_of.is_empty() {
+            let mut all_valid = true;
+            let mut validated = 0;
+            for sub in &schema.all_of {
                 let r = self.node(value, sub, path, None, depth + 1);
                 if r.is_valid() {
-                    best = None;
-                    success = Some(r);
-                    break;
+                    validated += 1;
+                } else {
+                    all_valid = false;
                 }
-                if best.as_ref().is_none_or(|b| r.matches > b.matches) {
-                    best = Some(r);
-                }
+                out.merge(r);
             }
-            if success.is_none() {
-                out.errors.push(plain(
+            if !all_valid {
+                let suffix = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
+                out.push(plain(
                     path,
-                    format!("{quoted} must validate at least one schema (anyOf)"),
+                    format!("{quoted} must validate all the schemas (allOf){suffix}"),
                 ));
-            }
-            if let Some(b) = best {
-                out.merge(b);
-            } else if let Some(s) = success {
-                out.merge(s);
             }
         }
         if let Some(not) = &schema.not {
             let r = self.node(value, not, path, None, depth + 1);
             if r.is_valid() {
-                out.errors.push(plain(
+                out.push(plain(
                     path,
                     format!("{quoted} must not validate the schema (not)"),
                 ));
             }
         }
-    }
-
-    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
-        let len = s.chars().count() as i64;
-        if let Some(max) = schema.max_length {
-            if len > max {
-                out.errors.push(OpenApiError {
-                    kind: ErrorKind::TooLong(max),
-                    name: path.to_string(),
-                    value: BadValue::String(s.to_string()),
-                    message: format!("{path} in body should be at most {max} chars long"),
-                });
-            } else {
-                out.matches += 1;
+        // `dependencies` (kept by kube-openapi; structural CRD schemas forbid them).
+        if let Value::Object(map) = value {
+            for key in map.keys() {
+                match schema.dependencies.get(key) {
+                    Some(SchemaOrStringArray::Schema(dep)) => {
+                        let r = self.node(value, dep, &format!("{path}.{key}"), None, depth + 1);
+                        out.merge(r);
+                    }
+                    Some(SchemaOrStringArray::Properties(props)) => {
+                        for p in props.iter().filter(|p| !map.contains_key(*p)) {
+                            out.push(plain(path, format!("{quoted} has a dependency on {p}")));
+                        }
+                    }
+                    None => {}
+                }
             }
         }
-        if let Some(min) = schema.min_length {
-            if len < min {
-                out.errors.push(invalid(
-                    path,
-                    BadValue::String(s.to_string()),
-                    format!("{path} in body should be at least {min} chars long"),
-                ));
-            } else {
-                out.matches += 1;
-            }
+        out.matches += 1;
+    }
+
+    /// `stringValidator`: `maxLength`, `minLength`, `pattern`, stopping at the first that
+    /// fails.
+    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+        let len = s.chars().count() as i64;
+        if let Some(max) = schema.max_length
+            && len > max
+        {
+            out.push(OpenApiError {
+                kind: ErrorKind::TooLong(max),
+                name: path.to_string(),
+                value: BadValue::String(s.to_string()),
+                message: format!("{path} in body should be at most {max} chars long"),
+            });
+            return;
+        }
+        if let Some(min) = schema.min_length
+            && len < min
+        {
+            out.push(invalid(
+                path,
+                BadValue::String(s.to_string()),
+                format!("{path} in body should be at least {min} chars long"),
+            ));
+            return;
         }
         if let Some(pattern) = schema.pattern.as_deref().filter(|p| !p.is_empty()) {
             let matched = self.pattern_matches(pattern, s);
             match matched {
-                Ok(true) => out.matches += 1,
-                Ok(false) => out.errors.push(invalid(
+                Ok(true) => {}
+                Ok(false) => out.push(invalid(
                     path,
                     BadValue::String(s.to_string()),
                     format!("{path} in body should match '{pattern}'"),
                 )),
-                Err(e) => out.errors.push(invalid(
+                Err(e) => out.push(invalid(
                     path,
                     BadValue::String(s.to_string()),
                     format!("{path} in body should match '{pattern}, but pattern is invalid: {e}'"),
@@ -552,6 +614,8 @@ impl SchemaValidator {
         }
     }
 
+    /// `numberValidator`: the value's range for its format, then `multipleOf`, `minimum`,
+    /// `maximum`, each checked (no short-circuit).
     fn check_number(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
         let Value::Number(n) = value else {
             return;
@@ -570,13 +634,13 @@ impl SchemaValidator {
             None => Repr::Float(data),
         };
         if let Some(m) = out_of_range(value_repr, "Checked") {
-            out.errors.push(plain(path, m));
+            out.push(plain(path, m));
         }
         if let Some(factor) = schema.multiple_of {
             let bound_error = out_of_range(Repr::Float(factor), "MultipleOf");
             let native_int = int.filter(|_| bound_error.is_none());
             if let Some(m) = bound_error {
-                out.errors.push(plain(path, m));
+                out.push(plain(path, m));
             }
             let failed = match native_int {
                 Some(i) => {
@@ -609,38 +673,8 @@ impl SchemaValidator {
                     }
                 }
             };
-            match failed {
-                Some(m) => out.errors.push(invalid(path, bad.clone(), m)),
-                None => out.matches += 1,
-            }
-        }
-        if let Some(max) = schema.maximum {
-            let excl = schema.exclusive_maximum;
-            let bound_error = out_of_range(Repr::Float(max), "Maximum boundary");
-            let native_int = int.filter(|_| bound_error.is_none());
-            if let Some(m) = bound_error {
-                out.errors.push(plain(path, m));
-            }
-            let (fails, shown) = match native_int {
-                Some(i) => {
-                    let m = go_f64_to_i64(max);
-                    ((!excl && i > m) || (excl && i >= m), m.to_string())
-                }
-                None => ((!excl && data > max) || (excl && data >= max), go_v(max)),
-            };
-            if fails {
-                let rel = if excl {
-                    "less than"
-                } else {
-                    "less than or equal to"
-                };
-                out.errors.push(invalid(
-                    path,
-                    bad.clone(),
-                    format!("{path} in body should be {rel} {shown}"),
-                ));
-            } else {
-                out.matches += 1;
+            if let Some(m) = failed {
+                out.push(invalid(path, bad.clone(), m));
             }
         }
         if let Some(min) = schema.minimum {
@@ -648,7 +682,7 @@ impl SchemaValidator {
             let bound_error = out_of_range(Repr::Float(min), "Minimum boundary");
             let native_int = int.filter(|_| bound_error.is_none());
             if let Some(m) = bound_error {
-                out.errors.push(plain(path, m));
+                out.push(plain(path, m));
             }
             let (fails, shown) = match native_int {
                 Some(i) => {
@@ -663,17 +697,44 @@ impl SchemaValidator {
                 } else {
                     "greater than or equal to"
                 };
-                out.errors.push(invalid(
+                out.push(invalid(
+                    path,
+                    bad.clone(),
+                    format!("{path} in body should be {rel} {shown}"),
+                ));
+            }
+        }
+        if let Some(max) = schema.maximum {
+            let excl = schema.exclusive_maximum;
+            let bound_error = out_of_range(Repr::Float(max), "Maximum boundary");
+            let native_int = int.filter(|_| bound_error.is_none());
+            if let Some(m) = bound_error {
+                out.push(plain(path, m));
+            }
+            let (fails, shown) = match native_int {
+                Some(i) => {
+                    let m = go_f64_to_i64(max);
+                    ((!excl && i > m) || (excl && i >= m), m.to_string())
+                }
+                None => ((!excl && data > max) || (excl && data >= max), go_v(max)),
+            };
+            if fails {
+                let rel = if excl {
+                    "less than"
+                } else {
+                    "less than or equal to"
+                };
+                out.push(invalid(
                     path,
                     bad,
                     format!("{path} in body should be {rel} {shown}"),
                 ));
-            } else {
-                out.matches += 1;
             }
         }
     }
 
+    /// `schemaSliceValidator`: the items first, then `minItems`, `maxItems`, `uniqueItems`
+    /// (a nested list's errors come before its parent's).
     fn check_slice(
         &self,
         items: &[Value],
@@ -683,45 +744,6 @@ impl SchemaValidator {
         depth: usize,
         out: &mut Outcome,
     ) {
-        let size = items.len() as i64;
-        if let Some(min) = schema.min_items {
-            if size < min {
-                out.errors.push(invalid(
-                    path,
-                    BadValue::Int(size),
-                    format!("{path} in body should have at least {min} items"),
-                ));
-            } else {
-                out.matches += 1;
-            }
-        }
-        if let Some(max) = schema.max_items {
-            if size > max {
-                out.errors.push(OpenApiError {
-                    kind: ErrorKind::TooMany { actual: size, max },
-                    name: path.to_string(),
-                    value: BadValue::Int(size),
-                    message: format!("{path} in body should have at most {max} items"),
-                });
-            } else {
-                out.matches += 1;
-            }
-        }
-        if schema.unique_items {
-            let dup = items
-                .iter()
-                .enumerate()
-                .any(|(i, a)| items[..i].iter().any(|b| json_schema_equal(a, b)));
-            if dup {
-                out.errors.push(invalid(
-                    path,
-                    BadValue::Json(Value::Array(items.to_vec())),
-                    format!("{path} in body shouldn't contain duplicates"),
-                ));
-            } else {
-                out.matches += 1;
-            }
-        }
         match &schema.items {
             Some(SchemaOrArray::Schema(item_schema)) => {
                 let list_map = schema.x_list_type.as_deref() == Some("map");
@@ -756,10 +778,9 @@ impl SchemaValidator {
                                 out.merge(r);
                             }
                             Some(SchemaOrBool::Bool(false)) => {
-                                out.errors.push(invalid(
+                                out.push(plain(
                                     path,
-                                    BadValue::Json(item.clone()),
-                                    format!("{path} in body can't have additional items"),
+                                    "array doesn't allow for additional items".into(),
                                 ));
                                 break;
                             }
@@ -770,6 +791,26 @@ impl SchemaValidator {
             }
             None => {}
         }
+        count_limits(
+            items.len(),
+            (schema.min_items, schema.max_items),
+            path,
+            "items",
+            out,
+        );
+        if schema.unique_items {
+            let dup = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| items[..i].iter().any(|b| json_schema_equal(a, b)));
+            if dup {
+                out.push(invalid(
+                    path,
+                    BadValue::Json(Value::Array(items.to_vec())),
+                    format!("{path} in body shouldn't contain duplicates"),
+                ));
+            }
+        }
     }
 
     fn check_enum(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
@@ -777,7 +818,6 @@ impl SchemaValidator {
             return;
         }
         if schema.enum_.iter().any(|e| enum_matches(value, e)) {
-            out.matches += 1;
             return;
         }
         let values = schema
@@ -788,14 +828,21 @@ impl SchemaValidator {
                 other => crate::field::go_json(other),
             })
             .collect();
-        out.errors.push(OpenApiError {
+        out.push(OpenApiError {
             kind: ErrorKind::Enum(values),
             name: path.to_string(),
             value: bad_value_of(value),
-            message: format!("{path} in body should be one of the allowed values"),
+            message: format!(
+                "{path} in body should be one of {}",
+                go_v_list(&schema.enum_)
+            ),
         });
     }
 
+    /// `objectValidator`: `minProperties`, `maxProperties`, the fields `additionalProperties`
+    /// governs, the declared properties, `required`, then `patternProperties` (each field
+    /// matching a pattern is checked against it on both passes over the fields, as
+    /// kube-openapi does; identical errors merge).
     fn check_object(
         &self,
         map: &Map<String, Value>,
@@ -805,36 +852,67 @@ impl SchemaValidator {
         depth: usize,
         out: &mut Outcome,
     ) {
-        let n = map.len() as i64;
-        if let Some(max) = schema.max_properties {
-            if n > max {
-                out.errors.push(OpenApiError {
-                    kind: ErrorKind::TooMany { actual: n, max },
-                    name: path.to_string(),
-                    value: BadValue::Int(n),
-                    message: format!("{path} in body should have at most {max} properties"),
-                });
-            } else {
-                out.matches += 1;
+        count_limits(
+            map.len(),
+            (schema.min_properties, schema.max_properties),
+            path,
+            "properties",
+            out,
+        );
+        let matching_patterns = |k: &str| -> Vec<&JsonSchemaProps> {
+            schema
+                .pattern_properties
+                .iter()
+                .filter(|(p, _)| self.pattern_matches(p, k).unwrap_or(false))
+                .map(|(_, s)| s)
+                .collect()
+        };
+        let by_pattern = |k: &str, v: &Value, out: &mut Outcome| -> bool {
+            let matched = matching_patterns(k);
+            for s in &matched {
+                let r = self.node(v, s, &child_path(path, k), None, depth + 1);
+                out.merge(r);
+            }
+            !matched.is_empty()
+        };
+        match &schema.additional_properties {
+            Some(SchemaOrBool::Bool(false)) => {
+                for k in map.keys() {
+                    if !schema.properties.contains_key(k) && matching_patterns(k).is_empty() {
+                        out.push(OpenApiError {
+                            kind: ErrorKind::Invalid,
+                            name: path.to_string(),
+                            value: BadValue::String(k.clone()),
+                            message: format!("{path}.{k} in body is a forbidden property"),
+                        });
+                    }
+                }
+            }
+            additional => {
+                for (k, v) in map {
+                    let matched = by_pattern(k, v, out);
+                    if schema.properties.contains_key(k) || matched {
+                        continue;
+                    }
+                    if let Some(SchemaOrBool::Schema(s)) = additional {
+                        let c = corr.and_then(|c| c.property(k, true));
+                        let r = self.node(v, s, &child_path(path, k), c.as_ref(), depth + 1);
+                        out.merge(r);
+                    }
+                }
             }
         }
-        if let Some(min) = schema.min_properties {
-            if n < min {
-                out.errors.push(invalid(
-                    path,
-                    BadValue::Int(n),
-                    format!("{path} in body should have at least {min} properties"),
-                ));
-            } else {
-                out.matches += 1;
+        for (k, prop) in &schema.properties {
+            if let Some(v) = map.get(k) {
+                let c = corr.and_then(|c| c.property(k, true));
+                let r = self.node(v, prop, &child_path(path, k), c.as_ref(), depth + 1);
+                out.merge(r);
             }
         }
         for req in &schema.required {
-            if map.contains_key(req) {
-                out.matches += 1;
-            } else {
+            if !map.contains_key(req) {
                 let name = child_path(path, req);
-                out.errors.push(OpenApiError {
+                out.push(OpenApiError {
                     kind: ErrorKind::Required,
                     message: format!("{name} in body is required"),
                     name,
@@ -842,64 +920,45 @@ impl SchemaValidator {
                 });
             }
         }
-        for (dep_key, dep) in &schema.dependencies {
-            if !map.contains_key(dep_key) {
-                continue;
-            }
-            match dep {
-                SchemaOrStringArray::Properties(props) => {
-                    for p in props {
-                        if !map.contains_key(p) {
-                            out.errors.push(invalid(
-                                path,
-                                BadValue::String(String::new()),
-                                format!("{path} in body must have property {p}"),
-                            ));
-                        }
-                    }
-                }
-                SchemaOrStringArray::Schema(s) => {
-                    let r = self.node(&Value::Object(map.clone()), s, path, None, depth + 1);
-                    out.merge(r);
+        if !schema.pattern_properties.is_empty() {
+            for (k, v) in map {
+                let matched = by_pattern(k, v, out);
+                if matched && !schema.properties.contains_key(k) {
+                    by_pattern(k, v, out);
                 }
             }
         }
-        let additional = schema.additional_properties.as_ref();
-        for (k, v) in map {
-            let declared = schema.properties.get(k);
-            let by_pattern: Vec<&JsonSchemaProps> = schema
-                .pattern_properties
-                .iter()
-                .filter(|(p, _)| self.pattern_matches(p, k).unwrap_or(false))
-                .map(|(_, s)| s)
-                .collect();
-            let child = child_path(path, k);
-            if let Some(prop) = declared {
-                let c = corr.and_then(|c| c.property(k, true));
-                let r = self.node(v, prop, &child, c.as_ref(), depth + 1);
-                out.merge(r);
-            }
-            for s in &by_pattern {
-                let r = self.node(v, s, &child, None, depth + 1);
-                out.merge(r);
-            }
-            if declared.is_none() && by_pattern.is_empty() {
-                match additional {
-                    Some(SchemaOrBool::Schema(s)) => {
-                        let c = corr.and_then(|c| c.property(k, true));
-                        let r = self.node(v, s, &child, c.as_ref(), depth + 1);
-                        out.merge(r);
-                    }
-                    Some(SchemaOrBool::Bool(false)) => out.errors.push(OpenApiError {
-                        kind: ErrorKind::Invalid,
-                        name: path.to_string(),
-                        value: BadValue::String(k.clone()),
-                        message: format!("{path}.{k} in body is a forbidden property"),
-                    }),
-                    _ => {}
-                }
-            }
-        }
+    }
+}
+
+/// `minItems`/`maxItems` and `minProperties`/`maxProperties` (`TooFewItems`,
+/// `TooManyItems`, `TooFewProperties`, `TooManyProperties`), the minimum first.
+fn count_limits(
+    len: usize,
+    (min, max): (Option<i64>, Option<i64>),
+    path: &str,
+    noun: &str,
+    out: &mut Outcome,
+) {
+    let n = i64::try_from(len).unwrap_or(i64::MAX);
+    if let Some(min) = min
+        && n < min
+    {
+        out.push(invalid(
+            path,
+            BadValue::Int(n),
+            format!("{path} in body should have at least {min} {noun}"),
+        ));
+    }
+    if let Some(max) = max
+        && n > max
+    {
+        out.push(OpenApiError {
+            kind: ErrorKind::TooMany { actual: n, max },
+            name: path.to_string(),
+            value: BadValue::Int(n),
+            message: format!("{path} in body should have at most {max} {noun}"),
+        });
     }
 }
 
@@ -974,6 +1033,48 @@ pub fn enum_matches(data: &Value, element: &Value) -> bool {
     }
 }
 
+/// `fmt`'s `%v` of a decoded JSON value (`[a b]`, `map[k:v]` with sorted keys, `<nil>`), as
+/// kube-openapi's enum message prints the allowed values.
+fn go_v_value(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) if n.is_f64() => out.push_str(&go_v(n.as_f64().unwrap_or(0.0))),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => out.push_str(s),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go_v_value(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push_str("map[");
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                go_v_value(&m[k], out);
+            }
+            out.push(']');
+        }
+    }
+}
+
+fn go_v_list(values: &[Value]) -> String {
+    let mut out = String::new();
+    go_v_value(&Value::Array(values.to_vec()), &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1036,6 +1137,187 @@ mod tests {
             [
                 "<nil>: Invalid value: \"\": \"\" must validate at least one schema (anyOf)",
                 "<nil>: Too long: may not be more than 1 byte"
+            ]
+        );
+    }
+
+    /// Each group's inputs give exactly these errors, in this order; every expectation was
+    /// checked against Kubernetes 1.35 (`shared/oracle-probe`).
+    fn spec_errors(props: Value, data: Value) -> Vec<String> {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": props}}});
+        errors(schema, json!({ "spec": data }))
+    }
+
+    /// `stringValidator.Validate` (validator.go): `maxLength`, `minLength`, `pattern`, and the
+    /// first failure ends the string checks.
+    #[test]
+    fn order_strings_stop_at_the_first_failure() {
+        let props = json!({"s": {"type": "string", "minLength": 1, "pattern": "^[a-z]+$"},
+            "t": {"type": "string", "maxLength": 2, "minLength": 1, "pattern": "^[a-z]+$"}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"s": ""})),
+            ["spec.s: Invalid value: \"\": spec.s in body should be at least 1 chars long"]
+        );
+        assert_eq!(
+            spec_errors(props.clone(), json!({"t": "ABCDEF"})),
+            ["spec.t: Too long: may not be more than 2 bytes"]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"t": "A1"})),
+            ["spec.t: Invalid value: \"A1\": spec.t in body should match '^[a-z]+$'"]
+        );
+    }
+
+    /// `numberValidator.Validate` (validator.go): every bound is checked, and the results
+    /// merge as `multipleOf`, `minimum`, `maximum`.
+    #[test]
+    fn order_numbers_multiple_then_minimum_then_maximum() {
+        let props = json!({"n": {"type": "integer", "minimum": 10, "maximum": 20, "multipleOf": 3},
+            "x": {"type": "number", "exclusiveMaximum": true, "maximum": 1.5, "multipleOf": 0.5}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"n": 7})),
+            [
+                "spec.n: Invalid value: 7: spec.n in body should be a multiple of 3",
+                "spec.n: Invalid value: 7: spec.n in body should be greater than or equal to 10"
+            ]
+        );
+        assert_eq!(
+            spec_errors(props.clone(), json!({"n": 22})),
+            [
+                "spec.n: Invalid value: 22: spec.n in body should be a multiple of 3",
+                "spec.n: Invalid value: 22: spec.n in body should be less than or equal to 20"
+            ]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"x": 1.5})),
+            ["spec.x: Invalid value: 1.5: spec.x in body should be less than 1.5"]
+        );
+    }
+
+    /// `schemaSliceValidator.Validate` (slice_validator.go): the items first, then
+    /// `minItems`, `maxItems`, `uniqueItems`: a nested list's errors precede its parent's.
+    #[test]
+    fn order_slices_items_before_the_list() {
+        let props = json!({"l": {"type": "array", "maxItems": 2, "items": {"type": "array",
+            "maxItems": 1, "items": {"type": "string", "maxLength": 1}}},
+            "u": {"type": "array", "maxItems": 2, "items": {"type": "integer", "maximum": 0}}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"l": [["a", "b"], ["cc"], ["d"]]})),
+            [
+                "spec.l[0]: Too many: 2: must have at most 1 item",
+                "spec.l[1][0]: Too long: may not be more than 1 byte",
+                "spec.l: Too many: 3: must have at most 2 items"
+            ]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"u": [1, 2, 3]})),
+            [
+                "spec.u[0]: Invalid value: 1: spec.u[0] in body should be less than or equal to 0",
+                "spec.u[1]: Invalid value: 2: spec.u[1] in body should be less than or equal to 0",
+                "spec.u[2]: Invalid value: 3: spec.u[2] in body should be less than or equal to 0",
+                "spec.u: Too many: 3: must have at most 2 items"
+            ]
+        );
+    }
+
+    /// `objectValidator.Validate` (object_validator.go): `minProperties`, `maxProperties`,
+    /// the fields under `additionalProperties`, the declared properties, then `required`.
+    #[test]
+    fn order_objects_counts_then_fields_then_required() {
+        let props = json!({"o": {"type": "object", "required": ["r"],
+            "properties": {"a": {"type": "string", "minLength": 2}, "r": {"type": "string"}}},
+            "m": {"type": "object", "minProperties": 3, "maxProperties": 0,
+                "additionalProperties": {"type": "string", "maxLength": 1}}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"o": {"a": "x"}})),
+            [
+                "spec.o.a: Invalid value: \"x\": spec.o.a in body should be at least 2 chars long",
+                "spec.o.r: Required value"
+            ]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"m": {"a": "xy"}})),
+            [
+                "spec.m: Invalid value: 1: spec.m in body should have at least 3 properties",
+                "spec.m: Too many: 1: must have at most 0 items",
+                "spec.m.a: Too long: may not be more than 1 byte"
+            ]
+        );
+    }
+
+    /// `SchemaValidator` (schema.go) runs type, junctors, string, format, number, slice, enum
+    /// and object validators in that order: a string's own errors precede its format's and
+    /// its enum's; a number's bounds precede its enum.
+    #[test]
+    fn order_formats_and_enums_follow_the_value_checks() {
+        let props = json!({"e": {"type": "string", "enum": ["aa", "bb"], "maxLength": 2},
+            "f": {"type": "string", "format": "uuid", "maxLength": 3},
+            "k": {"type": "integer", "enum": [1, 2], "maximum": 0}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"e": "CCC"})),
+            [
+                "spec.e: Too long: may not be more than 2 bytes",
+                "spec.e: Unsupported value: \"CCC\": supported values: \"aa\", \"bb\""
+            ]
+        );
+        assert_eq!(
+            spec_errors(props.clone(), json!({"f": "abcd"})),
+            [
+                "spec.f: Too long: may not be more than 3 bytes",
+                "spec.f: Invalid value: \"abcd\": spec.f in body must be of type uuid: \"abcd\""
+            ]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"k": 3})),
+            [
+                "spec.k: Invalid value: 3: spec.k in body should be less than or equal to 0",
+                "spec.k: Unsupported value: 3: supported values: \"1\", \"2\""
+            ]
+        );
+    }
+
+    /// `schemaPropsValidator.Validate` (schema_props.go): `anyOf` (its best branch) before
+    /// `allOf`, all before the string checks; `Result.AddErrors` (result.go) keeps one error
+    /// per text, so the node's own `maxLength` error merges into `allOf`'s.
+    #[test]
+    fn order_junctors_first_and_identical_errors_once() {
+        let props = json!({"j": {"type": "string", "maxLength": 1, "allOf": [{"maxLength": 1}],
+            "anyOf": [{"minLength": 5}, {"minLength": 6}]}});
+        assert_eq!(
+            spec_errors(props, json!({"j": "ab"})),
+            [
+                "<nil>: Invalid value: \"\": \"spec.j\" must validate at least one schema (anyOf)",
+                "spec.j: Invalid value: \"ab\": spec.j in body should be at least 5 chars long",
+                "spec.j: Too long: may not be more than 1 byte",
+                "<nil>: Invalid value: \"\": \"spec.j\" must validate all the schemas (allOf). None validated"
+            ]
+        );
+    }
+
+    /// `schemaPropsValidator.Validate` (schema_props.go) reports the failed branch with the
+    /// highest `MatchCount`, which counts validators that applied (a format adds the type and
+    /// format validators) and items' own counts, not keywords.
+    #[test]
+    fn junctors_pick_the_branch_with_most_matches() {
+        let props = json!({"a": {"type": "string", "anyOf": [{"maxLength": 1}, {"format": "uuid"}]},
+            "d": {"type": "array", "items": {"type": "string"},
+                "anyOf": [{"maxItems": 1}, {"items": {"maxLength": 1}, "maxItems": 2}]}});
+        assert_eq!(
+            spec_errors(props.clone(), json!({"a": "abc"})),
+            [
+                "<nil>: Invalid value: \"\": \"spec.a\" must validate at least one schema (anyOf)",
+                "spec.a: Invalid value: \"abc\": spec.a in body must be of type uuid: \"abc\""
+            ]
+        );
+        assert_eq!(
+            spec_errors(props, json!({"d": ["aa", "bb", "cc"]})),
+            [
+                "<nil>: Invalid value: \"\": \"spec.d\" must validate at least one schema (anyOf)",
+                "spec.d[0]: Too long: may not be more than 1 byte",
+                "spec.d[1]: Too long: may not be more than 1 byte",
+                "spec.d[2]: Too long: may not be more than 1 byte",
+                "spec.d: Too many: 3: must have at most 2 items"
             ]
         );
     }

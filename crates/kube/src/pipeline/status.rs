@@ -1,7 +1,7 @@
 //! `metav1.Status` as kube-apiserver returns it (reference §1.6, §1.7, §10): the 422 Invalid
 //! status built from field errors, with the texts of the requested Kubernetes version.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::field::{BadValue, ErrorType, FieldError};
@@ -9,7 +9,8 @@ use crate::gofmt::{FloatStyle, format_float, quote};
 use crate::version::KubeVersion;
 
 /// A status cause.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Cause {
     pub reason: String,
     pub message: String,
@@ -17,7 +18,8 @@ pub struct Cause {
 }
 
 /// `metav1.StatusDetails`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Details {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
@@ -28,8 +30,9 @@ pub struct Details {
     pub causes: Vec<Cause>,
 }
 
-/// `metav1.Status`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// `metav1.Status` (read back as kube-apiserver writes it).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Status {
     pub metadata: serde_json::Map<String, Value>,
     pub status: String,

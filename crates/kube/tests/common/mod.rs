@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod raw_json;
+
 use std::path::{Path, PathBuf};
 
 use kcel_kube::pipeline::Status;
