@@ -102,7 +102,7 @@ fn collect_trials() -> Result<Option<Vec<Trial>>, String> {
     let n_runner = trials.len();
     let (mut n_proto, mut n_listed) = (0, 0);
     for case in cases {
-        let reason = if proto_tests.contains(&case.name) {
+        let reason = if !cfg!(feature = "proto") && proto_tests.contains(&case.name) {
             n_proto += 1;
             Some("needs protobuf messages")
         } else if skips.contains_key(&case.name) {
@@ -250,7 +250,7 @@ fn skip_list_check(
     for name in skips.keys() {
         if !names.contains(name.as_str()) {
             problems.push(format!("{name}: no such test"));
-        } else if proto_tests.contains(name) {
+        } else if !cfg!(feature = "proto") && proto_tests.contains(name) {
             problems.push(format!("{name}: skipped anyway (needs protobuf messages)"));
         }
     }
@@ -395,6 +395,10 @@ fn run_case(test: &Json) -> Result<(), String> {
     let expected = expected(test)?;
 
     let mut builder = common::full_env::builder();
+    #[cfg(feature = "proto")]
+    {
+        builder = builder.type_provider(common::proto_types::conformance()?);
+    }
     if flag("disable_macros") {
         builder
             .options_mut()

@@ -1,0 +1,134 @@
+//! A protobuf message as a CEL value: cel-go's `protoObj`
+//! (`common/types/object.go`): field selection through the descriptor,
+//! `has()` by presence, equality as `proto.Equal`.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use prost_reflect::{DynamicMessage, Kind, ReflectMessage, Value as PValue};
+
+use super::convert;
+use super::provider::{Field, find_field};
+use crate::error::{EvalError, EvalResult};
+use crate::types::Type;
+use crate::value::Opaque;
+
+/// A message that is not a well-known type.
+#[derive(Clone, Debug)]
+pub struct Message {
+    message: DynamicMessage,
+    /// The type's full name (kept: `Opaque::type_name` lends it out).
+    name: Arc<str>,
+}
+
+impl Message {
+    pub fn new(message: DynamicMessage) -> Self {
+        let name = message.descriptor().full_name().into();
+        Message { message, name }
+    }
+
+    /// The message's fully qualified type name.
+    pub fn full_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The message.
+    pub fn message(&self) -> &DynamicMessage {
+        &self.message
+    }
+
+    fn field(&self, name: &str) -> EvalResult<Field> {
+        find_field(&self.message.descriptor(), name)
+            .ok_or_else(|| EvalError::msg(format!("no such field '{name}'")))
+    }
+}
+
+impl Opaque for Message {
+    fn type_name(&self) -> &str {
+        self.full_name()
+    }
+
+    fn runtime_type(&self) -> Type {
+        Type::object(self.full_name())
+    }
+
+    fn equals(&self, other: &dyn Opaque) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<Message>()
+            .is_some_and(|o| messages_equal(&self.message, &o.message))
+    }
+
+    fn select(&self, name: &str) -> Option<EvalResult> {
+        Some(
+            self.field(name)
+                .and_then(|f| convert::read_field(&self.message, &f)),
+        )
+    }
+
+    fn has(&self, name: &str) -> Option<EvalResult<bool>> {
+        Some(self.field(name).map(|f| match &f {
+            Field::Plain(d) => self.message.has_field(d),
+            Field::Extension(e) => self.message.has_extension(e),
+        }))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{{", self.full_name())?;
+        for (i, (d, v)) in self.message.fields().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}: {v:?}", d.name())?;
+        }
+        f.write_str("}")
+    }
+}
+
+/// `proto.Equal`: the same type, the same fields present with equal values
+/// (floating-point fields by IEEE equality, so NaN differs from itself).
+pub(super) fn messages_equal(a: &DynamicMessage, b: &DynamicMessage) -> bool {
+    let desc = a.descriptor();
+    if desc.full_name() != b.descriptor().full_name() {
+        return false;
+    }
+    for f in desc.fields() {
+        let (ha, hb) = (a.has_field(&f), b.has_field(&f));
+        if ha != hb || (ha && !values_equal(&a.get_field(&f), &b.get_field(&f))) {
+            return false;
+        }
+    }
+    let ext_a: Vec<_> = a.extensions().collect();
+    let ext_b: Vec<_> = b.extensions().collect();
+    ext_a.len() == ext_b.len()
+        && ext_a.iter().all(|(e, v)| {
+            ext_b
+                .iter()
+                .any(|(e2, v2)| e2.full_name() == e.full_name() && values_equal(v, v2))
+        })
+}
+
+fn values_equal(a: &PValue, b: &PValue) -> bool {
+    match (a, b) {
+        (PValue::Message(x), PValue::Message(y)) => messages_equal(x, y),
+        (PValue::List(x), PValue::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| values_equal(x, y))
+        }
+        (PValue::Map(x), PValue::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| values_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// True when `kind` is a message kind named `name`.
+pub(super) fn is_message(kind: &Kind, name: &str) -> bool {
+    matches!(kind, Kind::Message(m) if m.full_name() == name)
+}
