@@ -27,8 +27,8 @@ fn err(message: impl Into<String>) -> EvalError {
     EvalError::msg(message)
 }
 
-/// `m.f`: the field's value; an unset wrapper or `google.protobuf.Value`
-/// field reads `null` (cel-go's `FieldDescription.GetFrom`).
+/// `m.f`: the field's value; an unset wrapper, `google.protobuf.Value` or
+/// `google.protobuf.Any` field reads `null` (cel-go's `FieldDescription.GetFrom`).
 pub(super) fn read_field(m: &DynamicMessage, f: &Field) -> EvalResult {
     let kind = f.kind();
     let (set, value) = match f {
@@ -38,7 +38,11 @@ pub(super) fn read_field(m: &DynamicMessage, f: &Field) -> EvalResult {
     if !set
         && !f.is_list()
         && let Kind::Message(md) = &kind
-        && (is_wrapper(md.full_name()) || md.full_name() == "google.protobuf.Value")
+        && (is_wrapper(md.full_name())
+            || matches!(
+                md.full_name(),
+                "google.protobuf.Value" | "google.protobuf.Any"
+            ))
     {
         return Ok(Value::Null);
     }
@@ -229,7 +233,9 @@ fn field_value(f: &Field, v: &Value) -> EvalResult<Option<PValue>> {
         );
         let mut out = HashMap::with_capacity(m.len());
         for (k, x) in m.entries() {
-            out.insert(map_key(&kk, &k)?, single(&vk, &x)?);
+            if !pruned(&vk, &x) {
+                out.insert(map_key(&kk, &k)?, single(&vk, &x)?);
+            }
         }
         return Ok(Some(PValue::Map(out)));
     }
@@ -239,17 +245,35 @@ fn field_value(f: &Field, v: &Value) -> EvalResult<Option<PValue>> {
         };
         let items = l
             .iter()
+            .filter(|x| !pruned(&kind, x))
             .map(|x| single(&kind, &x))
             .collect::<EvalResult<Vec<_>>>()?;
         return Ok(Some(PValue::List(items)));
     }
-    if matches!(v, Value::Null)
-        && let Kind::Message(md) = &kind
-        && md.full_name() != "google.protobuf.Value"
-    {
-        return Ok(None);
+    // `null` leaves a message field unset (a `google.protobuf.Value` holds
+    // it); scalars, `Struct` and `ListValue` do not take it.
+    if matches!(v, Value::Null) && !is_json_value(&kind) {
+        return match &kind {
+            Kind::Message(md)
+                if !matches!(
+                    md.full_name(),
+                    "google.protobuf.Struct" | "google.protobuf.ListValue"
+                ) =>
+            {
+                Ok(None)
+            }
+            _ => Err(err("unsupported field type")),
+        };
     }
     single(&kind, v).map(Some)
+}
+
+/// A `null` element of a repeated or map field of message kind (other than
+/// `google.protobuf.Value` and `Any`, which hold it) is left out.
+fn pruned(kind: &Kind, v: &Value) -> bool {
+    matches!(v, Value::Null)
+        && matches!(kind, Kind::Message(md)
+            if !matches!(md.full_name(), "google.protobuf.Value" | "google.protobuf.Any"))
 }
 
 fn mismatch(v: &Value, want: &str) -> EvalError {
@@ -428,8 +452,16 @@ fn json_value(m: &mut DynamicMessage, md: &MessageDescriptor, v: &Value) -> Eval
         Value::Duration(d) => ("string_value", Value::string(d.to_string())),
         Value::List(_) => ("list_value", v.clone()),
         Value::Map(_) => ("struct_value", struct_fields(v)?),
+        Value::Opaque(o) => match o.as_any().downcast_ref::<Message>() {
+            Some(x) => ("", message_json(x)?),
+            None => return Err(mismatch(v, "google.protobuf.Value")),
+        },
         other => return Err(mismatch(other, "google.protobuf.Value")),
     };
+    if field.is_empty() {
+        // A message's JSON form, itself a JSON value.
+        return json_value(m, md, &x);
+    }
     let f = md
         .get_field_by_name(field)
         .ok_or_else(|| err(format!("no such field '{field}'")))?;
@@ -440,6 +472,28 @@ fn json_value(m: &mut DynamicMessage, md: &MessageDescriptor, v: &Value) -> Eval
         single(&f.kind(), &x)?
     };
     set(m, &f, pv)
+}
+
+/// The JSON form (as a CEL value) of the messages whose JSON is not an
+/// object of their fields: `Empty` is `{}`, `FieldMask` its paths joined
+/// with commas. Others are not converted.
+fn message_json(m: &Message) -> EvalResult {
+    match m.full_name() {
+        "google.protobuf.Empty" => Ok(Value::Map(Map::new(IndexMap::new()))),
+        "google.protobuf.FieldMask" => {
+            let paths = match field_of(m.message(), "paths").as_deref() {
+                Some(PValue::List(items)) => items
+                    .iter()
+                    .filter_map(|p| p.as_str().map(str::to_string))
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
+            };
+            Ok(Value::string(paths.join(",")))
+        }
+        other => Err(err(format!(
+            "type conversion error from '{other}' to 'google.protobuf.Value'"
+        ))),
+    }
 }
 
 /// True when `kind` is `google.protobuf.Value` (JSON `null` sets it).

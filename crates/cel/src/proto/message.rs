@@ -74,6 +74,11 @@ impl Opaque for Message {
         }))
     }
 
+    /// A message with no field set (cel-go's `IsZeroValue`: `proto.Size == 0`).
+    fn is_zero(&self) -> bool {
+        self.message.fields().next().is_none() && self.message.extensions().next().is_none()
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

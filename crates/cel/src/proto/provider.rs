@@ -110,7 +110,8 @@ pub(super) fn field_type(kind: &Kind, list: bool, map: bool) -> Type {
         Kind::Bool => Type::Bool,
         Kind::String => Type::String,
         Kind::Bytes => Type::Bytes,
-        Kind::Enum(e) if e.full_name() == NULL_VALUE => Type::Null,
+        // Enums are `int` (cel-go's legacy enums), `NullValue` included: its
+        // constant `NullValue.NULL_VALUE` is the int 0.
         Kind::Enum(_) => Type::Int,
         Kind::Message(m) => {
             well_known_type(m.full_name()).unwrap_or_else(|| Type::object(m.full_name()))

@@ -36,6 +36,11 @@ pub trait Opaque: fmt::Debug + Send + Sync + Any {
         None
     }
 
+    /// True for the zero value of the type (`optional.ofNonZeroValue`).
+    fn is_zero(&self) -> bool {
+        false
+    }
+
     /// For downcasting in library functions.
     fn as_any(&self) -> &dyn Any;
 
