@@ -84,12 +84,23 @@ impl Opaque for Message {
     }
 
     fn display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // CEL construction syntax: `pkg.T{field: value, ...}`, set fields
+        // in number order, then extensions by full name.
         write!(f, "{}{{", self.full_name())?;
-        for (i, (d, v)) in self.message.fields().enumerate() {
+        let fields = self.message.fields().map(|(d, _)| Field::Plain(d));
+        let extensions = self.message.extensions().map(|(e, _)| Field::Extension(e));
+        for (i, field) in fields.chain(extensions).enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            write!(f, "{}: {v:?}", d.name())?;
+            match &field {
+                Field::Plain(d) => f.write_str(d.name())?,
+                Field::Extension(e) => f.write_str(e.full_name())?,
+            }
+            match convert::read_field(&self.message, &field) {
+                Ok(v) => write!(f, ": {v}")?,
+                Err(e) => write!(f, ": <{}>", e.message())?,
+            }
         }
         f.write_str("}")
     }

@@ -68,13 +68,28 @@ impl ProtoTypes {
 
     /// Compiles `files` (paths relative to one of `includes`, or files under
     /// one of them) with their imports; Google's well-known types resolve
-    /// without an include directory.
+    /// without an include directory. With no `includes`, each file's folder
+    /// is one.
     pub fn compile<F: AsRef<Path>, I: AsRef<Path>>(
         files: &[F],
         includes: &[I],
     ) -> Result<Self, ProtoError> {
         let err = |e: protox::Error| ProtoError::Compile(e.to_string());
-        let mut compiler = protox::Compiler::new(includes).map_err(err)?;
+        let mut dirs: Vec<&Path> = includes.iter().map(AsRef::as_ref).collect();
+        if dirs.is_empty() {
+            for f in files {
+                let parent = f.as_ref().parent().unwrap_or(Path::new(""));
+                let dir = if parent.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    parent
+                };
+                if !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
+            }
+        }
+        let mut compiler = protox::Compiler::new(dirs).map_err(err)?;
         compiler.include_imports(true);
         for f in files {
             compiler.open_file(f).map_err(err)?;
@@ -99,6 +114,15 @@ impl ProtoTypes {
     /// Only Google's well-known types.
     pub fn well_known() -> Result<Self, ProtoError> {
         Self::compile::<&str, &str>(&[], &[])
+    }
+
+    /// The message type `name` names from `container` (cel-go's candidate
+    /// names, most qualified first), as its full name and CEL type.
+    pub fn resolve(&self, container: &str, name: &str) -> Option<(String, crate::Type)> {
+        use crate::checker::TypeProvider as _;
+        crate::checker::names::resolve_candidates(container, name, |c| {
+            self.find_type(c).map(|t| (c.to_string(), t))
+        })
     }
 
     /// The descriptor pool.
