@@ -15,7 +15,7 @@ use crate::types::Type;
 use crate::value::Opaque;
 
 /// A message that is not a well-known type.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Message {
     message: DynamicMessage,
     /// The type's full name (kept: `Opaque::type_name` lends it out).
@@ -41,6 +41,14 @@ impl Message {
     fn field(&self, name: &str) -> EvalResult<Field> {
         find_field(&self.message.descriptor(), name)
             .ok_or_else(|| EvalError::msg(format!("no such field '{name}'")))
+    }
+}
+
+/// As the value prints (`prost-reflect`'s own `Debug` prints descriptors,
+/// endlessly for recursive message types).
+impl fmt::Debug for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.display(f)
     }
 }
 

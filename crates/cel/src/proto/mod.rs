@@ -53,11 +53,47 @@ impl fmt::Display for ProtoError {
 
 impl std::error::Error for ProtoError {}
 
+/// Google's well-known types, compiled into every [`ProtoTypes`].
+const WELL_KNOWN_FILES: [&str; 7] = [
+    "google/protobuf/any.proto",
+    "google/protobuf/duration.proto",
+    "google/protobuf/timestamp.proto",
+    "google/protobuf/struct.proto",
+    "google/protobuf/wrappers.proto",
+    "google/protobuf/empty.proto",
+    "google/protobuf/field_mask.proto",
+];
+
+/// A `.proto` file given as text, for [`ProtoTypes::from_source`].
+struct SourceFile {
+    name: String,
+    source: String,
+}
+
+impl protox::file::FileResolver for SourceFile {
+    fn open_file(&self, name: &str) -> Result<protox::file::File, protox::Error> {
+        if name == self.name {
+            protox::file::File::from_source(name, &self.source)
+        } else {
+            Err(protox::Error::file_not_found(name))
+        }
+    }
+}
+
 /// The message and enum types of a descriptor pool, with Google's
 /// well-known types (always included).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ProtoTypes {
     pool: DescriptorPool,
+}
+
+/// The files (`prost-reflect`'s own `Debug` prints every descriptor).
+impl fmt::Debug for ProtoTypes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.pool.files().map(|file| file.name().to_string()))
+            .finish()
+    }
 }
 
 impl ProtoTypes {
@@ -89,21 +125,34 @@ impl ProtoTypes {
                 }
             }
         }
-        let mut compiler = protox::Compiler::new(dirs).map_err(err)?;
+        let compiler = protox::Compiler::new(dirs).map_err(err)?;
+        Self::finish(compiler, files)
+    }
+
+    /// Compiles one file given as text (`name` is how imports would name
+    /// it); it may import Google's well-known types.
+    pub fn from_source(name: &str, source: &str) -> Result<Self, ProtoError> {
+        let mut resolver = protox::file::ChainFileResolver::new();
+        resolver.add(SourceFile {
+            name: name.to_string(),
+            source: source.to_string(),
+        });
+        resolver.add(protox::file::GoogleFileResolver::new());
+        Self::finish(protox::Compiler::with_file_resolver(resolver), &[name])
+    }
+
+    /// Opens `files` and the well-known types, and builds the pool.
+    fn finish<F: AsRef<Path>>(
+        mut compiler: protox::Compiler,
+        files: &[F],
+    ) -> Result<Self, ProtoError> {
+        let err = |e: protox::Error| ProtoError::Compile(e.to_string());
         compiler.include_imports(true);
         for f in files {
             compiler.open_file(f).map_err(err)?;
         }
         // Well-known types every CEL environment knows, whether imported or not.
-        for wkt in [
-            "google/protobuf/any.proto",
-            "google/protobuf/duration.proto",
-            "google/protobuf/timestamp.proto",
-            "google/protobuf/struct.proto",
-            "google/protobuf/wrappers.proto",
-            "google/protobuf/empty.proto",
-            "google/protobuf/field_mask.proto",
-        ] {
+        for wkt in WELL_KNOWN_FILES {
             compiler.open_file(wkt).map_err(err)?;
         }
         Ok(ProtoTypes {
@@ -159,3 +208,6 @@ impl ProtoTypes {
         convert::message_to_cel(&any).map_err(|e| ProtoError::Json(e.message().to_string()))
     }
 }
+
+#[cfg(test)]
+mod tests;

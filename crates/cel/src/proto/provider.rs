@@ -60,7 +60,7 @@ pub(super) fn find_field(desc: &MessageDescriptor, name: &str) -> Option<Field> 
 }
 
 /// A field or an extension.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(super) enum Field {
     Plain(FieldDescriptor),
     Extension(prost_reflect::ExtensionDescriptor),
