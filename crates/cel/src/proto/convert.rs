@@ -22,6 +22,10 @@ const NANOS: i64 = 1_000_000_000;
 /// cel-go's `maxIntJSON`: integers beyond ±(2^53 - 1) become JSON strings.
 const MAX_INT_JSON: i64 = (1 << 53) - 1;
 const TYPE_URL_PREFIX: &str = "type.googleapis.com/";
+/// How many `Any`s may be nested in one another: each is decoded on its own
+/// (protobuf's decoding limit does not see through them), so the nesting of
+/// their bytes is bounded here.
+const MAX_ANY_DEPTH: usize = 100;
 
 fn err(message: impl Into<String>) -> EvalError {
     EvalError::msg(message)
@@ -46,7 +50,7 @@ pub(super) fn read_field(m: &DynamicMessage, f: &Field) -> EvalResult {
     {
         return Ok(Value::Null);
     }
-    to_cel(&value, &kind)
+    to_cel(&value, &kind, 0)
 }
 
 fn is_wrapper(name: &str) -> bool {
@@ -65,7 +69,8 @@ fn is_wrapper(name: &str) -> bool {
 }
 
 /// A stored value of a field of kind `kind` as a CEL value.
-pub(super) fn to_cel(v: &PValue, kind: &Kind) -> EvalResult {
+/// `depth` counts the `Any`s unpacked on the way (see [`MAX_ANY_DEPTH`]).
+fn to_cel(v: &PValue, kind: &Kind, depth: usize) -> EvalResult {
     Ok(match v {
         PValue::Bool(b) => Value::Bool(*b),
         PValue::I32(i) => Value::Int(i64::from(*i)),
@@ -80,11 +85,11 @@ pub(super) fn to_cel(v: &PValue, kind: &Kind) -> EvalResult {
             Value::Null
         }
         PValue::EnumNumber(n) => Value::Int(i64::from(*n)),
-        PValue::Message(m) => message_to_cel(m)?,
+        PValue::Message(m) => message_at(m, depth)?,
         PValue::List(items) => Value::List(List::new(
             items
                 .iter()
-                .map(|x| to_cel(x, kind))
+                .map(|x| to_cel(x, kind, depth))
                 .collect::<EvalResult<Vec<_>>>()?,
         )),
         PValue::Map(entries) => {
@@ -92,9 +97,13 @@ pub(super) fn to_cel(v: &PValue, kind: &Kind) -> EvalResult {
                 return Err(err("map field without an entry type"));
             };
             let vk = entry.map_entry_value_field().kind();
-            let mut out = IndexMap::with_capacity(entries.len());
-            for (k, x) in entries {
-                out.insert(map_key_to_cel(k), to_cel(x, &vk)?);
+            // Protobuf maps are unordered: entries in key order, so that a
+            // map's iteration order never depends on hashing.
+            let mut sorted: Vec<_> = entries.iter().collect();
+            sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let mut out = IndexMap::with_capacity(sorted.len());
+            for (k, x) in sorted {
+                out.insert(map_key_to_cel(k), to_cel(x, &vk, depth)?);
             }
             Value::Map(Map::new(out))
         }
@@ -119,11 +128,15 @@ fn field_of<'a>(m: &'a DynamicMessage, name: &str) -> Option<std::borrow::Cow<'a
 /// A message as a CEL value (cel-go's `NativeToValue`): well-known types
 /// become CEL's own values, `Any` is unpacked, others are [`Message`]s.
 pub(super) fn message_to_cel(m: &DynamicMessage) -> EvalResult {
+    message_at(m, 0)
+}
+
+fn message_at(m: &DynamicMessage, depth: usize) -> EvalResult {
     let desc = m.descriptor();
     let name = desc.full_name();
     let get = |field: &str| -> EvalResult {
         match desc.get_field_by_name(field) {
-            Some(f) => to_cel(&m.get_field(&f), &f.kind()),
+            Some(f) => to_cel(&m.get_field(&f), &f.kind(), depth),
             None => Err(err(format!("no such field '{field}'"))),
         }
     };
@@ -146,9 +159,9 @@ pub(super) fn message_to_cel(m: &DynamicMessage) -> EvalResult {
                 .ok_or_else(|| err("duration out of range"))?;
             Value::Duration(Duration::from_nanos(total))
         }
-        "google.protobuf.Any" => unpack_any(m)?,
+        "google.protobuf.Any" => unpack_any(m, depth + 1)?,
         "google.protobuf.Value" => match m.fields().next() {
-            Some((f, v)) => to_cel(v, &f.kind())?,
+            Some((f, v)) => to_cel(v, &f.kind(), depth)?,
             None => Value::Null,
         },
         "google.protobuf.Struct" | "google.protobuf.ListValue" => {
@@ -163,7 +176,10 @@ pub(super) fn message_to_cel(m: &DynamicMessage) -> EvalResult {
 }
 
 /// The message an `Any` holds, as a CEL value.
-fn unpack_any(m: &DynamicMessage) -> EvalResult {
+fn unpack_any(m: &DynamicMessage, depth: usize) -> EvalResult {
+    if depth > MAX_ANY_DEPTH {
+        return Err(err("Any values nested too deeply"));
+    }
     let url = match field_of(m, "type_url").as_deref() {
         Some(PValue::String(s)) => s.clone(),
         _ => String::new(),
@@ -180,7 +196,7 @@ fn unpack_any(m: &DynamicMessage) -> EvalResult {
         .ok_or_else(|| err(format!("unknown type: '{name}'")))?;
     let inner = DynamicMessage::decode(desc, bytes)
         .map_err(|e| err(format!("cannot unpack '{name}': {e}")))?;
-    message_to_cel(&inner)
+    message_at(&inner, depth)
 }
 
 /// `T{f: v, ...}` as a message (cel-go's `NewValue`).

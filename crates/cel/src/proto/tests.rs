@@ -108,3 +108,39 @@ fn debug_of_recursive_types_terminates() {
     assert_eq!(format!("{v:?}"), "Opaque(t.M{child: t.M{i: 1}})");
     assert!(format!("{:?}", types()).contains("t.proto"));
 }
+
+/// An `Any` nested in `Any`s 300 deep (bytes built in CEL) is an error,
+/// not a stack overflow.
+#[test]
+fn deeply_nested_any_is_an_error() {
+    use prost::Message as _;
+    let t = types();
+    let any = t.message("google.protobuf.Any").expect("Any");
+    let mut bytes: Vec<u8> = Vec::new();
+    for _ in 0..300 {
+        let mut m = prost_reflect::DynamicMessage::new(any.clone());
+        m.set_field_by_name(
+            "type_url",
+            prost_reflect::Value::String("type.googleapis.com/google.protobuf.Any".into()),
+        );
+        m.set_field_by_name("value", prost_reflect::Value::Bytes(bytes.into()));
+        bytes = m.encode_to_vec();
+    }
+    let json = serde_json::json!({
+        "@type": "type.googleapis.com/google.protobuf.Any",
+        "value": {"@type": "type.googleapis.com/google.protobuf.Int64Value", "value": "1"}
+    });
+    assert!(t.value_from_any_json(&json).is_ok());
+    let mut m = prost_reflect::DynamicMessage::new(any);
+    m.set_field_by_name(
+        "type_url",
+        prost_reflect::Value::String("type.googleapis.com/google.protobuf.Any".into()),
+    );
+    m.set_field_by_name("value", prost_reflect::Value::Bytes(bytes.into()));
+    let r = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || super::convert::message_to_cel(&m).is_err())
+        .expect("thread")
+        .join();
+    assert_eq!(r.ok(), Some(true));
+}
