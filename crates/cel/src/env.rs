@@ -271,6 +271,11 @@ impl Env {
         self.inner.type_provider.as_deref()
     }
 
+    /// The type provider, shared (object constructions keep it).
+    pub(crate) fn shared_type_provider(&self) -> Option<Arc<dyn TypeProvider>> {
+        self.inner.type_provider.clone()
+    }
+
     /// A type name declared with [`EnvBuilder::add_type`].
     pub fn type_identifier(&self, name: &str) -> Option<&Type> {
         self.inner.shared.type_identifiers.get(name)

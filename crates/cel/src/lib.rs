@@ -31,6 +31,8 @@ pub mod library;
 mod name_hash;
 pub mod policy;
 pub mod program;
+#[cfg(feature = "proto")]
+pub mod proto;
 pub mod syntax;
 pub mod types;
 pub mod value;

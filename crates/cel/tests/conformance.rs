@@ -14,9 +14,12 @@
 //! `eval_error` test is satisfied by a check error with exactly the expected
 //! message (the suite's way of saying "rejected, at compile time if possible").
 //!
-//! Skips: tests that need protobuf messages (`no_proto: false` in `index.json`)
-//! are skipped with that reason; every other skip is listed, with its reason,
-//! in `conformance.skip` next to this file. Skipped trials are "ignored" trials:
+//! Messages: with the engine's `proto` feature, the suite's message types are
+//! compiled from the shared `cel-spec/proto` sources (`common::proto_types`)
+//! and serve as the environment's type provider and to read `object_value`s.
+//! Without it, tests that need protobuf messages (`no_proto: false` in
+//! `index.json`) are skipped with that reason. Every other skip is listed,
+//! with its reason, in `conformance.skip` next to this file. Skipped trials are "ignored" trials:
 //! `--include-ignored` runs them anyway. Each case runs on its own thread with
 //! a large stack, a panic is caught and reported as that case's failure, and a
 //! case that does not finish within [`CASE_TIMEOUT`] fails.
@@ -98,11 +101,11 @@ fn collect_trials() -> Result<Option<Vec<Trial>>, String> {
     let cases = read_cases(&dir)?;
 
     let mut trials = runner_self_tests();
-    trials.push(skip_list_check(&skips, &cases, &proto_tests));
+    trials.push(skip_list_check(&skips, &cases));
     let n_runner = trials.len();
     let (mut n_proto, mut n_listed) = (0, 0);
     for case in cases {
-        let reason = if proto_tests.contains(&case.name) {
+        let reason = if !cfg!(feature = "proto") && proto_tests.contains(&case.name) {
             n_proto += 1;
             Some("needs protobuf messages")
         } else if skips.contains_key(&case.name) {
@@ -238,20 +241,15 @@ fn read_skip_file() -> Result<BTreeMap<String, String>, String> {
     Ok(skips)
 }
 
-/// A trial that fails when the skip list names a test that does not exist or
-/// that is skipped anyway for needing protobuf messages (stale entries).
-fn skip_list_check(
-    skips: &BTreeMap<String, String>,
-    cases: &[Case],
-    proto_tests: &HashSet<String>,
-) -> Trial {
+/// A trial that fails when the skip list names a test that does not exist
+/// (stale entries). Entries for tests that need messages apply to builds with
+/// the `proto` feature.
+fn skip_list_check(skips: &BTreeMap<String, String>, cases: &[Case]) -> Trial {
     let names: HashSet<&str> = cases.iter().map(|c| c.name.as_str()).collect();
     let mut problems = Vec::new();
     for name in skips.keys() {
         if !names.contains(name.as_str()) {
             problems.push(format!("{name}: no such test"));
-        } else if proto_tests.contains(name) {
-            problems.push(format!("{name}: skipped anyway (needs protobuf messages)"));
         }
     }
     Trial::test(
@@ -395,6 +393,10 @@ fn run_case(test: &Json) -> Result<(), String> {
     let expected = expected(test)?;
 
     let mut builder = common::full_env::builder();
+    #[cfg(feature = "proto")]
+    {
+        builder = builder.type_provider(common::proto_types::conformance()?);
+    }
     if flag("disable_macros") {
         builder
             .options_mut()
@@ -581,7 +583,7 @@ fn self_test_scalars() -> Result<(), String> {
     )?;
     for bad in [
         r#"{"int64_value": "9223372036854775808"}"#,
-        r#"{"object_value": {"@type": "type.googleapis.com/cel.expr.conformance.proto3.TestAllTypes"}}"#,
+        r#"{"object_value": {"@type": "type.googleapis.com/no.such.Message"}}"#,
         r#"{"object_value": {"@type": "type.googleapis.com/google.protobuf.Duration", "value": "1.5"}}"#,
         r#"{"int64_value": "1", "bool_value": true}"#,
     ] {

@@ -1,9 +1,12 @@
-//! `kcel eval`: compile an expression in the full environment, evaluate it
-//! against `--var` bindings, print the result.
+//! `kcel eval`: compile an expression in the full environment (with the
+//! messages of `--proto` files), evaluate it against `--var` bindings, print
+//! the result.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use cel::proto::ProtoTypes;
 use cel::{Type, Value};
 use clap::ValueEnum;
 
@@ -36,6 +39,20 @@ pub struct Args {
     /// evaluation (on standard error with `-o json`).
     #[arg(long = "cost")]
     cost: bool,
+    /// A `.proto` file whose messages and enums the expression may use
+    /// (repeatable; compiled with its imports, no protoc needed). A
+    /// `--var` declared with a message type reads its JSON as that message
+    /// (protobuf JSON mapping).
+    #[arg(long = "proto", value_name = "FILE.proto")]
+    protos: Vec<String>,
+    /// A folder imports are resolved in (repeatable; default: the folders of
+    /// the `--proto` files).
+    #[arg(short = 'I', long = "proto_path", value_name = "DIR")]
+    includes: Vec<String>,
+    /// The container (package) names are resolved in (`TestAllTypes` in
+    /// `pkg` is `pkg.TestAllTypes`).
+    #[arg(long = "container", default_value = "")]
+    container: String,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -48,7 +65,14 @@ enum Format {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let Inputs { bindings, decls } = match inputs(&args) {
+    let types = match proto_types(&args) {
+        Ok(t) => t,
+        Err(message) => {
+            eprintln!("kcel eval: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let Inputs { bindings, decls } = match inputs(&args, types.as_deref()) {
         Ok(x) => x,
         Err(message) => {
             eprintln!("kcel eval: {message}");
@@ -56,6 +80,10 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let mut builder = env::full();
+    builder.options_mut().container = args.container.clone();
+    if let Some(types) = types {
+        builder = builder.type_provider(types);
+    }
     for (name, t) in decls {
         builder.add_variable(&name, t);
     }
@@ -145,10 +173,34 @@ struct Inputs {
     decls: Vec<(String, Type)>,
 }
 
-fn inputs(args: &Args) -> Result<Inputs, String> {
+/// The message types of `--proto` files, if any.
+fn proto_types(args: &Args) -> Result<Option<Arc<ProtoTypes>>, String> {
+    if args.protos.is_empty() {
+        return Ok(None);
+    }
+    ProtoTypes::compile(&args.protos, &args.includes)
+        .map(|t| Some(Arc::new(t)))
+        .map_err(|e| e.to_string())
+}
+
+/// `name:type`, where the type may name a message of `types`.
+fn parse_decl(
+    text: &str,
+    types: Option<&ProtoTypes>,
+    container: &str,
+) -> Result<(String, Type), String> {
+    if let (Some(types), Some((name, t))) = (types, text.split_once(':'))
+        && let Some((_, message)) = types.resolve(container, t.trim())
+    {
+        return Ok((name.trim().to_string(), message));
+    }
+    decl::parse_decl(text)
+}
+
+fn inputs(args: &Args, types: Option<&ProtoTypes>) -> Result<Inputs, String> {
     let mut decls: Vec<(String, Type)> = Vec::new();
     for d in &args.decls {
-        let (name, t) = decl::parse_decl(d)?;
+        let (name, t) = parse_decl(d, types, &args.container)?;
         if decls.iter().any(|(n, _)| *n == name) {
             return Err(format!("--decl {name}: declared twice"));
         }
@@ -169,10 +221,15 @@ fn inputs(args: &Args) -> Result<Inputs, String> {
         };
         let parsed: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("--var {name}: invalid JSON: {e}"))?;
-        if bindings
-            .insert(name.to_string(), Value::from_json(&parsed))
-            .is_some()
-        {
+        let declared = decls.iter().find(|(n, _)| n == name).map(|(_, t)| t);
+        let value =
+            match (declared, types) {
+                (Some(Type::Object(message)), Some(types)) => types
+                    .value_from_json(message, &parsed)
+                    .map_err(|e| format!("--var {name}: {e}"))?,
+                _ => Value::from_json(&parsed),
+            };
+        if bindings.insert(name.to_string(), value).is_some() {
             return Err(format!("--var {name}: bound twice"));
         }
         if !decls.iter().any(|(n, _)| n == name) {

@@ -154,3 +154,46 @@ fn validate_namespace_flag_is_the_request_namespace() {
     assert_eq!(accepted.status.code(), Some(0), "{}", stdout(&accepted));
     assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
 }
+
+/// `--proto` with `-I` and `--container`: a `--var` declared with a message
+/// type reads its JSON as that message; construction, selection, `has()`,
+/// enums as ints, an unset wrapper as `null`; a missing file is a usage error.
+#[test]
+fn evaluates_over_protobuf_messages() {
+    let proto = [
+        "--proto",
+        "crates/cli/tests/testdata/eval_proto/shop.proto",
+        "-I",
+        "crates/cli/tests/testdata/eval_proto",
+        "--container",
+        "shop.v1",
+    ];
+    let mut args = vec!["eval"];
+    args.extend(proto);
+    args.extend([
+        "item.quantity * 2 == 6 && item.kind == Item.Kind.BOOK && item.discount == null \
+         && !has(item.discount) && item.tags == ['a'] && item != Item{name: 'x'}",
+        "--decl",
+        "item:Item",
+        "--var",
+        r#"item={"name": "x", "quantity": "3", "kind": "BOOK", "tags": ["a"]}"#,
+        "-t",
+    ]);
+    let o = kcel(&args);
+    assert_eq!(stdout(&o), "true\ntype: bool\n", "stderr: {}", stderr(&o));
+
+    let mut args = vec!["eval"];
+    args.extend(proto);
+    args.push("Item{quantity: 2, discount: 0.5}");
+    let o = kcel(&args);
+    assert_eq!(
+        stdout(&o),
+        "shop.v1.Item{quantity: 2, discount: 0.5}\n",
+        "stderr: {}",
+        stderr(&o)
+    );
+
+    let o = kcel(&["eval", "--proto", "no/such.proto", "1"]);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("no/such.proto"), "{}", stderr(&o));
+}

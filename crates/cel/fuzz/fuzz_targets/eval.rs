@@ -1,6 +1,7 @@
 //! Fuzz target: arbitrary UTF-8 text parsed, checked when it checks (planned
 //! unchecked otherwise), and evaluated with a cost limit and a deadline,
-//! against a few variables of varied types. Nothing may panic, overflow the
+//! against a few variables of varied types (with the `proto` feature, the
+//! default, also a message `msg`). Nothing may panic, overflow the
 //! stack, allocate without bound or run past the deadline.
 #![no_main]
 

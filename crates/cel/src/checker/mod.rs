@@ -45,6 +45,17 @@ pub trait TypeProvider: Send + Sync {
     fn enum_value(&self, _name: &str) -> Option<i64> {
         None
     }
+
+    /// A value of object type `type_name` built from `fields` (name, value),
+    /// as `T{f: v}` constructs it; `None` when the provider cannot build
+    /// values of that type (the planner then reports an unknown type).
+    fn new_object(
+        &self,
+        _type_name: &str,
+        _fields: &[(&str, Value)],
+    ) -> Option<crate::error::EvalResult> {
+        None
+    }
 }
 
 /// What a name or call resolved to.

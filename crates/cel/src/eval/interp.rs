@@ -221,6 +221,7 @@ impl Plan {
             Node::Matches(m) => self.eval_matches::<T>(m, cx),
             Node::List(l) => self.eval_list::<T>(l, cx),
             Node::Map(m) => self.eval_map::<T>(m, cx),
+            Node::Object(o) => self.eval_object::<T>(o, cx),
             Node::Compr(c) => self.eval_compr::<T>(c, cx),
             Node::InSet(s) => self.eval_in_set::<T>(s, cx),
             Node::AccuAppend(a) => self.eval_append::<T>(a, cx),
@@ -671,19 +672,8 @@ impl Plan {
             let k = self.eval_node::<T>(k, cx)?;
             let v = self.eval_node::<T>(v, cx)?;
             let key = map_key(&k).map_err(|e| e.at(m.id))?;
-            let v = if *opt {
-                match v {
-                    Value::Optional(Some(x)) => (*x).clone(),
-                    Value::Optional(None) => continue,
-                    _ => {
-                        return Err(EvalError::msg(
-                            "cannot initialize optional entry from non-optional value",
-                        )
-                        .at(m.id));
-                    }
-                }
-            } else {
-                v
+            let Some(v) = entry_value(v, *opt).map_err(|e| e.at(m.id))? else {
+                continue;
             };
             if out.insert(key, v).is_some() {
                 return Err(EvalError::msg("Failed with repeated key").at(m.id));
@@ -821,6 +811,20 @@ impl Plan {
     }
 }
 
+/// The value of a map or message entry: as is, or for an optional entry
+/// (`?k: v`) the optional's value (`None`: no entry).
+pub(super) fn entry_value(v: Value, optional: bool) -> EvalResult<Option<Value>> {
+    if !optional {
+        return Ok(Some(v));
+    }
+    match v {
+        Value::Optional(x) => Ok(x.map(|x| (*x).clone())),
+        _ => Err(EvalError::msg(
+            "cannot initialize optional entry from non-optional value",
+        )),
+    }
+}
+
 #[inline]
 pub(super) fn set_slot(cx: &mut Ctx<'_>, slot: usize, v: EvalResult) {
     if let Some(s) = cx.slots.get_mut(slot) {
@@ -882,6 +886,8 @@ fn qualify_field(v: &Value, field: &str, optional: bool) -> EvalResult<Option<Va
             None if optional => Ok(None),
             None => Err(EvalError::msg(format!("no such key: {field}"))),
         },
+        // `m.?f` on an object: empty when the field is not set.
+        Value::Opaque(o) if optional && o.has(field).transpose()? == Some(false) => Ok(None),
         _ => ops::select_field(v, field).map(Some),
     }
 }

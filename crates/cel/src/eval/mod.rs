@@ -35,6 +35,7 @@ mod cost;
 mod fold;
 mod interp;
 mod node;
+mod object;
 mod planner;
 
 use crate::activation::Activation;

@@ -44,6 +44,8 @@ pub(crate) enum Node {
     List(Box<ListNode>),
     /// A map literal.
     Map(Box<MapNode>),
+    /// A message construction (`object.rs`).
+    Object(Box<super::object::ObjectNode>),
     /// A comprehension (every macro).
     Compr(Box<Compr>),
     /// `x in [constant primitives]` as a set lookup.

@@ -21,7 +21,7 @@ use crate::value::{Key, KeyRef, List, Map, Value};
 /// A planning failure: the node and the message.
 pub(crate) type PlanError = (ExprId, String);
 
-type PResult<T = Node> = Result<T, PlanError>;
+pub(super) type PResult<T = Node> = Result<T, PlanError>;
 
 /// What a local name refers to.
 #[derive(Clone, Copy)]
@@ -31,8 +31,8 @@ enum Local {
 }
 
 pub(crate) struct Planner<'a> {
-    env: &'a Env,
-    checked: Option<&'a CheckedAst>,
+    pub(super) env: &'a Env,
+    pub(super) checked: Option<&'a CheckedAst>,
     scopes: Vec<(String, Local)>,
     pub(crate) n_slots: usize,
     pub(crate) block_exprs: Vec<Option<Node>>,
@@ -196,7 +196,7 @@ impl<'a> Planner<'a> {
                     entries: out,
                 })))
             }
-            ExprKind::Struct(s) => Err((e.id, format!("unknown type: {}", s.type_name))),
+            ExprKind::Struct(s) => self.plan_struct(e.id, s),
             ExprKind::Comprehension(c) => self.plan_comprehension(e.id, c),
         }
     }

@@ -16,13 +16,15 @@ const BLOCK_INDICES: usize = 30;
 /// Every library this crate ships, each at its newest version: the standard
 /// library, strings, math, encoders, lists (with `sortBy`), sets, optionals
 /// (with the optional syntax), network, `cel.block` (with `@index0` …
-/// `@index29` declared `dyn`), bindings and two-variable comprehensions; plus
+/// `@index29` declared `dyn`), bindings, two-variable comprehensions and the
+/// `proto.getExt`/`proto.hasExt` macros; plus
 /// escaped identifiers (`` a.`b-c` ``) and cross-type numeric comparisons.
 /// This is the environment of cel-go's conformance harness and of `kcel eval`;
 /// callers add their declarations.
 pub fn full() -> EnvBuilder {
     use ext::{
-        Bindings, Encoders, Lists, Math, Network, Optionals, Sets, Strings, TwoVarComprehensions,
+        Bindings, Encoders, Lists, Math, Network, Optionals, Protos, Sets, Strings,
+        TwoVarComprehensions,
     };
     let mut b = EnvBuilder::new()
         .library(Std)
@@ -35,6 +37,7 @@ pub fn full() -> EnvBuilder {
         .library(Network)
         .library(std::Block)
         .library(Bindings)
+        .library(Protos)
         .library(TwoVarComprehensions);
     for i in 0..BLOCK_INDICES {
         b.add_variable(&std::block::index_ident(i), Type::Dyn);

@@ -25,6 +25,22 @@ pub trait Opaque: fmt::Debug + Send + Sync + Any {
         None
     }
 
+    /// Field selection `v.name`: `None` when the type has no fields (the
+    /// caller reports that), `Some(Err)` for a field it does not have.
+    fn select(&self, _name: &str) -> Option<crate::error::EvalResult> {
+        None
+    }
+
+    /// The presence test `has(v.name)`, `None` when the type has no fields.
+    fn has(&self, _name: &str) -> Option<crate::error::EvalResult<bool>> {
+        None
+    }
+
+    /// True for the zero value of the type (`optional.ofNonZeroValue`).
+    fn is_zero(&self) -> bool {
+        false
+    }
+
     /// For downcasting in library functions.
     fn as_any(&self) -> &dyn Any;
 

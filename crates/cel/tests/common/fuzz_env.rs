@@ -102,7 +102,8 @@ impl Harness {
     /// `d` (double), `s` (string), `b` (bytes), `bo` (bool), `l` (list(int)),
     /// `ls` (list(string)), `m` (map(string, int)), `lm` (list(map(string,
     /// dyn))), `opt` (optional_type(int)), `t` (timestamp) and `dur`
-    /// (duration).
+    /// (duration); with the `proto` feature also `msg` (a `fuzz.M` message,
+    /// see [`message`]) in container `fuzz`.
     pub fn new(builder: EnvBuilder) -> Harness {
         let t = Value::Timestamp(Timestamp {
             seconds: 1_234_567_890,
@@ -177,6 +178,10 @@ impl Harness {
         for (name, ty, value) in vars {
             builder.add_variable(name, ty);
             bindings.insert(name.to_string(), value);
+        }
+        #[cfg(feature = "proto")]
+        {
+            builder = message::declare(builder, &mut bindings);
         }
         Harness {
             env: builder.build(),
@@ -280,5 +285,67 @@ impl Harness {
             }
         };
         Outcome::Evaluated { checked, ok }
+    }
+}
+
+/// The message-typed fuzzing variable (feature `proto`).
+#[cfg(feature = "proto")]
+pub mod message {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use cel::proto::ProtoTypes;
+    use cel::{EnvBuilder, Type, Value};
+
+    /// Scalars, a repeated field, a map, recursion, a wrapper, `Any`,
+    /// `Struct`, a timestamp, an enum and a oneof.
+    const SOURCE: &str = r#"
+syntax = "proto3";
+package fuzz;
+import "google/protobuf/any.proto";
+import "google/protobuf/struct.proto";
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/wrappers.proto";
+message M {
+  int32 i = 1;
+  uint64 u = 2;
+  double d = 3;
+  string s = 4;
+  bytes b = 5;
+  bool bo = 6;
+  repeated int64 l = 7;
+  map<string, M> m = 8;
+  M child = 9;
+  google.protobuf.StringValue w = 10;
+  google.protobuf.Any any = 11;
+  google.protobuf.Struct st = 12;
+  google.protobuf.Timestamp t = 13;
+  E e = 14;
+  oneof kind { string name = 15; int32 id = 16; }
+  optional float f = 17;
+  enum E { ZERO = 0; ONE = 1; }
+}
+"#;
+
+    /// Declares `msg` of type `fuzz.M`, sets the container to `fuzz` and
+    /// binds a message with most fields set.
+    pub fn declare(mut builder: EnvBuilder, bindings: &mut HashMap<String, Value>) -> EnvBuilder {
+        let Ok(types) = ProtoTypes::from_source("fuzz.proto", SOURCE) else {
+            return builder;
+        };
+        let json = serde_json::json!({
+            "i": -3, "u": "7", "d": 0.5, "s": "x", "b": "AP8=", "bo": true,
+            "l": [1, 2, 3], "m": {"k": {"i": 1}}, "child": {"child": {"s": "deep"}},
+            "w": "w", "any": {"@type": "type.googleapis.com/fuzz.M", "i": 9},
+            "st": {"a": [1, null, {"b": false}]}, "t": "2009-02-13T23:31:30Z",
+            "e": "ONE", "name": "n", "f": 1.5
+        });
+        let Ok(msg) = types.value_from_json("fuzz.M", &json) else {
+            return builder;
+        };
+        builder.options_mut().container = "fuzz".into();
+        builder.add_variable("msg", Type::object("fuzz.M"));
+        bindings.insert("msg".into(), msg);
+        builder.type_provider(Arc::new(types))
     }
 }

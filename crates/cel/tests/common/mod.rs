@@ -9,5 +9,7 @@ pub mod diff_env;
 pub mod full_env;
 pub mod fuzz_env;
 pub mod proto_json;
+#[cfg(feature = "proto")]
+pub mod proto_types;
 pub mod shared;
 pub mod structural;

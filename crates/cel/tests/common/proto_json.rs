@@ -105,7 +105,8 @@ fn key(v: &Value) -> Result<Key, String> {
 }
 
 /// A `google.protobuf.Any`: Timestamp and Duration are CEL values; other
-/// messages are not supported.
+/// messages are read with the conformance messages' descriptors (feature
+/// `proto`), else not supported.
 fn any(body: &Json) -> Result<Value, String> {
     let url = body
         .get("@type")
@@ -116,6 +117,11 @@ fn any(body: &Json) -> Result<Value, String> {
     match (name, inner) {
         ("google.protobuf.Timestamp", Some(Json::String(s))) => timestamp(s).map(Value::Timestamp),
         ("google.protobuf.Duration", Some(Json::String(s))) => duration(s).map(Value::Duration),
+        #[cfg(feature = "proto")]
+        _ => super::proto_types::conformance()?
+            .value_from_any_json(body)
+            .map_err(|e| e.to_string()),
+        #[cfg(not(feature = "proto"))]
         _ => Err(format!("protobuf message values are not supported: {name}")),
     }
 }

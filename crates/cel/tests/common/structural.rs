@@ -52,6 +52,8 @@ fn same_at(want: &Value, got: &Value, depth: usize) -> bool {
             (Some(x), Some(y)) => same_at(x, y, depth + 1),
             _ => false,
         },
+        // Messages: protobuf equality (`proto.Equal`).
+        (Value::Opaque(a), Value::Opaque(b)) => a.equals(&**b),
         _ => false,
     }
 }

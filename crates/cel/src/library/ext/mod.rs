@@ -18,6 +18,7 @@ pub mod math;
 pub mod netip;
 pub mod network;
 pub mod optionals;
+pub mod protos;
 pub mod sets;
 pub mod strings;
 
@@ -28,6 +29,7 @@ pub use lists::Lists;
 pub use math::Math;
 pub use network::{Cidr, Ip, Network};
 pub use optionals::Optionals;
+pub use protos::Protos;
 pub use sets::Sets;
 pub use strings::Strings;
 

@@ -158,7 +158,8 @@ pub fn is_zero_value(v: &Value) -> bool {
                 offset_secs: 0,
             }
         }
-        Value::Type(_) | Value::Optional(_) | Value::Opaque(_) => false,
+        Value::Opaque(o) => o.is_zero(),
+        Value::Type(_) | Value::Optional(_) => false,
     }
 }
 

@@ -292,6 +292,7 @@ pub(crate) fn select_field(v: &Value, field: &str) -> EvalResult {
         Value::Map(m) => m
             .try_field(field)?
             .ok_or_else(|| EvalError::msg(format!("no such key: {field}"))),
+        Value::Opaque(o) if let Some(r) = o.select(field) => r,
         _ => Err(EvalError::msg(format!(
             "type '{}' does not support field selection",
             v.type_name()
@@ -303,6 +304,7 @@ pub(crate) fn select_field(v: &Value, field: &str) -> EvalResult {
 pub(crate) fn has_field(v: &Value, field: &str) -> EvalResult {
     match v {
         Value::Map(m) => Ok(Value::Bool(m.try_field(field)?.is_some())),
+        Value::Opaque(o) if let Some(r) = o.has(field) => r.map(Value::Bool),
         _ => Err(EvalError::msg(format!(
             "invalid type for field selection: {}",
             v.type_name()
