@@ -9,12 +9,14 @@
 
 use serde_json::{Map, Value, json};
 
+use std::collections::HashMap;
+
 use crate::crd::CustomResourceDefinition;
-use crate::crd_review::validate_crd;
+use crate::crd_review::review_crd;
 use crate::pipeline::json::Parsed;
 use crate::pipeline::status::Status;
-use crate::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
-use crate::rules::CelRuleStep;
+use crate::pipeline::{FieldValidation, KubeVersion, Operation};
+use crate::validator::{CrdId, Request, Validator};
 
 /// A case id or a CRD id: YAML 1.1 may have made it a boolean (`n` → `false`).
 fn id_of(v: Option<&Value>) -> String {
@@ -37,6 +39,11 @@ fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Parsed>, String> 
     }))
 }
 
+/// A CRD of a case file: decoded and reviewed once, or why it could not be decoded.
+struct FileCrd {
+    decoded: Result<(CrdId, Option<Status>), String>,
+}
+
 /// Runs every case of a case file; one result object per case, in order.
 pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Value>, String> {
     let crds = file
@@ -47,40 +54,54 @@ pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Valu
         .get("cases")
         .and_then(Value::as_array)
         .ok_or("case file has no `cases` list")?;
+    let mut builder = Validator::builder()
+        .kube_version(kube_version)
+        .field_validation(FieldValidation::Ignore);
+    let mut decoded = Vec::with_capacity(crds.len());
+    for (id, v) in crds {
+        let crd = serde_json::from_value::<CustomResourceDefinition>(v.clone());
+        decoded.push((id.clone(), crd.map_err(|e| e.to_string())));
+    }
+    let mut by_id = HashMap::new();
+    for (id, crd) in decoded {
+        let entry = crd.map(|crd| {
+            let review = review_crd(&crd, None, kube_version);
+            let status = (!review.accepted()).then(|| review.status(&crd, kube_version));
+            (builder.add_crd(crd, None), status)
+        });
+        by_id.insert(id, FileCrd { decoded: entry });
+    }
+    let validator = builder.build();
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
-        out.push(run_case(case, crds, kube_version));
+        out.push(run_case(case, &by_id, &validator));
     }
     Ok(out)
 }
 
-fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
+fn run_case(case: &Value, crds: &HashMap<String, FileCrd>, validator: &Validator) -> Value {
     let mut r = Map::new();
     r.insert("name".into(), Value::String(id_of(case.get("name"))));
     let crd_id = id_of(case.get("crd"));
-    let crd: CustomResourceDefinition = match crds
+    let found = crds
         .get(&crd_id)
         .ok_or_else(|| format!("no CRD {crd_id:?}"))
-        .and_then(|v| serde_json::from_value(v.clone()).map_err(|e| e.to_string()))
-    {
-        Ok(c) => c,
+        .and_then(|c| c.decoded.clone());
+    let id = match found {
+        Ok((_, Some(status))) => {
+            r.insert("crdStatus".into(), json!(status));
+            return Value::Object(r);
+        }
+        Ok((id, None)) => id,
         Err(e) => {
             r.insert("error".into(), Value::String(e));
             return Value::Object(r);
         }
     };
-    let crd_errs = validate_crd(&crd, None, kv);
-    if !crd_errs.is_empty() {
-        let status = Status::invalid(
-            "apiextensions.k8s.io",
-            "CustomResourceDefinition",
-            &crd.metadata.name,
-            &crd_errs,
-            kv,
-        );
-        r.insert("crdStatus".into(), json!(status));
+    let Some(crd) = validator.crd(id) else {
+        r.insert("error".into(), format!("no CRD {crd_id:?}").into());
         return Value::Object(r);
-    }
+    };
     let version = case
         .get("version")
         .and_then(Value::as_str)
@@ -107,41 +128,31 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
         (Some(o), Some("status")) => Operation::UpdateStatus(o.value),
         (Some(o), _) => Operation::Update(o.value),
     };
-    let rules = match CelRuleStep::for_version(&crd, &version, kv) {
-        Ok(r) => r,
+    let request = Request::new(obj.value, operation)
+        .with_duplicates(obj.duplicates)
+        .against(id, version);
+    let verdict = match validator.validate(request) {
+        Ok(v) => v,
         Err(e) => {
-            r.insert("error".into(), Value::String(e));
+            r.insert("error".into(), Value::String(e.to_string()));
             return Value::Object(r);
         }
     };
-    let pipeline = match Pipeline::new(&crd, &version, Some(&rules)) {
-        Ok(p) => p,
-        Err(e) => {
-            r.insert("error".into(), Value::String(e.0));
-            return Value::Object(r);
-        }
-    };
-    let options = Options {
-        kube_version: kv,
-        field_validation: FieldValidation::Ignore,
-        ..Options::default()
-    };
-    let resp = pipeline.run_with_duplicates(obj.value, &obj.duplicates, &operation, &options);
-    if let Some(e) = resp.decode_error {
+    if let Some(e) = verdict.decode_error {
         r.insert("decodeError".into(), Value::String(e));
         return Value::Object(r);
     }
-    if !resp.duplicate_fields.is_empty() {
-        r.insert("duplicateFields".into(), json!(resp.duplicate_fields));
+    if !verdict.duplicate_fields.is_empty() {
+        r.insert("duplicateFields".into(), json!(verdict.duplicate_fields));
     }
-    if !resp.unknown_fields.is_empty() {
-        r.insert("unknownFields".into(), json!(resp.unknown_fields));
+    if !verdict.unknown_fields.is_empty() {
+        r.insert("unknownFields".into(), json!(verdict.unknown_fields));
     }
-    if let Some(o) = resp.object {
+    if let Some(o) = verdict.object {
         r.insert("objectAfterDecode".into(), o);
     }
-    r.insert("status".into(), json!(resp.status));
-    if let Some(d) = &resp.status.details
+    r.insert("status".into(), json!(verdict.status));
+    if let Some(d) = &verdict.status.details
         && !d.causes.is_empty()
     {
         let strings: Vec<String> = d
@@ -151,11 +162,8 @@ fn run_case(case: &Value, crds: &Map<String, Value>, kv: KubeVersion) -> Value {
             .collect();
         r.insert("causeStrings".into(), json!(strings));
     }
-    if !resp.warnings.is_empty() {
-        r.insert("warnings".into(), json!(resp.warnings));
-    }
-    if resp.rules_skipped {
-        r.insert("rulesSkipped".into(), Value::Bool(true));
+    if !verdict.warnings.is_empty() {
+        r.insert("warnings".into(), json!(verdict.warnings));
     }
     Value::Object(r)
 }
