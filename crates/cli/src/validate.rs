@@ -122,7 +122,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
                 unmatched = true;
                 continue;
             }
-            Err(e @ (Error::Rules { .. } | Error::Pipeline(_))) => {
+            Err(e @ (Error::Rules { .. } | Error::NoSuchVersion { .. } | Error::Pipeline(_))) => {
                 let at = served_by(&validator, doc).unwrap_or_default();
                 return Err(format!("{at}: {e}"));
             }

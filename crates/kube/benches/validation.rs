@@ -131,7 +131,7 @@ struct CrdVersion<'a> {
 fn rule_steps(versions: &[CrdVersion<'_>]) -> Result<Vec<CelRuleStep>, String> {
     versions
         .iter()
-        .map(|v| CelRuleStep::for_version(v.crd, &v.version, kube_version()))
+        .map(|v| CelRuleStep::for_version(v.crd, &v.version, kube_version()).map_err(String::from))
         .collect()
 }
 

@@ -4,6 +4,7 @@
 use crate::documents::DocumentError;
 use crate::load::LoadError;
 use crate::pipeline::PipelineError;
+use crate::rules::RuleStepError;
 use crate::validator::CrdId;
 
 /// Why a request (or loading its CRDs) failed.
@@ -26,14 +27,22 @@ pub enum Error {
         kind: String,
     },
     /// The CEL rules of a CRD version cannot be compiled (or the version has no schema).
-    #[error("{message}")]
+    #[error("{source}")]
     Rules {
         /// The CRD's name.
         crd: String,
         /// The version.
         version: String,
         /// What is wrong, naming the CRD and version.
-        message: String,
+        source: RuleStepError,
+    },
+    /// The CRD has no such version.
+    #[error("CRD {crd} has no version {version:?}")]
+    NoSuchVersion {
+        /// The CRD's name.
+        crd: String,
+        /// The version asked for.
+        version: String,
     },
     /// The CRD version cannot run the pipeline (it does not exist).
     #[error(transparent)]

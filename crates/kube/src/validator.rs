@@ -20,7 +20,7 @@ use crate::kubectl;
 use crate::load::load_file;
 use crate::pipeline::status::{Cause, Status};
 use crate::pipeline::{FieldValidation, Operation, Options, Pipeline, Response};
-use crate::rules::CelRuleStep;
+use crate::rules::{CelRuleStep, RuleStepError};
 use crate::version::KubeVersion;
 
 /// A CRD of a [`Validator`], in the order the CRDs were added (the first is `CrdId(0)`).
@@ -39,7 +39,7 @@ struct CrdEntry {
     /// Where it was read (`file:line`), if it was read from a file.
     location: Option<String>,
     /// The compiled rules of `crd.spec.versions[i]`, compiled on first use.
-    steps: Vec<OnceLock<Result<CelRuleStep, String>>>,
+    steps: Vec<OnceLock<Result<CelRuleStep, RuleStepError>>>,
 }
 
 impl CrdEntry {
@@ -55,10 +55,10 @@ impl CrdEntry {
     /// The compiled rules of `version`.
     fn step(&self, version: &str, kube_version: KubeVersion) -> Result<&CelRuleStep, Error> {
         let compile = || CelRuleStep::for_version(&self.crd, version, kube_version);
-        let rules_error = |message: &String| Error::Rules {
+        let rules_error = |source: &RuleStepError| Error::Rules {
             crd: self.crd.metadata.name.clone(),
             version: version.to_string(),
-            message: message.clone(),
+            source: source.clone(),
         };
         let Some(index) = self
             .crd
@@ -68,18 +68,18 @@ impl CrdEntry {
             .position(|v| v.name == version)
         else {
             // No such version: compiling reports it.
-            return match compile() {
-                Err(e) => Err(rules_error(&e)),
-                Ok(_) => Err(rules_error(&format!(
-                    "CRD {} has no version {version:?}",
-                    self.crd.metadata.name
-                ))),
-            };
+            return Err(match compile() {
+                Err(e) => rules_error(&e),
+                Ok(_) => Error::NoSuchVersion {
+                    crd: self.crd.metadata.name.clone(),
+                    version: version.to_string(),
+                },
+            });
         };
-        match self.steps[index].get_or_init(compile) {
-            Ok(step) => Ok(step),
-            Err(e) => Err(rules_error(e)),
-        }
+        self.steps[index]
+            .get_or_init(compile)
+            .as_ref()
+            .map_err(rules_error)
     }
 }
 

@@ -5,7 +5,7 @@
 //! * Go rejects stacked repetition operators (`x++`, `x**`, `x*?+`,
 //!   `x{2}*`: `invalid nested repetition operator`) and repeat counts above
 //!   1000 (`invalid repeat count`), which the crate accepts;
-//! * Go words its errors as `<code>: `<text>``, e.g. `unexpected ): `)``.
+//! * Go words its errors as ``<code>: `<text>` ``, e.g. ``unexpected ): `)` ``.
 //!
 //! [`syntax_error`] gives Go's error detail for a pattern, when it can be
 //! told: the patterns the crate rejects get Go's code and text for the common
