@@ -44,16 +44,27 @@ struct FileCrd {
     decoded: Result<(CrdId, Option<Status>), String>,
 }
 
+/// Why a document is not a case file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CaseFileError {
+    /// It has no `crds` map.
+    #[error("case file has no `crds` map")]
+    NoCrds,
+    /// It has no `cases` list.
+    #[error("case file has no `cases` list")]
+    NoCases,
+}
+
 /// Runs every case of a case file; one result object per case, in order.
-pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Value>, String> {
+pub fn run_case_file(file: &Value, kube_version: KubeVersion) -> Result<Vec<Value>, CaseFileError> {
     let crds = file
         .get("crds")
         .and_then(Value::as_object)
-        .ok_or("case file has no `crds` map")?;
+        .ok_or(CaseFileError::NoCrds)?;
     let cases = file
         .get("cases")
         .and_then(Value::as_array)
-        .ok_or("case file has no `cases` list")?;
+        .ok_or(CaseFileError::NoCases)?;
     let mut builder = Validator::builder()
         .kube_version(kube_version)
         .field_validation(FieldValidation::Ignore);
