@@ -20,7 +20,7 @@ OUT="${OUT:-$ROOT/target/peer-bench/$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
 
 # kcel's driver, built in release mode (the bench profile).
-KCEL=$(cd "$ROOT" && cargo bench -p cel --bench peer_driver --no-run --message-format=json 2>/dev/null \
+KCEL=$(cd "$ROOT" && cargo bench -p kcel-cel --bench peer_driver --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)

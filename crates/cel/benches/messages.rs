@@ -3,7 +3,7 @@
 //! as a variable (read from JSON once, outside timing), evaluation and
 //! construction of the same message in CEL.
 //!
-//! `cargo bench -p cel --features proto --bench messages`. Without the shared
+//! `cargo bench -p kcel-cel --features proto --bench messages`. Without the shared
 //! data (`cel-spec/proto`) the run prints a notice and measures nothing.
 
 #[path = "../tests/common/mod.rs"]

@@ -4,7 +4,7 @@
 //! `compare_peers.sh` can put kcel and the peers in one table from one run.
 //!
 //! `peer_driver bench <protocol.json> <bench_data.json>` (cargo's `--bench`
-//! argument is ignored). Built with `cargo bench -p cel --bench peer_driver --no-run`.
+//! argument is ignored). Built with `cargo bench -p kcel-cel --bench peer_driver --no-run`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -4,7 +4,7 @@
 //! the compile time (parse + check + plan), in the conformance environment
 //! (standard library and every extension) with `self` declared `dyn`.
 //!
-//! `cargo bench -p cel --bench protocol [-- <filter>]`. Without the shared data
+//! `cargo bench -p kcel-cel --bench protocol [-- <filter>]`. Without the shared data
 //! the run prints a notice and measures nothing.
 
 #[path = "../tests/common/mod.rs"]

@@ -2,7 +2,7 @@
 //! `/usr/bin/time -v` for its peak memory):
 //!
 //! ```sh
-//! cargo run --release -p cel --example go_regexp_cost -- '\pL{1000}'
+//! cargo run --release -p kcel-cel --example go_regexp_cost -- '\pL{1000}'
 //! ```
 
 use std::time::Instant;

@@ -792,7 +792,7 @@ fn hand_built_map_type_record() {
 }
 
 /// Times parse + check of the benchmark protocol's E1–E6 with `self: dyn`.
-/// Run with `cargo test --release -p cel --test checker -- --ignored --nocapture`.
+/// Run with `cargo test --release -p kcel-cel --test checker -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn bench_protocol_parse_and_check() {

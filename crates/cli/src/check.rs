@@ -11,11 +11,13 @@
 
 use std::process::ExitCode;
 
+use kcel_kube::Validator;
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::rules::crd_check::{CheckOptions, CrdReport, check_crd};
+use kcel_kube::crd_review::CrdReview;
+use kcel_kube::kubectl::invalid_message;
 use kcel_kube::rules::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
 
-use crate::validate::{decode_crds, kube_version, kubectl_invalid, read_documents};
+use crate::validate::{kube_version, read_crds};
 use crate::{EXIT_FAILED, EXIT_USAGE};
 
 #[derive(clap::Args)]
@@ -47,7 +49,7 @@ pub fn run(args: Args) -> ExitCode {
 
 fn run_inner(args: &Args) -> Result<bool, String> {
     let version = kube_version(args.kube_version.as_deref())?;
-    let crds = decode_crds(&read_documents(&args.inputs)?)?;
+    let crds = read_crds(&args.inputs).map_err(|e| e.to_string())?;
     if crds.is_empty() {
         return Err(format!(
             "no CustomResourceDefinition found in {}",
@@ -55,37 +57,25 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         ));
     }
     let old = match &args.old {
-        Some(f) => decode_crds(&read_documents(std::slice::from_ref(f))?)?,
+        Some(f) => read_crds(std::slice::from_ref(f)).map_err(|e| e.to_string())?,
         None => Vec::new(),
     };
+    let validator = Validator::builder().kube_version(version).build();
     let mut rejected = 0usize;
-    for (crd, at) in &crds {
-        let old_crd: Option<&CustomResourceDefinition> = old
+    for located in &crds {
+        let crd = &located.crd;
+        let old_crd = old
             .iter()
-            .map(|(c, _)| c)
+            .map(|o| &o.crd)
             .find(|c| c.metadata.name == crd.metadata.name);
-        let mut report = check_crd(
-            crd,
-            &CheckOptions {
-                version,
-                old: old_crd,
-            },
-        );
-        // The schema's own problems (structural rules, placement, defaults,
-        // names and versions) come first, as kube-apiserver reports them.
-        let mut errors = match old_crd {
-            Some(o) => kcel_kube::pipeline::crd_validation::validate_crd_update(crd, o, version),
-            None => kcel_kube::pipeline::crd_validation::problems(crd, version),
-        };
-        errors.append(&mut report.errors);
-        report.errors = errors;
-        if !report.errors.is_empty() {
+        let review = validator.review_crd(crd, old_crd);
+        if !review.accepted() {
             rejected += 1;
         }
-        if args.quiet && report.errors.is_empty() {
+        if args.quiet && review.accepted() {
             continue;
         }
-        print_report(crd, at, &report, args.quiet);
+        print_report(crd, &located.location, &review, args.quiet);
     }
     println!(
         "{} CustomResourceDefinition(s) checked with Kubernetes {version}: {} accepted, {rejected} rejected",
@@ -107,7 +97,7 @@ fn thousands(n: u64) -> String {
     out
 }
 
-fn print_report(crd: &CustomResourceDefinition, at: &str, report: &CrdReport, quiet: bool) {
+fn print_report(crd: &CustomResourceDefinition, at: &str, report: &CrdReview, quiet: bool) {
     let verdict = if report.errors.is_empty() {
         "accepted"
     } else {
@@ -160,7 +150,7 @@ fn print_report(crd: &CustomResourceDefinition, at: &str, report: &CrdReport, qu
     if !report.errors.is_empty() {
         println!(
             "{}",
-            kubectl_invalid(
+            invalid_message(
                 "CustomResourceDefinition",
                 &crd.metadata.name,
                 &report.errors

@@ -23,7 +23,8 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{FieldValidation, Operation, Options, Pipeline};
+use kcel_kube::pipeline::{FieldValidation, Operation};
+use kcel_kube::{CrdId, Request, Validator};
 use serde_json::{Map, Value};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -65,23 +66,20 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let mut crds = Vec::new();
+    // What suites send: strict field validation, as `kubectl apply` does.
+    let mut crds = Validator::builder()
+        .kube_version(kv)
+        .field_validation(FieldValidation::Strict);
     for f in &args.crds {
-        match kcel_kube::load::load_file(f) {
-            Ok(l) => crds.extend(l.into_iter().map(|l| l.crd)),
+        match crds.crd_file(f) {
+            Ok(b) => crds = b,
             Err(e) => {
                 eprintln!("kcel test: {e}");
                 return ExitCode::from(EXIT_USAGE);
             }
         }
     }
-    // What suites send: strict field validation, as `kubectl apply` does.
-    let suite_options = Options {
-        kube_version: kv,
-        field_validation: FieldValidation::Strict,
-        namespace: args.namespace.clone(),
-        ..Options::default()
-    };
+    let crds = crds.build();
     let mut failed = false;
     let mut json_results = Vec::new();
     let gates: BTreeSet<String> = args.feature_gates.iter().cloned().collect();
@@ -119,7 +117,7 @@ pub fn run(args: Args) -> ExitCode {
                     }
                 }
             } else if v.get("tests").is_some() {
-                let t = run_suite(&v, &crds, &suite_options, &gates);
+                let t = run_suite(&v, &crds, args.namespace.as_deref(), &gates);
                 failed |= t.failed > 0;
                 totals.add(t);
             } else {
@@ -201,22 +199,15 @@ fn object_field(test: &Value, key: &str) -> Result<Option<Value>, String> {
 }
 
 /// The CRD a suite tests: the one named `crdName`, else the one defining the object's kind.
-fn find_crd<'c>(
-    suite: &Value,
-    obj: &Value,
-    crds: &'c [CustomResourceDefinition],
-) -> Result<&'c CustomResourceDefinition, String> {
+fn find_crd(suite: &Value, obj: &Value, crds: &Validator) -> Result<CrdId, String> {
     if let Some(name) = suite.get("crdName").and_then(Value::as_str) {
         return crds
-            .iter()
-            .find(|c| c.metadata.name == name)
+            .crd_ids()
+            .find(|&id| crds.crd(id).is_some_and(|c| c.metadata.name == name))
             .ok_or_else(|| format!("no --crd named {name:?}"));
     }
-    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    crds.iter()
-        .find(|c| c.spec.group == group && c.spec.names.kind == kind)
+    let s = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("");
+    crds.find_kind(s("apiVersion"), s("kind"))
         .ok_or_else(|| "no --crd defines the object's kind".to_string())
 }
 
@@ -271,17 +262,32 @@ struct Outcome {
     message: Option<String>,
 }
 
-fn apply(
-    crd: &CustomResourceDefinition,
-    obj: Value,
-    operation: Operation,
-    base: &Options,
-) -> Result<Outcome, String> {
-    let version = version_of(&obj);
-    let rules = kcel_kube::rules::CelRuleStep::for_version(crd, &version, base.kube_version)?;
-    let pipeline = Pipeline::new(crd, &version, Some(&rules)).map_err(|e| e.to_string())?;
-    let r = pipeline.run(with_name(obj), &operation, base);
-    let failed = r.status.status != "Success";
+/// One CRD of a validator: what suite tests are run against.
+#[derive(Clone, Copy)]
+struct Target<'v> {
+    validator: &'v Validator,
+    crd: CrdId,
+    /// The request's namespace (`-n`).
+    namespace: Option<&'v str>,
+}
+
+impl Target<'_> {
+    fn crd(&self) -> Result<&CustomResourceDefinition, String> {
+        self.validator
+            .crd(self.crd)
+            .ok_or_else(|| format!("no CRD {}", self.crd))
+    }
+}
+
+fn apply(target: Target<'_>, obj: Value, operation: Operation) -> Result<Outcome, String> {
+    let request = Request::new(with_name(obj), operation)
+        .in_namespace(target.namespace.map(str::to_string))
+        .against_crd(target.crd);
+    let r = target
+        .validator
+        .validate(request)
+        .map_err(|e| e.to_string())?;
+    let failed = !r.is_valid();
     Ok(Outcome {
         object: r.object,
         message: failed.then_some(r.status.message),
@@ -314,18 +320,15 @@ fn check(outcome: &Outcome, test: &Value, error_key: &str) -> Result<(), String>
 
 /// Creates the initial object of an update test, then (like the openshift suite) writes its
 /// `status` through the status subresource when the CRD has one.
-fn create_initial(
-    crd: &CustomResourceDefinition,
-    initial: Value,
-    base: &Options,
-) -> Result<Value, String> {
+fn create_initial(target: Target<'_>, initial: Value) -> Result<Value, String> {
     let status = initial.get("status").cloned();
-    let created = apply(crd, initial.clone(), Operation::Create, base)?;
+    let created = apply(target, initial.clone(), Operation::Create)?;
     if let Some(m) = created.message {
         return Err(format!("initial object rejected: {m}"));
     }
     let stored = created.object.ok_or("initial object not stored")?;
-    let has_status = crd
+    let has_status = target
+        .crd()?
         .version(&version_of(&initial))
         .is_some_and(|v| v.has_status_subresource());
     if !(has_status && status.is_some()) {
@@ -335,7 +338,7 @@ fn create_initial(
     if let (Value::Object(o), Some(st)) = (&mut with_status, status) {
         o.insert("status".into(), st);
     }
-    let written = apply(crd, with_status, Operation::UpdateStatus(stored), base)?;
+    let written = apply(target, with_status, Operation::UpdateStatus(stored))?;
     if let Some(m) = written.message {
         return Err(format!("initial status rejected: {m}"));
     }
@@ -348,19 +351,37 @@ fn run_test(
     suite: &Value,
     test: &Value,
     update: bool,
-    crds: &[CustomResourceDefinition],
-    base: &Options,
+    crds: &Validator,
+    namespace: Option<&str>,
 ) -> Result<(), String> {
     let initial = object_field(test, "initial")?.ok_or("test without `initial`")?;
-    let crd = find_crd(suite, &initial, crds)?;
+    let target = Target {
+        validator: crds,
+        crd: find_crd(suite, &initial, crds)?,
+        namespace,
+    };
     if !update {
-        let out = apply(crd, initial, Operation::Create, base)?;
+        let out = apply(target, initial, Operation::Create)?;
         return check(&out, test, "expectedError");
     }
     // The initial object may be written under a patched CRD; the update meets the real one.
     let old = match test.get("initialCRDPatches").filter(|p| !p.is_null()) {
-        Some(patches) => create_initial(&patched_crd(crd, patches)?, initial, base)?,
-        None => create_initial(crd, initial, base)?,
+        Some(patches) => {
+            let mut builder = Validator::builder()
+                .kube_version(crds.kube_version())
+                .field_validation(FieldValidation::Strict);
+            let crd = builder.add_crd(patched_crd(target.crd()?, patches)?, None);
+            let validator = builder.build();
+            create_initial(
+                Target {
+                    validator: &validator,
+                    crd,
+                    namespace,
+                },
+                initial,
+            )?
+        }
+        None => create_initial(target, initial)?,
     };
     let updated = object_field(test, "updated")?.ok_or("update test without `updated`")?;
     let mut updated = with_name(updated);
@@ -373,10 +394,10 @@ fn run_test(
             }
         }
     }
-    let spec = apply(crd, updated.clone(), Operation::Update(old.clone()), base)?;
+    let spec = apply(target, updated.clone(), Operation::Update(old.clone()))?;
     check(&spec, test, "expectedError")?;
     if test.get("expectedStatusError").is_some() {
-        let status = apply(crd, updated, Operation::UpdateStatus(old), base)?;
+        let status = apply(target, updated, Operation::UpdateStatus(old))?;
         check(&status, test, "expectedStatusError")?;
     }
     Ok(())
@@ -407,8 +428,8 @@ fn gate_skip_reason(suite: &Value, enabled: &BTreeSet<String>) -> Option<String>
 /// Runs a suite; prints a line per test; returns the counts.
 fn run_suite(
     suite: &Value,
-    crds: &[CustomResourceDefinition],
-    base: &Options,
+    crds: &Validator,
+    namespace: Option<&str>,
     gates: &BTreeSet<String>,
 ) -> Totals {
     let suite_name = suite.get("name").and_then(Value::as_str).unwrap_or("suite");
@@ -427,7 +448,7 @@ fn run_suite(
                 println!("SKIP {suite_name} / {key} / {name}: {reason}");
                 continue;
             }
-            match run_test(suite, t, update, crds, base) {
+            match run_test(suite, t, update, crds, namespace) {
                 Ok(()) => {
                     totals.passed += 1;
                     println!("PASS {suite_name} / {key} / {name}");

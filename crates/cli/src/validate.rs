@@ -19,23 +19,13 @@
 //! (the message names the file and line).
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use kcel_kube::KubeVersion;
-use kcel_kube::crd::{CRD_KIND, CustomResourceDefinition};
-use kcel_kube::field::FieldError;
-use kcel_kube::pipeline::status::Status;
-use kcel_kube::pipeline::{FieldValidation, Operation, Options, Pipeline};
-use kcel_kube::rules::CelRuleStep;
-use serde_json::{Value, json};
+use kcel_kube::documents::{Document, Documents, LocatedCrd, ObjectKey, decode_crds};
+use kcel_kube::{Error, KubeVersion, Request, Validator, Verdict};
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
-
-/// The largest input file read.
-const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -71,194 +61,18 @@ enum Format {
     Json,
 }
 
-/// One document of an input, and where it starts.
-pub(crate) struct Document {
-    pub source: String,
-    pub line: usize,
-    pub value: Value,
+/// The documents of `paths`, printing a warning for each file of a directory skipped.
+pub(crate) fn read_documents(paths: &[String]) -> Result<Vec<Document>, Error> {
+    let Documents { documents, skipped } = kcel_kube::documents::read_documents(paths)?;
+    for e in skipped {
+        eprintln!("warning: skipped {e}");
+    }
+    Ok(documents)
 }
 
-impl Document {
-    pub fn location(&self) -> String {
-        format!("{}:{}", self.source, self.line)
-    }
-
-    fn str_at(&self, pointer: &str) -> &str {
-        self.value
-            .pointer(pointer)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-    }
-
-    pub fn kind(&self) -> &str {
-        self.str_at("/kind")
-    }
-
-    pub fn is_crd(&self) -> bool {
-        self.kind() == CRD_KIND
-            && self
-                .str_at("/apiVersion")
-                .starts_with("apiextensions.k8s.io/")
-    }
-}
-
-/// The files under `path` (itself if a file; `*.yaml`, `*.yml`, `*.json` of a directory,
-/// recursively, sorted).
-pub(crate) fn expand(path: &str) -> Result<Vec<String>, String> {
-    if path == "-" {
-        return Ok(vec![path.to_string()]);
-    }
-    let p = PathBuf::from(path);
-    let meta = std::fs::metadata(&p).map_err(|e| format!("{path}: {e}"))?;
-    if !meta.is_dir() {
-        return Ok(vec![path.to_string()]);
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![p];
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
-            let child = entry.path();
-            if child.is_dir() {
-                stack.push(child);
-            } else if child
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
-            {
-                out.push(child.display().to_string());
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-fn read_text(source: &str) -> Result<String, String> {
-    if source == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(MAX_INPUT_BYTES + 1)
-            .read_to_string(&mut s)
-            .map_err(|e| format!("<stdin>: {e}"))?;
-        if s.len() as u64 > MAX_INPUT_BYTES {
-            return Err(format!(
-                "<stdin>: input is larger than {MAX_INPUT_BYTES} bytes"
-            ));
-        }
-        return Ok(s);
-    }
-    let path = FsPath::new(source);
-    let len = std::fs::metadata(path)
-        .map_err(|e| format!("{source}: {e}"))?
-        .len();
-    if len > MAX_INPUT_BYTES {
-        return Err(format!(
-            "{source}: file is larger than {MAX_INPUT_BYTES} bytes"
-        ));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("{source}: {e}"))
-}
-
-/// Reads the documents of every file named (directories expanded). Files found in directories
-/// that do not parse as YAML or JSON objects are skipped with a warning; named files must parse.
-pub(crate) fn read_documents(paths: &[String]) -> Result<Vec<Document>, String> {
-    let mut out = Vec::new();
-    for p in paths {
-        let from_dir = p != "-" && FsPath::new(p).is_dir();
-        for file in expand(p)? {
-            let text = read_text(&file)?;
-            let name = if file == "-" {
-                "<stdin>".to_string()
-            } else {
-                file
-            };
-            let mut docs = Vec::new();
-            match parse_documents(&name, &text, &mut docs) {
-                Ok(()) => out.extend(docs),
-                Err(e) if from_dir => eprintln!("warning: skipped {e}"),
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Splits a YAML or JSON stream into documents, expanding `*List` kinds.
-fn parse_documents(source: &str, text: &str, out: &mut Vec<Document>) -> Result<(), String> {
-    let trimmed = text.trim_start();
-    let mut raw = Vec::new();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-        loop {
-            let start = text.len() - text[stream.byte_offset()..].trim_start().len();
-            match stream.next() {
-                None => break,
-                Some(Ok(v)) => {
-                    let line = text[..start].matches('\n').count() + 1;
-                    raw.push((line, v));
-                }
-                Some(Err(e)) => {
-                    return Err(format!("{source}:{}:{}: {e}", e.line(), e.column()));
-                }
-            }
-        }
-    } else {
-        let docs = kcel_kube::yaml::parse_stream(text).map_err(|e| {
-            format!(
-                "{source}:{}:{}: {}",
-                e.position.line, e.position.column, e.message
-            )
-        })?;
-        for d in docs {
-            raw.push((d.start.line, d.value));
-        }
-    }
-    for (line, v) in raw {
-        match v {
-            Value::Null => {}
-            Value::Object(ref o)
-                if o.get("kind")
-                    .and_then(Value::as_str)
-                    .is_some_and(|k| k.ends_with("List"))
-                    && o.get("items").is_some_and(Value::is_array) =>
-            {
-                if let Some(Value::Array(items)) = o.get("items") {
-                    for item in items {
-                        out.push(Document {
-                            source: source.to_string(),
-                            line,
-                            value: item.clone(),
-                        });
-                    }
-                }
-            }
-            Value::Object(_) => out.push(Document {
-                source: source.to_string(),
-                line,
-                value: v,
-            }),
-            _ => {
-                return Err(format!("{source}:{line}: a document must be an object"));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Decodes the CRDs among `docs`.
-pub(crate) fn decode_crds(
-    docs: &[Document],
-) -> Result<Vec<(CustomResourceDefinition, String)>, String> {
-    docs.iter()
-        .filter(|d| d.is_crd())
-        .map(|d| {
-            serde_json::from_value::<CustomResourceDefinition>(d.value.clone())
-                .map(|c| (c, d.location()))
-                .map_err(|e| format!("{}: {e}", d.location()))
-        })
-        .collect()
+/// The CRDs among the documents of `paths`.
+pub(crate) fn read_crds(paths: &[String]) -> Result<Vec<LocatedCrd>, Error> {
+    Ok(decode_crds(&read_documents(paths)?)?)
 }
 
 /// Parses `--kube-version` (absent: the newest supported release).
@@ -267,14 +81,6 @@ pub(crate) fn kube_version(v: Option<&str>) -> Result<KubeVersion, String> {
         None => Ok(KubeVersion::default()),
         Some(s) => s.parse().map_err(|e| format!("--kube-version: {e}")),
     }
-}
-
-/// What validating one document found.
-struct Verdict {
-    kind: String,
-    name: String,
-    status: Status,
-    warnings: Vec<String>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -287,78 +93,48 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn identity(v: &Value) -> (String, String, String, String) {
-    let s = |p: &str| {
-        v.pointer(p)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    (
-        s("/apiVersion"),
-        s("/kind"),
-        s("/metadata/namespace"),
-        s("/metadata/name"),
-    )
-}
-
 fn run_inner(args: &Args) -> Result<bool, String> {
     let version = kube_version(args.kube_version.as_deref())?;
-    let crd_docs = read_documents(&args.crds)?;
-    let docs = read_documents(&args.inputs)?;
-    let mut crds = decode_crds(&crd_docs)?;
-    crds.extend(decode_crds(&docs)?);
-    let old: HashMap<_, Value> = match &args.old {
-        Some(f) => read_documents(std::slice::from_ref(f))?
+    let crd_docs = read_documents(&args.crds).map_err(|e| e.to_string())?;
+    let docs = read_documents(&args.inputs).map_err(|e| e.to_string())?;
+    let mut crds = decode_crds(&crd_docs).map_err(|e| e.to_string())?;
+    crds.extend(decode_crds(&docs).map_err(|e| e.to_string())?);
+    let validator = crds
+        .into_iter()
+        .fold(Validator::builder().kube_version(version), |b, crd| {
+            b.located_crd(crd)
+        })
+        .build();
+    let old: HashMap<ObjectKey, serde_json::Value> = match &args.old {
+        Some(f) => read_documents(std::slice::from_ref(f))
+            .map_err(|e| e.to_string())?
             .into_iter()
-            .map(|d| (identity(&d.value), d.value))
+            .map(|d| (ObjectKey::of(&d.value), d.value))
             .collect(),
         None => HashMap::new(),
     };
-    let mut compiled: HashMap<(usize, String), CelRuleStep> = HashMap::new();
     let mut any_invalid = false;
     let mut unmatched = false;
     for doc in docs.iter().filter(|d| !d.is_crd()) {
-        let (api_version, kind, _, name) = identity(&doc.value);
-        let (group, ver) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
-        let found = crds.iter().enumerate().find(|(_, (c, _))| {
-            c.spec.group == group && c.spec.names.kind == kind && c.version(ver).is_some()
-        });
-        let Some((index, (crd, crd_at))) = found else {
-            eprintln!(
-                "kcel validate: {}: no matches for kind {kind:?} in version {api_version:?} (no CustomResourceDefinition given serves it)",
-                doc.location()
-            );
-            unmatched = true;
-            continue;
-        };
-        let key = (index, ver.to_string());
-        if !compiled.contains_key(&key) {
-            let rules = CelRuleStep::for_version(crd, ver, version)
-                .map_err(|e| format!("{crd_at}: {e}"))?;
-            compiled.insert(key.clone(), rules);
+        let request = match old.get(&ObjectKey::of(&doc.value)) {
+            Some(o) => Request::update(doc.value.clone(), o.clone()),
+            None => Request::create(doc.value.clone()),
         }
-        let rules = &compiled[&key];
-        let pipeline =
-            Pipeline::new(crd, ver, Some(rules)).map_err(|e| format!("{crd_at}: {e}"))?;
-        let operation = match old.get(&identity(&doc.value)) {
-            Some(o) => Operation::Update(o.clone()),
-            None => Operation::Create,
+        .in_namespace(args.namespace.clone());
+        let verdict = match validator.validate(request) {
+            Ok(v) => v,
+            Err(e @ Error::NoMatchingCrd { .. }) => {
+                eprintln!("kcel validate: {}: {e}", doc.location());
+                unmatched = true;
+                continue;
+            }
+            Err(e @ (Error::Rules { .. } | Error::NoSuchVersion { .. } | Error::Pipeline(_))) => {
+                let at = served_by(&validator, doc).unwrap_or_default();
+                return Err(format!("{at}: {e}"));
+            }
+            Err(e) => return Err(e.to_string()),
         };
-        let options = Options {
-            kube_version: version,
-            field_validation: FieldValidation::Strict,
-            namespace: args.namespace.clone(),
-            ..Options::default()
-        };
-        let response = pipeline.run(doc.value.clone(), &operation, &options);
-        let verdict = Verdict {
-            kind: kind.clone(),
-            name: name.clone(),
-            status: response.status,
-            warnings: response.warnings,
-        };
-        any_invalid |= verdict.status.status != "Success";
+        any_invalid |= !verdict.is_valid();
         report(doc, &verdict, args.output);
     }
     if unmatched {
@@ -367,70 +143,11 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     Ok(any_invalid)
 }
 
-/// kubectl's message for an `Invalid` status: one cause inline, several as a bullet list.
-pub(crate) fn kubectl_invalid(kind: &str, name: &str, errors: &[FieldError]) -> String {
-    match errors {
-        [one] => format!(
-            "The {kind} {name:?} is invalid: {}: {}",
-            one.path,
-            one.body()
-        ),
-        _ => {
-            let mut s = format!("The {kind} {name:?} is invalid: ");
-            for e in errors {
-                s.push_str(&format!("\n* {}: {}", e.path, e.body()));
-            }
-            s
-        }
-    }
-}
-
-/// The `metav1.Status` kube-apiserver answers with (`kind` and `apiVersion` as on the wire).
-fn status_json(v: &Verdict) -> Value {
-    let mut s = serde_json::to_value(&v.status).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut s {
-        m.insert("kind".into(), json!("Status"));
-        m.insert("apiVersion".into(), json!("v1"));
-        if v.status.status == "Success" {
-            m.insert("code".into(), json!(200));
-        }
-    }
-    s
-}
-
-/// kubectl's rendering of a failed request: the causes of an `Invalid` status inline (one)
-/// or as a bullet list (several); otherwise `Error from server (Reason): message`.
-fn kubectl_message(v: &Verdict) -> String {
-    let causes = v
-        .status
-        .details
-        .as_ref()
-        .map(|d| d.causes.as_slice())
-        .unwrap_or(&[]);
-    if v.status.reason != "Invalid" || causes.is_empty() {
-        return format!(
-            "Error from server ({}): {}",
-            v.status.reason, v.status.message
-        );
-    }
-    let line = |c: &kcel_kube::pipeline::status::Cause| match c.field.as_str() {
-        "" => c.message.clone(),
-        f => format!("{f}: {}", c.message),
-    };
-    match causes {
-        [one] => format!("The {} {:?} is invalid: {}", v.kind, v.name, line(one)),
-        _ => {
-            let mut s = format!("The {} {:?} is invalid: ", v.kind, v.name);
-            for c in causes {
-                s.push_str(&format!(
-                    "
-* {}",
-                    line(c)
-                ));
-            }
-            s
-        }
-    }
+/// Where the CRD serving `doc` was read.
+fn served_by(validator: &Validator, doc: &Document) -> Option<String> {
+    let s = |p: &str| doc.value.pointer(p).and_then(serde_json::Value::as_str);
+    let (id, _) = validator.find(s("/apiVersion").unwrap_or(""), s("/kind").unwrap_or(""))?;
+    validator.crd_location(id).map(str::to_string)
 }
 
 fn report(doc: &Document, v: &Verdict, format: Format) {
@@ -438,10 +155,10 @@ fn report(doc: &Document, v: &Verdict, format: Format) {
         eprintln!("Warning: {w}");
     }
     match format {
-        Format::Json => println!("{}", status_json(v)),
-        Format::Text if v.status.status == "Success" => {
+        Format::Json => println!("{}", v.status_json()),
+        Format::Text if v.is_valid() => {
             println!("{}: {} {:?} is valid", doc.location(), v.kind, v.name);
         }
-        Format::Text => println!("{}: {}", doc.location(), kubectl_message(v)),
+        Format::Text => println!("{}: {}", doc.location(), v.kubectl_message()),
     }
 }

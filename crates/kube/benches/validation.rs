@@ -3,13 +3,13 @@
 //!
 //! * `compile/gateway-api`: compiling every CEL rule of the Gateway API CRDs
 //!   (`../shared/corpora/gateway-api/config/crd/{standard,experimental}`, every version with a
-//!   schema) into rule steps ([`CelRuleStep::for_version`]: structural schema, CEL types,
+//!   schema) in a [`Validator`] ([`Validator::compile`]: structural schema, CEL types,
 //!   parse, check, cost estimate and plan of each rule and messageExpression).
 //! * `rules/gateway-api`: the CEL rule step alone ([`RuleValidator::validate`]) on every valid
 //!   Gateway API example (`examples/{standard,experimental}`), the objects decoded, defaulted
 //!   and prepared by the pipeline beforehand; one iteration validates all examples.
-//! * `pipeline/gateway-api`: the whole create pipeline ([`Pipeline::run`]: decoding, pruning,
-//!   defaulting, OpenAPI validation and the rule step) on the same examples.
+//! * `pipeline/gateway-api`: the whole create request ([`Validator::validate`]: decoding,
+//!   pruning, defaulting, OpenAPI validation and the rule step) on the same examples.
 //! * `rules/3mib-*` and `pipeline/3mib-*`: a generated worst-case object of about 3 MiB (the
 //!   API server's request size limit) under a generated CRD whose `spec.items` is a list of
 //!   `{name, value}` maps: `iterating-rule` has one rule on `spec` iterating every item
@@ -32,11 +32,10 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput};
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{
-    FieldValidation, KubeVersion, Operation, Options, Pipeline, RuleRequest, RuleValidator,
-};
+use kcel_kube::pipeline::{KubeVersion, RuleRequest, RuleValidator};
 use kcel_kube::rules::CelRuleStep;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
+use kcel_kube::{CrdId, Request, Validator};
 use serde_json::{Value, json};
 
 /// The Kubernetes version measured (the reference numbers are Kubernetes 1.35's).
@@ -121,17 +120,36 @@ struct CrdVersion<'a> {
     /// The index of the channel (standard, experimental).
     channel: usize,
     crd: &'a CustomResourceDefinition,
+    /// The CRD in the validators of [`validator`].
+    id: CrdId,
     version: String,
     /// The number of rules in its schema.
     rules: usize,
 }
 
-/// The rule steps of `versions`, in order.
-fn compile(versions: &[&CrdVersion<'_>]) -> Result<Vec<CelRuleStep>, String> {
+/// The rule steps of `versions`, in order (for measuring the rule step alone).
+fn rule_steps(versions: &[CrdVersion<'_>]) -> Result<Vec<CelRuleStep>, String> {
     versions
         .iter()
-        .map(|v| CelRuleStep::for_version(v.crd, &v.version, kube_version()))
+        .map(|v| CelRuleStep::for_version(v.crd, &v.version, kube_version()).map_err(String::from))
         .collect()
+}
+
+/// A validator of `crds` (nothing compiled yet), each CRD's id its position in `crds`.
+fn validator(crds: &[&CustomResourceDefinition]) -> Validator {
+    crds.iter()
+        .fold(Validator::builder().kube_version(kube_version()), |b, c| {
+            b.crd((*c).clone())
+        })
+        .build()
+}
+
+/// Compiles the rules of `versions` in `validator`.
+fn compile(validator: &Validator, versions: &[&CrdVersion<'_>]) -> Result<(), String> {
+    versions
+        .iter()
+        .try_for_each(|v| validator.compile(v.id, &v.version))
+        .map_err(|e| e.to_string())
 }
 
 /// One valid example: the CRD version it belongs to, the document, and the object as the rule
@@ -140,14 +158,6 @@ struct Example {
     step: usize,
     document: Value,
     prepared: Value,
-}
-
-fn options() -> Options {
-    Options {
-        kube_version: kube_version(),
-        field_validation: FieldValidation::Strict,
-        ..Options::default()
-    }
 }
 
 fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
@@ -159,14 +169,22 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
         .collect::<Result<_, _>>()?;
 
     // Every CRD version with a schema, compiled once for the examples.
+    let all_crds: Vec<&CustomResourceDefinition> = crds.iter().flatten().collect();
     let mut versions = Vec::new();
     for (channel, channel_crds) in crds.iter().enumerate() {
         for crd in channel_crds {
+            let id = CrdId(
+                all_crds
+                    .iter()
+                    .position(|c| std::ptr::eq(*c, crd))
+                    .ok_or("a CRD is not in the validator")?,
+            );
             for v in &crd.spec.versions {
                 if let Some(schema) = v.open_api_v3_schema() {
                     versions.push(CrdVersion {
                         channel,
                         crd,
+                        id,
                         version: v.name.clone(),
                         rules: count_rules(schema),
                     });
@@ -174,7 +192,9 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
             }
         }
     }
-    let steps = compile(&versions.iter().collect::<Vec<_>>())?;
+    let compiled = validator(&all_crds);
+    compile(&compiled, &versions.iter().collect::<Vec<_>>())?;
+    let steps = rule_steps(&versions)?;
 
     // The valid examples, each with the rule step of its CRD version.
     let step_index: HashMap<(usize, &str, &str, &str), usize> = versions
@@ -212,10 +232,10 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
                     continue;
                 };
                 let v = &versions[step];
-                let pipeline = Pipeline::new(v.crd, &v.version, Some(&steps[step]))
+                let r = compiled
+                    .validate(Request::create(doc.clone()).against(v.id, &v.version))
                     .map_err(|e| e.to_string())?;
-                let r = pipeline.run(doc.clone(), &Operation::Create, &options());
-                if r.status.status != "Success" {
+                if !r.is_valid() {
                     return Err(format!(
                         "{}: example rejected: {}",
                         f.display(),
@@ -251,7 +271,11 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
         );
         g.throughput(Throughput::Elements(rules as u64));
         g.bench_function(name, |b| {
-            b.iter(|| black_box(compile(set)));
+            b.iter_batched(
+                || validator(&all_crds),
+                |v| black_box(compile(&v, set)),
+                BatchSize::SmallInput,
+            );
         });
     }
     g.finish();
@@ -286,12 +310,6 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
     g.finish();
 
     // (c) The whole pipeline.
-    let pipelines: Vec<Pipeline<'_>> = versions
-        .iter()
-        .zip(&steps)
-        .map(|(v, s)| Pipeline::new(v.crd, &v.version, Some(s)).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-    let opts = options();
     let mut g = c.benchmark_group("pipeline");
     g.throughput(Throughput::Elements(examples.len() as u64));
     g.bench_function("gateway-api", |b| {
@@ -304,7 +322,9 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
             },
             |docs| {
                 for (e, doc) in examples.iter().zip(docs) {
-                    black_box(pipelines[e.step].run(doc, &Operation::Create, &opts));
+                    let v = &versions[e.step];
+                    black_box(compiled.validate(Request::create(doc).against(v.id, &v.version)))
+                        .ok();
                 }
             },
             BatchSize::SmallInput,
@@ -433,10 +453,11 @@ fn bench_big_object(c: &mut Criterion) -> Result<(), String> {
     for (name, spec_rule, item_rule) in variants {
         let crd = big_crd(spec_rule, item_rule)?;
         let step = CelRuleStep::for_version(&crd, "v1", kube_version())?;
-        let pipeline = Pipeline::new(&crd, "v1", Some(&step)).map_err(|e| e.to_string())?;
-        let opts = options();
-        let r = pipeline.run(object.clone(), &Operation::Create, &opts);
-        if r.status.status != "Success" {
+        let validator = validator(&[&crd]);
+        let r = validator
+            .validate_create(object.clone())
+            .map_err(|e| e.to_string())?;
+        if !r.is_valid() {
             return Err(format!(
                 "the 3 MiB object is rejected ({name}): {}",
                 r.status.message
@@ -466,7 +487,7 @@ fn bench_big_object(c: &mut Criterion) -> Result<(), String> {
         g.bench_function(format!("3mib-{name}"), |b| {
             b.iter_batched(
                 || object.clone(),
-                |o| black_box(pipeline.run(o, &Operation::Create, &opts)),
+                |o| black_box(validator.validate_create(o)).ok(),
                 BatchSize::LargeInput,
             );
         });

@@ -13,12 +13,14 @@
 
 use serde_json::{Map, Value, json};
 
+use std::collections::HashMap;
+
 use crate::crd::CustomResourceDefinition;
-use crate::crd_review::validate_crd;
+use crate::crd_review::review_crd;
 use crate::pipeline::json::Parsed;
 use crate::pipeline::status::Status;
-use crate::pipeline::{FieldValidation, KubeVersion, Operation, Options, Pipeline};
-use crate::rules::CelRuleStep;
+use crate::pipeline::{FieldValidation, KubeVersion, Operation};
+use crate::validator::{CrdId, Request, Validator};
 
 /// A case id or a CRD id: YAML 1.1 may have made it a boolean (`n` → `false`).
 fn id_of(v: Option<&Value>) -> String {
@@ -41,26 +43,78 @@ fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Parsed>, String> 
     }))
 }
 
+/// A CRD of a case file: decoded and reviewed once, or why it could not be decoded.
+struct FileCrd {
+    decoded: Result<(CrdId, Option<Status>), String>,
+}
+
+/// Why a document is not a case file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CaseFileError {
+    /// It has no `crds` map.
+    #[error("case file has no `crds` map")]
+    NoCrds,
+    /// It has no `cases` list.
+    #[error("case file has no `cases` list")]
+    NoCases,
+}
+
+/// The CRDs of a case file, decoded, reviewed and compiled once for all its cases.
+pub struct CaseFile {
+    crds: HashMap<String, FileCrd>,
+    validator: Validator,
+}
+
+impl CaseFile {
+    /// Reads the CRDs of a case file (`crds`), for Kubernetes `kube_version`.
+    pub fn new(file: &Value, kube_version: KubeVersion) -> Result<CaseFile, CaseFileError> {
+        let crds = file
+            .get("crds")
+            .and_then(Value::as_object)
+            .ok_or(CaseFileError::NoCrds)?;
+        let mut builder = Validator::builder()
+            .kube_version(kube_version)
+            .field_validation(FieldValidation::Ignore);
+        let mut by_id = HashMap::new();
+        for (id, v) in crds {
+            let crd = serde_json::from_value::<CustomResourceDefinition>(v.clone())
+                .map_err(|e| e.to_string());
+            let entry = crd.map(|crd| {
+                let review = review_crd(&crd, None, kube_version);
+                let status = (!review.accepted()).then(|| review.status(&crd, kube_version));
+                (builder.add_crd(crd, None), status)
+            });
+            by_id.insert(id.clone(), FileCrd { decoded: entry });
+        }
+        Ok(CaseFile {
+            crds: by_id,
+            validator: builder.build(),
+        })
+    }
+
+    /// Runs one case; `namespace` is the request's when the case names none; `name_suffix`
+    /// replaces the random characters of a generated name.
+    pub fn run(&self, case: &Value, namespace: Option<&str>, name_suffix: Option<&str>) -> Value {
+        run_case(case, self, namespace, name_suffix)
+    }
+}
+
 /// Runs every case of a case file; one result object per case, in order. `namespace` is the
 /// request's namespace for cases that name none.
 pub fn run_case_file(
     file: &Value,
     kube_version: KubeVersion,
     namespace: Option<&str>,
-) -> Result<Vec<Value>, String> {
-    let crds = file
-        .get("crds")
-        .and_then(Value::as_object)
-        .ok_or("case file has no `crds` map")?;
+) -> Result<Vec<Value>, CaseFileError> {
     let cases = file
         .get("cases")
         .and_then(Value::as_array)
-        .ok_or("case file has no `cases` list")?;
-    let mut out = Vec::with_capacity(cases.len());
-    for case in cases {
-        out.push(run_case(case, crds, kube_version, namespace, None));
-    }
-    Ok(out)
+        .ok_or(CaseFileError::NoCases)?;
+    let case_file = CaseFile::new(file, kube_version)?;
+    Ok(cases
+        .iter()
+        .map(|case| case_file.run(case, namespace, None))
+        .collect())
 }
 
 /// The `fieldValidation` of a case (any letter case): `None` when absent (unknown fields
@@ -81,41 +135,35 @@ fn field_validation(case: &Value) -> Result<Option<FieldValidation>, String> {
     }
 }
 
-/// Runs one case with the CRDs of its file; `namespace` is the request's when the case names
-/// none; `name_suffix` replaces the random characters of a generated name.
-pub fn run_case(
+fn run_case(
     case: &Value,
-    crds: &Map<String, Value>,
-    kv: KubeVersion,
+    file: &CaseFile,
     namespace: Option<&str>,
     name_suffix: Option<&str>,
 ) -> Value {
+    let (crds, validator) = (&file.crds, &file.validator);
     let mut r = Map::new();
     r.insert("name".into(), Value::String(id_of(case.get("name"))));
     let crd_id = id_of(case.get("crd"));
-    let crd: CustomResourceDefinition = match crds
+    let found = crds
         .get(&crd_id)
         .ok_or_else(|| format!("no CRD {crd_id:?}"))
-        .and_then(|v| serde_json::from_value(v.clone()).map_err(|e| e.to_string()))
-    {
-        Ok(c) => c,
+        .and_then(|c| c.decoded.clone());
+    let id = match found {
+        Ok((_, Some(status))) => {
+            r.insert("crdStatus".into(), json!(status));
+            return Value::Object(r);
+        }
+        Ok((id, None)) => id,
         Err(e) => {
             r.insert("error".into(), Value::String(e));
             return Value::Object(r);
         }
     };
-    let crd_errs = validate_crd(&crd, None, kv);
-    if !crd_errs.is_empty() {
-        let status = Status::invalid(
-            "apiextensions.k8s.io",
-            "CustomResourceDefinition",
-            &crd.metadata.name,
-            &crd_errs,
-            kv,
-        );
-        r.insert("crdStatus".into(), json!(status));
+    let Some(crd) = validator.crd(id) else {
+        r.insert("error".into(), format!("no CRD {crd_id:?}").into());
         return Value::Object(r);
-    }
+    };
     let version = case
         .get("version")
         .and_then(Value::as_str)
@@ -142,20 +190,6 @@ pub fn run_case(
         (Some(o), Some("status")) => Operation::UpdateStatus(o.value),
         (Some(o), _) => Operation::Update(o.value),
     };
-    let rules = match CelRuleStep::for_version(&crd, &version, kv) {
-        Ok(r) => r,
-        Err(e) => {
-            r.insert("error".into(), Value::String(e));
-            return Value::Object(r);
-        }
-    };
-    let pipeline = match Pipeline::new(&crd, &version, Some(&rules)) {
-        Ok(p) => p,
-        Err(e) => {
-            r.insert("error".into(), Value::String(e.0));
-            return Value::Object(r);
-        }
-    };
     let mode = match field_validation(case) {
         Ok(m) => m,
         Err(e) => {
@@ -163,40 +197,46 @@ pub fn run_case(
             return Value::Object(r);
         }
     };
-    let options = Options {
-        kube_version: kv,
-        field_validation: mode.unwrap_or(FieldValidation::Ignore),
-        namespace: case
-            .get("namespace")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty())
-            .or(namespace)
-            .map(str::to_string),
-        name_suffix: name_suffix.map(str::to_string),
-        ..Options::default()
+    let namespace = case
+        .get("namespace")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .or(namespace)
+        .map(str::to_string);
+    let request = Request::new(obj.value, operation)
+        .with_duplicates(obj.duplicates)
+        .with_field_validation(mode.unwrap_or(FieldValidation::Ignore))
+        .in_namespace(namespace)
+        .with_name_suffix(name_suffix.map(str::to_string))
+        .against(id, version);
+    let verdict = match validator.validate(request) {
+        Ok(v) => v,
+        Err(e) => {
+            r.insert("error".into(), Value::String(e.to_string()));
+            return Value::Object(r);
+        }
     };
-    let resp = pipeline.run_with_duplicates(obj.value, &obj.duplicates, &operation, &options);
-    if let Some(e) = resp.decode_error {
+    if let Some(e) = verdict.decode_error {
         r.insert("decodeError".into(), Value::String(e));
         return Value::Object(r);
     }
-    let reported: Vec<&String> = resp
+    let reported: Vec<&String> = verdict
         .duplicate_fields
         .iter()
-        .chain(&resp.unknown_fields)
+        .chain(&verdict.unknown_fields)
         .collect();
     if mode != Some(FieldValidation::Ignore) && !reported.is_empty() {
         r.insert("unknownFields".into(), json!(reported));
     }
-    if let Some(mut o) = resp.object {
+    if let Some(mut o) = verdict.object {
         if let Some(Value::Object(m)) = o.get_mut("metadata") {
             m.shift_remove("uid");
             m.shift_remove("creationTimestamp");
         }
         r.insert("objectAfterDecode".into(), o);
     }
-    r.insert("status".into(), json!(resp.status));
-    if let Some(d) = &resp.status.details
+    r.insert("status".into(), json!(verdict.status));
+    if let Some(d) = &verdict.status.details
         && !d.causes.is_empty()
     {
         let strings: Vec<String> = d
@@ -206,10 +246,10 @@ pub fn run_case(
             .collect();
         r.insert("causeStrings".into(), json!(strings));
     }
-    if !resp.warnings.is_empty() {
-        r.insert("warnings".into(), json!(resp.warnings));
+    if !verdict.warnings.is_empty() {
+        r.insert("warnings".into(), json!(verdict.warnings));
     }
-    if resp.rules_skipped {
+    if verdict.rules_skipped {
         r.insert("rulesSkipped".into(), Value::Bool(true));
     }
     Value::Object(r)

@@ -25,6 +25,8 @@ use serde_json::Value;
 
 use crate::schema_props::JsonSchemaProps;
 
+/// The API group of CustomResourceDefinitions.
+pub const CRD_GROUP: &str = "apiextensions.k8s.io";
 /// The API version a CRD document must have.
 pub const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
 /// The kind of a CRD document.

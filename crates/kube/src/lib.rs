@@ -1,4 +1,6 @@
-//! Kubernetes custom-resource validation with CEL, as kube-apiserver does it.
+#![doc = include_str!("../README.md")]
+//!
+//! ## Layers
 //!
 //! The layers, bottom up:
 //!
@@ -16,9 +18,8 @@
 //! * [`field`]: field paths and field errors rendered as Kubernetes renders them.
 //! * [`library`]: Kubernetes' CEL function libraries.
 //!
-//! Rule compilation (`compile_rules(crd)`) and object validation (`validate(object, old)`) sit
-//! on top: per CRD version, `Structural::from_props` once, then per schema node with rules a
-//! `DeclType` (named `selfType<N>…`) registered in a `DeclTypeProvider`; per request,
+//! [`Validator`] (the facade above) sits on top of [`pipeline`] and [`rules`]: per CRD
+//! version, `Structural::from_props` once, then per schema node with rules a `DeclType` (named `selfType<N>…`) registered in a `DeclTypeProvider`; per request,
 //! `values::Json::from_serde` once per object, and `values::to_value` / `root_value` hand each
 //! node's rules cheap views of the same tree.
 
@@ -26,19 +27,27 @@ pub mod cases;
 pub mod crd;
 pub mod crd_review;
 pub mod decl;
+pub mod documents;
+mod error;
 pub mod escaping;
 pub mod field;
 pub mod gofmt;
+pub mod kubectl;
 pub mod library;
 pub mod load;
 pub mod name_validation;
 pub mod pipeline;
+pub mod rule_review;
 pub mod rules;
 pub mod schema_props;
 pub mod structural;
+pub mod validator;
 pub mod values;
 pub mod version;
 pub mod yaml;
 mod yaml_events;
 
+pub use error::Error;
+pub use pipeline::FieldValidation;
+pub use validator::{CrdId, Request, Validator, ValidatorBuilder, Verdict};
 pub use version::KubeVersion;

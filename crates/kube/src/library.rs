@@ -8,7 +8,7 @@
 //! | library | type(s) | since |
 //! |---|---|---|
 //! | [`lists::Lists`] (v0, v1 adds `includes`) | — | 1.0 / 1.37 |
-//! | [`regex::Regex`] | — | 1.0 |
+//! | [`regex::RegexLib`] | — | 1.0 |
 //! | [`urls::Urls`] | `kubernetes.URL` | 1.0 |
 //! | [`authz::Authz`], [`authz::AuthzSelectors`] | `kubernetes.authorization.*` | 1.27 / 1.31 |
 //! | [`quantity::QuantityLib`] | `kubernetes.Quantity` | 1.28 |

@@ -19,7 +19,7 @@ use kcel_kube::KubeVersion;
 use kcel_kube::field::{FieldError, Path};
 use kcel_kube::rules::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
 use kcel_kube::rules::env::{ExtraLibrary, PER_CALL_LIMIT};
-use kcel_kube::rules::{Correlation, Outcome, Ratchet, Validator};
+use kcel_kube::rules::{Correlation, Ratchet, RuleFindings, SchemaRules};
 use kcel_kube::schema_props::JsonSchemaProps;
 use kcel_kube::structural::Structural;
 use kcel_kube::values::Json;
@@ -378,11 +378,11 @@ fn run_validation(r: &JsonValue) -> Result<(), String> {
         }
         _ => Ratchet::none(),
     };
-    let outcome = match Validator::new(&schema, root, &loader, limit) {
+    let outcome = match SchemaRules::new(&schema, root, &loader, limit) {
         Some(v) => v.validate(&path, &obj, old.as_ref(), &ratchet, budget),
-        None => Outcome {
+        None => RuleFindings {
             remaining_budget: budget,
-            ..Outcome::default()
+            ..RuleFindings::default()
         },
     };
     check_outcome(&r["expect"], &outcome, budget)
@@ -392,7 +392,7 @@ fn texts(errors: &[FieldError]) -> Vec<String> {
     errors.iter().map(|e| e.to_string()).collect()
 }
 
-fn check_outcome(expect: &JsonValue, out: &Outcome, budget: i64) -> Result<(), String> {
+fn check_outcome(expect: &JsonValue, out: &RuleFindings, budget: i64) -> Result<(), String> {
     let errs = texts(&out.errors);
     let shown = || format!("errors: {errs:#?}\nwarnings: {:#?}", out.warnings);
     if let Some(JsonValue::Array(want)) = expect.get("errors")

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use kcel_kube::field::go_json;
 use kcel_kube::pipeline::{KubeVersion, Status};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 mod common;
 use common::raw_json::member_texts;
@@ -186,11 +186,6 @@ fn run_file(
     let outs: Vec<Value> = serde_json::from_str(&out_text).map_err(|e| format!("{file}: {e}"))?;
     let objects =
         member_texts(&out_text, "objectAfterDecode").map_err(|e| format!("{file}: {e}"))?;
-    let empty = Map::new();
-    let crds = input
-        .get("crds")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
     let cases = input
         .get("cases")
         .and_then(Value::as_array)
@@ -202,6 +197,8 @@ fn run_file(
             outs.len()
         ));
     }
+    let case_file = kcel_kube::cases::CaseFile::new(&input, KUBE_1_35)
+        .map_err(|e| format!("{file}: {e}"))?;
     let mut counts = Counts::default();
     for ((case, want), want_object) in cases.iter().zip(&outs).zip(&objects) {
         let name = case.get("name").and_then(Value::as_str).unwrap_or("");
@@ -218,7 +215,7 @@ fn run_file(
             continue;
         }
         let suffix = name_suffix(case, want);
-        let got = kcel_kube::cases::run_case(case, crds, KUBE_1_35, None, suffix.as_deref());
+        let got = case_file.run(case, None, suffix.as_deref());
         match compare(&got, want, want_object.as_deref()) {
             Ok(()) => counts.passed += 1,
             Err(e) => {

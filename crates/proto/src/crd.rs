@@ -24,8 +24,25 @@ pub enum Scope {
     Cluster,
 }
 
+/// A name of a [`CrdSpec`] the API server would reject.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CrdSpecError {
+    /// The group is not a DNS subdomain with a dot.
+    #[error("group {0:?} must be a DNS subdomain with at least one dot")]
+    Group(String),
+    /// The kind is not an upper-case alphanumeric name.
+    #[error("kind {0:?} must be an alphanumeric name starting with an upper-case letter")]
+    Kind(String),
+    /// The version is not a DNS label starting with a letter.
+    #[error("version {0:?} must be a DNS label starting with a letter (e.g. v1)")]
+    Version(String),
+    /// The plural is not a lower-case DNS label.
+    #[error("plural {0:?} must be a lower-case DNS label")]
+    Plural(String),
+}
+
 /// Checks names the API server would reject, so that the error comes at generation.
-pub fn validate(spec: &CrdSpec) -> Result<(), String> {
+pub fn validate(spec: &CrdSpec) -> Result<(), CrdSpecError> {
     let dns_label = |s: &str| {
         !s.is_empty()
             && s.len() <= 63
@@ -35,28 +52,19 @@ pub fn validate(spec: &CrdSpec) -> Result<(), String> {
             && !s.ends_with('-')
     };
     if spec.group.split('.').count() < 2 || !spec.group.split('.').all(dns_label) {
-        return Err(format!(
-            "group {:?} must be a DNS subdomain with at least one dot",
-            spec.group
-        ));
+        return Err(CrdSpecError::Group(spec.group.clone()));
     }
     if !spec.kind.starts_with(|c: char| c.is_ascii_uppercase())
         || !spec.kind.chars().all(|c| c.is_ascii_alphanumeric())
     {
-        return Err(format!(
-            "kind {:?} must be an alphanumeric name starting with an upper-case letter",
-            spec.kind
-        ));
+        return Err(CrdSpecError::Kind(spec.kind.clone()));
     }
     if !dns_label(&spec.version) || !spec.version.starts_with(|c: char| c.is_ascii_lowercase()) {
-        return Err(format!(
-            "version {:?} must be a DNS label starting with a letter (e.g. v1)",
-            spec.version
-        ));
+        return Err(CrdSpecError::Version(spec.version.clone()));
     }
     let plural = plural(spec);
     if !dns_label(&plural) {
-        return Err(format!("plural {plural:?} must be a lower-case DNS label"));
+        return Err(CrdSpecError::Plural(plural));
     }
     Ok(())
 }

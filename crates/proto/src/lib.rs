@@ -143,7 +143,7 @@ pub fn generate_crd(
     let fail = |m: String| GenerateError {
         diagnostics: vec![Diagnostic::error(None, None, m)],
     };
-    crd::validate(spec).map_err(fail)?;
+    crd::validate(spec).map_err(|e| fail(e.to_string()))?;
     let loaded = load::load(&req.files, &req.includes)
         .map_err(|diagnostics| GenerateError { diagnostics })?;
     let spec_message = match &req.message {

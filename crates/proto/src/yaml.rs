@@ -21,13 +21,18 @@ pub fn sort_keys(value: &mut Value) {
     }
 }
 
+/// Why a document cannot be written as YAML.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write YAML: {0}")]
+pub struct YamlError(#[from] serde_norway::Error);
+
 /// `value` as a YAML document with sorted keys.
-pub fn to_yaml(value: &Value) -> Result<String, String> {
+pub fn to_yaml(value: &Value) -> Result<String, YamlError> {
     into_yaml(value.clone())
 }
 
 /// [`to_yaml`], consuming the value (no copy).
-pub fn into_yaml(mut value: Value) -> Result<String, String> {
+pub fn into_yaml(mut value: Value) -> Result<String, YamlError> {
     sort_keys(&mut value);
-    serde_norway::to_string(&value).map_err(|e| format!("cannot write YAML: {e}"))
+    Ok(serde_norway::to_string(&value)?)
 }

@@ -55,7 +55,10 @@ fn run_case(dir: &Path) -> Result<(), String> {
             |name: &str, text: String| fs::write(dir.join(name), text).map_err(|e| e.to_string());
         match &result {
             Ok((doc, warnings)) => {
-                write("expected.yaml", yaml::to_yaml(doc)?)?;
+                write(
+                    "expected.yaml",
+                    yaml::to_yaml(doc).map_err(|e| e.to_string())?,
+                )?;
                 if !warnings.is_empty() {
                     write("expected.warn", lines(warnings))?;
                 }
@@ -66,7 +69,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
     }
     match (result, expected_err) {
         (Ok((doc, warnings)), None) => {
-            let got = yaml::to_yaml(&doc)?;
+            let got = yaml::to_yaml(&doc).map_err(|e| e.to_string())?;
             let want = fs::read_to_string(dir.join("expected.yaml"))
                 .map_err(|e| format!("expected.yaml: {e}"))?;
             if got != want {
@@ -81,7 +84,10 @@ fn run_case(dir: &Path) -> Result<(), String> {
             }
             Ok(())
         }
-        (Ok((doc, _)), Some(_)) => Err(format!("expected an error, got\n{}", yaml::to_yaml(&doc)?)),
+        (Ok((doc, _)), Some(_)) => Err(format!(
+            "expected an error, got\n{}",
+            yaml::to_yaml(&doc).map_err(|e| e.to_string())?
+        )),
         (Err(e), None) => Err(format!("unexpected error:\n{e}")),
         (Err(e), Some(want)) => {
             let got = lines(&e.diagnostics);

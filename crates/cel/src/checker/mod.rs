@@ -6,9 +6,9 @@
 //! * [`names`]: container-relative name resolution, built-in type names,
 //!   well-known protobuf types;
 //! * [`unify`]: assignability, type parameter substitution;
-//! * [`check`](mod@check): the walk over the expression;
-//! * [`format`]: types printed as cel-go prints them;
-//! * [`homogeneous`]: the homogeneous aggregate literal validator run after
+//! * `check`: the walk over the expression;
+//! * [`mod@format`]: types printed as cel-go prints them;
+//! * `homogeneous`: the homogeneous aggregate literal validator run after
 //!   a successful check.
 
 use std::collections::HashMap;

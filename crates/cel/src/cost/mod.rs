@@ -2,7 +2,7 @@
 //! `checker.Cost` (v0.29) computes it: a {min, max} range of cost units, the
 //! number Kubernetes compares against its per-rule and per-CRD limits.
 //!
-//! The walk ([`coster`]) gives every node a cost: literals 0, identifiers 1,
+//! The walk (`coster`) gives every node a cost: literals 0, identifiers 1,
 //! selections 1 on maps/objects/type parameters and 0 otherwise, presence tests
 //! a configurable cost (Kubernetes: 0) plus the operand, list / map / struct
 //! literals 10 / 30 / 40 plus their parts, comprehensions their range,
@@ -12,7 +12,7 @@
 //! A call's own estimate comes from, in order: the estimator a library
 //! attached to the overload ([`OverloadEstimateFn`], e.g. ext.Lists v3 and
 //! ext.Sets, see [`library`]), the host's [`CallCostEstimator`], cel-go's
-//! built-in table ([`builtins`]).
+//! built-in table (`builtins`).
 //!
 //! Sizes (string code points, bytes, list and map entries) drive the numbers:
 //! the expression tells them for literals; calls compute them for

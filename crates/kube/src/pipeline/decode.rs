@@ -5,7 +5,7 @@
 use serde_json::{Map, Number, Value};
 
 /// How deep a request body may nest.
-pub const MAX_JSON_DEPTH: usize = 10_000;
+pub const MAX_REQUEST_BODY_DEPTH: usize = 10_000;
 
 /// Parses a JSON body: whole numbers that fit `int64` are integers, every other number a float
 /// (`1.0`, `1e3`, `9223372036854775808`); a repeated key keeps its last value. Use
@@ -16,8 +16,10 @@ pub fn parse_json(text: &str) -> Result<Value, String> {
 
 /// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.
 pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), String> {
-    if depth > MAX_JSON_DEPTH {
-        return Err(format!("JSON nests deeper than {MAX_JSON_DEPTH} levels"));
+    if depth > MAX_REQUEST_BODY_DEPTH {
+        return Err(format!(
+            "JSON nests deeper than {MAX_REQUEST_BODY_DEPTH} levels"
+        ));
     }
     match v {
         Value::Number(n) if !n.is_f64() && n.as_i64().is_none() => {

@@ -10,8 +10,8 @@
 //! [`EnvLoader`]: runtime validation uses stored expressions; CRD creation new expressions; CRD
 //! update new expressions except for strings already present in the old CRD.
 //!
-//! Type checking and cost estimation come from the engine: [`compile_expression`] is the one place
-//! where an expression is parsed, checked and planned.
+//! Type checking and cost estimation come from the engine: [`check_expression`] and [`plan`]
+//! are where an expression is parsed, checked and planned.
 
 use std::collections::HashSet;
 use std::sync::Arc;

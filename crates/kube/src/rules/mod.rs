@@ -1,7 +1,7 @@
 //! CEL validation rules (`x-kubernetes-validations`): compilation at CRD level and evaluation
 //! against custom resources, as kube-apiserver does both (reference §2–§4, §9).
 //!
-//! * [`env`]: the Kubernetes CEL environment by version (1.33–1.37) and view (new or stored
+//! * [`mod@env`]: the Kubernetes CEL environment by version (1.33–1.37) and view (new or stored
 //!   expressions), the limits.
 //! * [`compile`]: the rules of one schema node → programs or Kubernetes' compile errors.
 //! * [`field_path`]: the `fieldPath` grammar.
@@ -25,5 +25,5 @@ pub use crate::version::KubeVersion;
 pub use compile::{CompiledRule, EnvLoader, RuleError, StoredExpressions};
 pub use env::{EnvKind, EnvSpec};
 pub use ratchet::{Correlation, Ratchet};
-pub use step::CelRuleStep;
-pub use validator::{Outcome, Validator};
+pub use step::{CelRuleStep, RuleStepError};
+pub use validator::{RuleFindings, SchemaRules};

@@ -8,25 +8,51 @@ use crate::crd::CustomResourceDefinition;
 use crate::field::{FieldError, Path};
 use crate::pipeline::{RuleOutcome, RuleRequest, RuleValidator};
 use crate::schema_props::JsonSchemaProps;
-use crate::structural::Structural;
+use crate::structural::{Structural, StructuralError};
 use crate::values::Json;
 
 use super::env::RUNTIME_CEL_COST_BUDGET;
-use super::{Correlation, EnvLoader, Ratchet, Validator};
+use super::{Correlation, EnvLoader, Ratchet, SchemaRules};
 use crate::version::KubeVersion;
+
+/// Why the rules of a schema cannot be compiled.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RuleStepError {
+    /// The schema is not structural.
+    #[error(transparent)]
+    Structural(#[from] StructuralError),
+    /// The CRD has no schema for the version.
+    #[error("CRD {crd} has no schema for version {version:?}")]
+    NoSchema {
+        /// The CRD's name.
+        crd: String,
+        /// The version asked for.
+        version: String,
+    },
+}
+
+/// For callers whose own errors are texts.
+impl From<RuleStepError> for String {
+    fn from(e: RuleStepError) -> String {
+        e.to_string()
+    }
+}
 
 /// The compiled rules of one schema, ready to validate objects.
 pub struct CelRuleStep {
     schema: Arc<Structural>,
-    validator: Option<Validator>,
+    validator: Option<SchemaRules>,
 }
 
 impl CelRuleStep {
     /// Compiles the rules of `schema` (a CRD version's `openAPIV3Schema`) in
     /// the runtime environment of Kubernetes `kube_version`.
-    pub fn new(schema: &JsonSchemaProps, kube_version: KubeVersion) -> Result<CelRuleStep, String> {
-        let schema = Arc::new(Structural::from_props(schema).map_err(|e| e.to_string())?);
-        let validator = Validator::for_resource(&schema, &EnvLoader::runtime(kube_version));
+    pub fn new(
+        schema: &JsonSchemaProps,
+        kube_version: KubeVersion,
+    ) -> Result<CelRuleStep, RuleStepError> {
+        let schema = Arc::new(Structural::from_props(schema)?);
+        let validator = SchemaRules::for_resource(&schema, &EnvLoader::runtime(kube_version));
         Ok(CelRuleStep { schema, validator })
     }
 
@@ -35,15 +61,13 @@ impl CelRuleStep {
         crd: &CustomResourceDefinition,
         version: &str,
         kube_version: KubeVersion,
-    ) -> Result<CelRuleStep, String> {
+    ) -> Result<CelRuleStep, RuleStepError> {
         let schema = crd
             .version(version)
             .and_then(|v| v.open_api_v3_schema())
-            .ok_or_else(|| {
-                format!(
-                    "CRD {} has no schema for version {version:?}",
-                    crd.metadata.name
-                )
+            .ok_or_else(|| RuleStepError::NoSchema {
+                crd: crd.metadata.name.clone(),
+                version: version.to_string(),
             })?;
         CelRuleStep::new(schema, kube_version)
     }

@@ -1,8 +1,8 @@
 //! Validating objects with the rules of a schema (`schema/cel/validation.go` `Validator`,
 //! reference §3).
 //!
-//! A [`Validator`] mirrors the structural schema, keeping only the nodes with rules at or below
-//! them, each with its compiled rules. [`Validator::validate`] walks an object (and its old value
+//! A [`SchemaRules`] mirrors the structural schema, keeping only the nodes with rules at or below
+//! them, each with its compiled rules. [`SchemaRules::validate`] walks an object (and its old value
 //! on update): a node's rules in declaration order, then its children — list elements in order,
 //! map values, then declared properties present in the object — threading one cost budget through
 //! the whole walk and stopping as soon as it is spent.
@@ -25,7 +25,7 @@ use crate::structural::Structural;
 use crate::values::{self, Json};
 
 /// The rules of one schema node and the validators of its children.
-pub struct Validator {
+pub struct SchemaRules {
     schema: Arc<Structural>,
     is_resource_root: bool,
     rules: Vec<CompiledRule>,
@@ -33,16 +33,16 @@ pub struct Validator {
     setup_error: Option<String>,
     uses_old_self: bool,
     per_call_limit: u64,
-    items: Option<Box<Validator>>,
-    properties: IndexMap<String, Validator>,
-    additional_properties: Option<Box<Validator>>,
+    items: Option<Box<SchemaRules>>,
+    properties: IndexMap<String, SchemaRules>,
+    additional_properties: Option<Box<SchemaRules>>,
     /// Rules inside `allOf` entries, validated against this same node.
-    all_of: Vec<Validator>,
+    all_of: Vec<SchemaRules>,
 }
 
 /// What validating one object produced.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct RuleFindings {
     pub errors: Vec<FieldError>,
     /// Ratcheted rule failures, as the API server returns them in `Warning` headers.
     pub warnings: Vec<String>,
@@ -75,7 +75,7 @@ fn has_rules(s: &Structural) -> bool {
         || all_of(s).iter().any(has_rules)
 }
 
-impl Validator {
+impl SchemaRules {
     /// The validator of a schema, compiled with `loader`'s environments (`None` when the schema
     /// has no rules). `is_resource_root` is true for the custom resource itself.
     pub fn new(
@@ -83,7 +83,7 @@ impl Validator {
         is_resource_root: bool,
         loader: &EnvLoader,
         per_call_limit: u64,
-    ) -> Option<Validator> {
+    ) -> Option<SchemaRules> {
         if !has_rules(schema) {
             return None;
         }
@@ -97,8 +97,8 @@ impl Validator {
 
     /// A validator as kube-apiserver builds it for a custom resource: stored expressions, the
     /// default per-call limit.
-    pub fn for_resource(schema: &Arc<Structural>, loader: &EnvLoader) -> Option<Validator> {
-        Validator::new(schema, true, loader, PER_CALL_LIMIT)
+    pub fn for_resource(schema: &Arc<Structural>, loader: &EnvLoader) -> Option<SchemaRules> {
+        SchemaRules::new(schema, true, loader, PER_CALL_LIMIT)
     }
 
     /// Every compiled rule of the tree with the schema path of its node (for listings).
@@ -138,8 +138,8 @@ impl Validator {
         old: Option<&Json>,
         ratchet: &Ratchet,
         budget: i64,
-    ) -> Outcome {
-        let mut out = Outcome::default();
+    ) -> RuleFindings {
+        let mut out = RuleFindings::default();
         out.remaining_budget = self.walk(&mut out, path, obj, old, ratchet, budget, 0);
         out
     }
@@ -147,7 +147,7 @@ impl Validator {
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &self,
-        out: &mut Outcome,
+        out: &mut RuleFindings,
         path: &Path,
         obj: &Json,
         old: Option<&Json>,
@@ -155,7 +155,7 @@ impl Validator {
         budget: i64,
         depth: usize,
     ) -> i64 {
-        if matches!(obj, Json::Null) || depth > values::MAX_JSON_DEPTH {
+        if matches!(obj, Json::Null) || depth > values::MAX_CEL_DOCUMENT_DEPTH {
             return budget;
         }
         let old = old.filter(|o| !matches!(o, Json::Null));
@@ -271,7 +271,7 @@ impl Validator {
 
     fn validate_rules(
         &self,
-        out: &mut Outcome,
+        out: &mut RuleFindings,
         path: &Path,
         obj: &Json,
         old: Option<&Json>,
@@ -403,7 +403,7 @@ impl Validator {
                 path.child(&compiled.normalized_field_path)
             };
             let ratchets = !compiled.uses_old_self && ratchet.should_ratchet();
-            let add = |out: &mut Outcome, e: FieldError| {
+            let add = |out: &mut RuleFindings, e: FieldError| {
                 if ratchets {
                     out.warnings.push(e.to_string());
                 } else {
@@ -548,7 +548,7 @@ impl Builder<'_> {
         decl: Option<&Arc<DeclType>>,
         decl_is_node_type: bool,
         depth: usize,
-    ) -> Option<Validator> {
+    ) -> Option<SchemaRules> {
         if depth > crate::structural::MAX_SCHEMA_DEPTH || !has_rules(validation) {
             return None;
         }
@@ -645,7 +645,7 @@ impl Builder<'_> {
             })
             .collect();
         let uses_old_self = rules.iter().any(|r| r.uses_old_self);
-        Some(Validator {
+        Some(SchemaRules {
             schema: node.clone(),
             is_resource_root,
             rules,

@@ -37,8 +37,8 @@ pub use objects::{MapView, ObjectView};
 
 use crate::structural::Structural;
 
-/// The deepest nesting [`Json::from_serde`] accepts.
-pub const MAX_JSON_DEPTH: usize = 1000;
+/// The deepest nesting of a document turned into CEL values ([`Json::from_serde`]).
+pub const MAX_CEL_DOCUMENT_DEPTH: usize = 1000;
 
 /// An immutable JSON document. Cloning is cheap (containers are shared).
 #[derive(Clone, Debug, PartialEq)]
@@ -152,9 +152,9 @@ impl Converter {
     }
 
     fn convert(&mut self, v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
-        if depth > MAX_JSON_DEPTH {
+        if depth > MAX_CEL_DOCUMENT_DEPTH {
             return Err(ValueError::new(format!(
-                "document nests deeper than {MAX_JSON_DEPTH} levels"
+                "document nests deeper than {MAX_CEL_DOCUMENT_DEPTH} levels"
             )));
         }
         Ok(match v {

@@ -5,7 +5,7 @@
 //! `substring`, `trim`, `join`); 1 adds `format` (first formatter) and
 //! `strings.quote`; 2 changes `join` to reject non-string elements itself;
 //! 3 adds `reverse`; 4 switches `format` to the cel-spec formatter; 5 caps
-//! format precision at 100 and attaches cost functions (see [`strings_runtime_cost`]).
+//! format precision at 100 and attaches cost functions (see `strings_runtime_cost`).
 //! Kubernetes enables version 2 (v0 before 1.29).
 //!
 //! Indexes count code points, as cel-go does.

@@ -5,7 +5,7 @@
 //! The special forms `_&&_`, `_||_`, `_?_:_` and `@not_strictly_false` are
 //! declared here without implementation: the planner evaluates them itself.
 //! Operators are declared with implementations, but the planner calls the
-//! functions of [`ops`] directly when an environment's operator has only the
+//! functions of `ops` directly when an environment's operator has only the
 //! standard overloads.
 
 pub(crate) mod block;

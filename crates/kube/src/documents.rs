@@ -1,0 +1,371 @@
+//! Input documents of any kind: files, directories and standard input holding YAML or JSON
+//! streams, `kind: List` documents expanded, each document with the file and line it starts at.
+//!
+//! Unlike [`crate::load`], which keeps only CRDs and decodes them with field positions, this
+//! reader keeps every document (objects to validate as well as CRDs); [`decode_crds`] then
+//! decodes the CRDs among them.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::crd::{CRD_KIND, CustomResourceDefinition};
+
+/// The largest input file (or standard input) read.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// The name `-` (standard input) has in locations.
+const STDIN_NAME: &str = "<stdin>";
+
+/// One document of an input, and where it starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    /// The file it was read from (`<stdin>` for standard input).
+    pub source: String,
+    /// The line its text starts at (1-based).
+    pub line: usize,
+    /// The document.
+    pub value: Value,
+}
+
+/// The identity of an object: `apiVersion`, `kind`, `metadata.namespace`, `metadata.name`
+/// (absent fields empty). An update's stored object is found by it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectKey {
+    /// `apiVersion`.
+    pub api_version: String,
+    /// `kind`.
+    pub kind: String,
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// The identity of `object`.
+    pub fn of(object: &Value) -> ObjectKey {
+        let s = |p: &str| str_at(object, p).to_string();
+        ObjectKey {
+            api_version: s("/apiVersion"),
+            kind: s("/kind"),
+            namespace: s("/metadata/namespace"),
+            name: s("/metadata/name"),
+        }
+    }
+}
+
+fn str_at<'v>(value: &'v Value, pointer: &str) -> &'v str {
+    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+impl Document {
+    /// `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.source, self.line)
+    }
+
+    /// Its `kind` (empty when absent).
+    pub fn kind(&self) -> &str {
+        str_at(&self.value, "/kind")
+    }
+
+    /// Whether it is an `apiextensions.k8s.io` CustomResourceDefinition.
+    pub fn is_crd(&self) -> bool {
+        self.kind() == CRD_KIND
+            && str_at(&self.value, "/apiVersion").starts_with("apiextensions.k8s.io/")
+    }
+}
+
+/// Why documents could not be read.
+#[derive(Debug)]
+pub enum DocumentError {
+    /// A file or directory could not be read.
+    Io {
+        /// The path (or `<stdin>`).
+        source: String,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+    /// A file is larger than [`MAX_INPUT_BYTES`].
+    TooLarge {
+        /// The path (or `<stdin>`).
+        source: String,
+    },
+    /// A YAML or JSON syntax error.
+    Syntax {
+        /// The path (or `<stdin>`).
+        source: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A document is not an object (nor empty).
+    NotAnObject {
+        /// The path (or `<stdin>`).
+        source: String,
+        /// The line the document starts at.
+        line: usize,
+    },
+    /// A CRD document does not decode as a CustomResourceDefinition.
+    Crd {
+        /// `file:line` of the document.
+        location: String,
+        /// The decoder's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for DocumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DocumentError::Io { source, error } => write!(f, "{source}: {error}"),
+            DocumentError::TooLarge { source } if source == STDIN_NAME => {
+                write!(f, "{source}: input is larger than {MAX_INPUT_BYTES} bytes")
+            }
+            DocumentError::TooLarge { source } => {
+                write!(f, "{source}: file is larger than {MAX_INPUT_BYTES} bytes")
+            }
+            DocumentError::Syntax {
+                source,
+                line,
+                column,
+                message,
+            } => write!(f, "{source}:{line}:{column}: {message}"),
+            DocumentError::NotAnObject { source, line } => {
+                write!(f, "{source}:{line}: a document must be an object")
+            }
+            DocumentError::Crd { location, message } => write!(f, "{location}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for DocumentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DocumentError::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// The documents read from some paths, and the files of directories that were skipped because
+/// they did not parse.
+#[derive(Debug, Default)]
+pub struct Documents {
+    /// Every document, in path order.
+    pub documents: Vec<Document>,
+    /// Files found in directories that are not YAML or JSON object streams.
+    pub skipped: Vec<DocumentError>,
+}
+
+/// The files under `path` (itself if a file; `*.yaml`, `*.yml`, `*.json` of a directory,
+/// recursively, sorted). `-` stands for standard input.
+pub fn expand(path: &str) -> Result<Vec<String>, DocumentError> {
+    if path == "-" {
+        return Ok(vec![path.to_string()]);
+    }
+    let p = PathBuf::from(path);
+    let io = |source: &Path| {
+        let source = source.display().to_string();
+        move |error| DocumentError::Io { source, error }
+    };
+    let meta = std::fs::metadata(&p).map_err(io(&p))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_string()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![p];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
+            let child = entry.map_err(io(&dir))?.path();
+            if child.is_dir() {
+                stack.push(child);
+            } else if child
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
+            {
+                out.push(child.display().to_string());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The text of a file, or of standard input for `-`, at most [`MAX_INPUT_BYTES`].
+fn read_text(source: &str) -> Result<String, DocumentError> {
+    if source == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .take(MAX_INPUT_BYTES + 1)
+            .read_to_string(&mut s)
+            .map_err(|error| DocumentError::Io {
+                source: STDIN_NAME.into(),
+                error,
+            })?;
+        if s.len() as u64 > MAX_INPUT_BYTES {
+            return Err(DocumentError::TooLarge {
+                source: STDIN_NAME.into(),
+            });
+        }
+        return Ok(s);
+    }
+    let io = |error| DocumentError::Io {
+        source: source.to_string(),
+        error,
+    };
+    let len = std::fs::metadata(source).map_err(io)?.len();
+    if len > MAX_INPUT_BYTES {
+        return Err(DocumentError::TooLarge {
+            source: source.to_string(),
+        });
+    }
+    std::fs::read_to_string(source).map_err(io)
+}
+
+/// Reads the documents of every path (directories expanded, `-` for standard input). Files
+/// found in directories that do not parse as YAML or JSON objects are skipped (and listed in
+/// [`Documents::skipped`]); files named directly must parse.
+pub fn read_documents(paths: &[String]) -> Result<Documents, DocumentError> {
+    let mut out = Documents::default();
+    for p in paths {
+        let from_dir = p != "-" && Path::new(p).is_dir();
+        for file in expand(p)? {
+            let text = read_text(&file)?;
+            let name = if file == "-" {
+                STDIN_NAME.to_string()
+            } else {
+                file
+            };
+            match parse_documents(&name, &text) {
+                Ok(docs) => out.documents.extend(docs),
+                Err(e) if from_dir => out.skipped.push(e),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Splits a YAML or JSON stream into documents, expanding `*List` kinds; `source` names it in
+/// locations.
+pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, DocumentError> {
+    let trimmed = text.trim_start();
+    let mut raw = Vec::new();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        loop {
+            let start = text.len() - text[stream.byte_offset()..].trim_start().len();
+            match stream.next() {
+                None => break,
+                Some(Ok(v)) => {
+                    let line = text[..start].matches('\n').count() + 1;
+                    raw.push((line, v));
+                }
+                Some(Err(e)) => {
+                    return Err(DocumentError::Syntax {
+                        source: source.to_string(),
+                        line: e.line(),
+                        column: e.column(),
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+    } else {
+        let docs = crate::yaml::parse_stream(text).map_err(|e| DocumentError::Syntax {
+            source: source.to_string(),
+            line: e.position.line,
+            column: e.position.column,
+            message: e.message,
+        })?;
+        for d in docs {
+            raw.push((d.start.line, d.value));
+        }
+    }
+    let mut out = Vec::new();
+    let document = |line, value| Document {
+        source: source.to_string(),
+        line,
+        value,
+    };
+    for (line, v) in raw {
+        match v {
+            Value::Null => {}
+            Value::Object(ref o)
+                if o.get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| k.ends_with("List"))
+                    && o.get("items").is_some_and(Value::is_array) =>
+            {
+                if let Some(Value::Array(items)) = o.get("items") {
+                    out.extend(items.iter().map(|item| document(line, item.clone())));
+                }
+            }
+            Value::Object(_) => out.push(document(line, v)),
+            _ => {
+                return Err(DocumentError::NotAnObject {
+                    source: source.to_string(),
+                    line,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A CRD decoded from a document, with the document's `file:line`.
+#[derive(Clone, Debug)]
+pub struct LocatedCrd {
+    /// The CRD.
+    pub crd: CustomResourceDefinition,
+    /// `file:line` of its document.
+    pub location: String,
+}
+
+/// Decodes the CRDs among `docs`.
+pub fn decode_crds(docs: &[Document]) -> Result<Vec<LocatedCrd>, DocumentError> {
+    docs.iter()
+        .filter(|d| d.is_crd())
+        .map(|d| {
+            serde_json::from_value::<CustomResourceDefinition>(d.value.clone())
+                .map(|crd| LocatedCrd {
+                    crd,
+                    location: d.location(),
+                })
+                .map_err(|e| DocumentError::Crd {
+                    location: d.location(),
+                    message: e.to_string(),
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_expand_and_documents_keep_their_lines() {
+        let text = "a: 1\n---\nkind: WidgetList\nitems:\n- {kind: Widget}\n- {kind: Widget}\n";
+        let docs = parse_documents("f.yaml", text).expect("parses");
+        let lines: Vec<usize> = docs.iter().map(|d| d.line).collect();
+        assert_eq!(lines, [1, 3, 3]);
+        assert_eq!(docs[1].kind(), "Widget");
+    }
+
+    #[test]
+    fn json_streams_and_errors_name_file_and_line() {
+        let docs = parse_documents("f.json", "{\"kind\":\"A\"}\n\n{\"kind\":\"B\"}").expect("ok");
+        assert_eq!(docs[1].location(), "f.json:3");
+        let err = parse_documents("f.json", "[1]").expect_err("not an object");
+        assert_eq!(err.to_string(), "f.json:1: a document must be an object");
+    }
+}

@@ -1,0 +1,74 @@
+//! What a client shows of kube-apiserver's answers: kubectl's text for a failed request, and the
+//! `metav1.Status` as it travels on the wire.
+
+use serde_json::{Value, json};
+
+use crate::field::FieldError;
+use crate::pipeline::status::{Cause, Status};
+
+/// The `status` of a successful request.
+const SUCCESS: &str = "Success";
+
+/// kubectl's message for an `Invalid` answer built from field errors: one error inline, several
+/// as a bullet list (`The Widget "w1" is invalid: spec.a: ...`).
+pub fn invalid_message(kind: &str, name: &str, errors: &[FieldError]) -> String {
+    let lines: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{}: {}", e.path, e.body()))
+        .collect();
+    invalid_text(kind, name, &lines)
+}
+
+/// `The <kind> "<name>" is invalid: ` followed by one line inline, or each line as a bullet.
+fn invalid_text(kind: &str, name: &str, lines: &[String]) -> String {
+    match lines {
+        [one] => format!("The {kind} {name:?} is invalid: {one}"),
+        _ => {
+            let mut s = format!("The {kind} {name:?} is invalid: ");
+            for line in lines {
+                s.push_str("\n* ");
+                s.push_str(line);
+            }
+            s
+        }
+    }
+}
+
+/// kubectl's rendering of a failed request for object `name` of `kind`: the causes of an
+/// `Invalid` status inline (one) or as a bullet list (several); otherwise
+/// `Error from server (Reason): message`.
+pub fn status_message(kind: &str, name: &str, status: &Status) -> String {
+    let causes = status
+        .details
+        .as_ref()
+        .map(|d| d.causes.as_slice())
+        .unwrap_or(&[]);
+    if status.reason != "Invalid" || causes.is_empty() {
+        return format!("Error from server ({}): {}", status.reason, status.message);
+    }
+    let line = |c: &Cause| match c.field.as_str() {
+        "" => c.message.clone(),
+        f => format!("{f}: {}", c.message),
+    };
+    let lines: Vec<String> = causes.iter().map(line).collect();
+    invalid_text(kind, name, &lines)
+}
+
+/// Whether a status reports success.
+pub fn is_success(status: &Status) -> bool {
+    status.status == SUCCESS
+}
+
+/// The `metav1.Status` kube-apiserver answers with, as on the wire (`kind` and `apiVersion`
+/// set, code 200 on success).
+pub fn status_json(status: &Status) -> Value {
+    let mut s = serde_json::to_value(status).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut s {
+        m.insert("kind".into(), json!("Status"));
+        m.insert("apiVersion".into(), json!("v1"));
+        if is_success(status) {
+            m.insert("code".into(), json!(200));
+        }
+    }
+    s
+}

@@ -1,0 +1,489 @@
+//! The entry point for embedders: a [`Validator`] built once from CRDs for one Kubernetes
+//! version, answering create, update and status-update requests for custom resources, and
+//! reviewing CRDs, as kube-apiserver does.
+//!
+//! Each request runs kube-apiserver's custom-resource pipeline ([`crate::pipeline`]) with the CEL
+//! rules of the CRD version serving the object ([`crate::rules::CelRuleStep`]); the rules of a
+//! CRD version are compiled the first time an object needs them and kept for later requests.
+//! CEL rules always run: there is no way to validate without them.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::crd::CustomResourceDefinition;
+use crate::crd_review::{CrdReview, review_crd};
+use crate::documents::LocatedCrd;
+use crate::error::Error;
+use crate::kubectl;
+use crate::load::load_file;
+use crate::pipeline::status::{Cause, Status};
+use crate::pipeline::{FieldValidation, Operation, Options, Pipeline, Response};
+use crate::rules::{CelRuleStep, RuleStepError};
+use crate::version::KubeVersion;
+
+/// A CRD of a [`Validator`], in the order the CRDs were added (the first is `CrdId(0)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CrdId(pub usize);
+
+impl std::fmt::Display for CrdId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// One CRD and the compiled rules of its versions.
+struct CrdEntry {
+    crd: CustomResourceDefinition,
+    /// Where it was read (`file:line`), if it was read from a file.
+    location: Option<String>,
+    /// The compiled rules of `crd.spec.versions[i]`, compiled on first use.
+    steps: Vec<OnceLock<Result<CelRuleStep, RuleStepError>>>,
+}
+
+impl CrdEntry {
+    fn new(crd: CustomResourceDefinition, location: Option<String>) -> CrdEntry {
+        let steps = crd.spec.versions.iter().map(|_| OnceLock::new()).collect();
+        CrdEntry {
+            crd,
+            location,
+            steps,
+        }
+    }
+
+    /// The compiled rules of `version`.
+    fn step(&self, version: &str, kube_version: KubeVersion) -> Result<&CelRuleStep, Error> {
+        let compile = || CelRuleStep::for_version(&self.crd, version, kube_version);
+        let rules_error = |source: &RuleStepError| Error::Rules {
+            crd: self.crd.metadata.name.clone(),
+            version: version.to_string(),
+            source: source.clone(),
+        };
+        let Some(index) = self
+            .crd
+            .spec
+            .versions
+            .iter()
+            .position(|v| v.name == version)
+        else {
+            // No such version: compiling reports it.
+            return Err(match compile() {
+                Err(e) => rules_error(&e),
+                Ok(_) => Error::NoSuchVersion {
+                    crd: self.crd.metadata.name.clone(),
+                    version: version.to_string(),
+                },
+            });
+        };
+        self.steps[index]
+            .get_or_init(compile)
+            .as_ref()
+            .map_err(rules_error)
+    }
+}
+
+/// Builds a [`Validator`].
+pub struct ValidatorBuilder {
+    kube_version: KubeVersion,
+    field_validation: FieldValidation,
+    ratcheting: bool,
+    crds: Vec<CrdEntry>,
+}
+
+impl Default for ValidatorBuilder {
+    fn default() -> Self {
+        let options = Options::default();
+        ValidatorBuilder {
+            kube_version: options.kube_version,
+            field_validation: options.field_validation,
+            ratcheting: options.ratcheting,
+            crds: Vec::new(),
+        }
+    }
+}
+
+impl ValidatorBuilder {
+    /// The Kubernetes release to behave as (default: the newest supported).
+    pub fn kube_version(mut self, version: KubeVersion) -> Self {
+        self.kube_version = version;
+        self
+    }
+
+    /// What happens to unknown fields (default: [`FieldValidation::Strict`], as
+    /// `kubectl --validate=strict`).
+    pub fn field_validation(mut self, field_validation: FieldValidation) -> Self {
+        self.field_validation = field_validation;
+        self
+    }
+
+    /// Adds a CRD.
+    pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
+        self.add_crd(crd, None);
+        self
+    }
+
+    /// Adds a CRD read from a document.
+    pub fn located_crd(mut self, crd: LocatedCrd) -> Self {
+        self.add_crd(crd.crd, Some(crd.location));
+        self
+    }
+
+    /// Whether updates ratchet (feature gate `CRDValidationRatcheting`; default on, as it is
+    /// locked on since Kubernetes 1.33).
+    pub fn ratcheting(mut self, ratcheting: bool) -> Self {
+        self.ratcheting = ratcheting;
+        self
+    }
+
+    /// Adds every CRD of a file (YAML or JSON streams, `kind: List` expanded; other kinds are
+    /// ignored).
+    pub fn crd_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
+        self.add_crd_file(path)?;
+        Ok(self)
+    }
+
+    /// Adds every CRD of a file and returns their ids; adds none if the file does not load.
+    pub fn add_crd_file(&mut self, path: impl AsRef<Path>) -> Result<Vec<CrdId>, Error> {
+        let loaded = load_file(path.as_ref())?;
+        Ok(loaded
+            .into_iter()
+            .map(|l| {
+                let location = format!("{}:{}", l.source, l.position.line);
+                self.add_crd(l.crd, Some(location))
+            })
+            .collect())
+    }
+
+    /// Adds a CRD (`location`: where it was read, for error messages) and returns its id.
+    pub fn add_crd(&mut self, crd: CustomResourceDefinition, location: Option<String>) -> CrdId {
+        self.crds.push(CrdEntry::new(crd, location));
+        CrdId(self.crds.len() - 1)
+    }
+
+    /// The validator.
+    pub fn build(self) -> Validator {
+        Validator {
+            kube_version: self.kube_version,
+            field_validation: self.field_validation,
+            ratcheting: self.ratcheting,
+            crds: self.crds,
+        }
+    }
+}
+
+/// The write being validated, and which CRD version serves it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    object: Value,
+    operation: Operation,
+    duplicates: Vec<String>,
+    target: Option<(CrdId, Option<String>)>,
+    namespace: Option<String>,
+    name_suffix: Option<String>,
+    field_validation: Option<FieldValidation>,
+}
+
+impl Request {
+    /// Creating `object`.
+    pub fn create(object: Value) -> Request {
+        Request::new(object, Operation::Create)
+    }
+
+    /// Updating the stored object `old` to `object`.
+    pub fn update(object: Value, old: Value) -> Request {
+        Request::new(object, Operation::Update(old))
+    }
+
+    /// Writing `object` through the `status` subresource over the stored object `old`.
+    pub fn status_update(object: Value, old: Value) -> Request {
+        Request::new(object, Operation::UpdateStatus(old))
+    }
+
+    /// A request of any operation.
+    pub fn new(object: Value, operation: Operation) -> Request {
+        Request {
+            object,
+            operation,
+            duplicates: Vec::new(),
+            target: None,
+            namespace: None,
+            name_suffix: None,
+            field_validation: None,
+        }
+    }
+
+    /// The keys the JSON body repeated (paths as [`crate::pipeline::json::Parsed::duplicates`]
+    /// gives them): strict decoding reports them.
+    pub fn with_duplicates(mut self, duplicates: Vec<String>) -> Request {
+        self.duplicates = duplicates;
+        self
+    }
+
+    /// Validates against version `version` of CRD `crd`, whatever the object's `apiVersion`
+    /// and `kind` say (by default the CRD serving them is found).
+    pub fn against(mut self, crd: CrdId, version: impl Into<String>) -> Request {
+        self.target = Some((crd, Some(version.into())));
+        self
+    }
+
+    /// The request's namespace (kubectl's `-n`): without it, the object's own namespace, else
+    /// `default` (see [`crate::pipeline::Options::namespace`]).
+    pub fn in_namespace(mut self, namespace: Option<String>) -> Request {
+        self.namespace = namespace;
+        self
+    }
+
+    /// The characters that replace the random suffix of a generated name (`generateName`).
+    pub fn with_name_suffix(mut self, suffix: Option<String>) -> Request {
+        self.name_suffix = suffix;
+        self
+    }
+
+    /// This request's field validation (the `fieldValidation` query parameter), instead of the
+    /// validator's.
+    pub fn with_field_validation(mut self, field_validation: FieldValidation) -> Request {
+        self.field_validation = Some(field_validation);
+        self
+    }
+
+    /// Validates against CRD `crd`, in the version the object's `apiVersion` names.
+    pub fn against_crd(mut self, crd: CrdId) -> Request {
+        self.target = Some((crd, None));
+        self
+    }
+}
+
+/// What kube-apiserver answers a request with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// The object's `kind`.
+    pub kind: String,
+    /// The object's `metadata.name`.
+    pub name: String,
+    /// The `metav1.Status`: `Success`, or a failure with its causes.
+    pub status: Status,
+    /// Warnings (ratcheted rule failures, unknown fields under `Warn`).
+    pub warnings: Vec<String>,
+    /// The object as it would be stored (decoded, pruned, defaulted, prepared), unless
+    /// decoding failed.
+    pub object: Option<Value>,
+    /// `unknown field "<path>"` for each pruned field, in Kubernetes' order.
+    pub unknown_fields: Vec<String>,
+    /// `duplicate field "<path>"` for each repeated key of a JSON body, in document order.
+    pub duplicate_fields: Vec<String>,
+    /// Why the object could not be decoded (it never reached validation).
+    pub decode_error: Option<String>,
+    /// Whether CEL rules would have run but were skipped (an earlier step failed).
+    pub rules_skipped: bool,
+}
+
+impl Verdict {
+    fn new(kind: String, name: String, response: Response) -> Verdict {
+        Verdict {
+            kind,
+            name,
+            status: response.status,
+            warnings: response.warnings,
+            object: response.object,
+            unknown_fields: response.unknown_fields,
+            duplicate_fields: response.duplicate_fields,
+            decode_error: response.decode_error,
+            rules_skipped: response.rules_skipped,
+        }
+    }
+
+    /// Whether the write is accepted.
+    pub fn is_valid(&self) -> bool {
+        kubectl::is_success(&self.status)
+    }
+
+    /// Why it is rejected: each cause with its field, reason (the error type) and message.
+    pub fn causes(&self) -> &[Cause] {
+        self.status
+            .details
+            .as_ref()
+            .map_or(&[], |d| d.causes.as_slice())
+    }
+
+    /// kubectl's message for a rejected write (`The Widget "w1" is invalid: ...`).
+    pub fn kubectl_message(&self) -> String {
+        kubectl::status_message(&self.kind, &self.name, &self.status)
+    }
+
+    /// The `metav1.Status` as on the wire.
+    pub fn status_json(&self) -> Value {
+        kubectl::status_json(&self.status)
+    }
+}
+
+/// Custom-resource validation for a set of CRDs in one Kubernetes version (the crate's
+/// documentation shows it in use).
+pub struct Validator {
+    kube_version: KubeVersion,
+    field_validation: FieldValidation,
+    ratcheting: bool,
+    crds: Vec<CrdEntry>,
+}
+
+impl Validator {
+    /// A builder: newest Kubernetes version, strict field validation, no CRD.
+    pub fn builder() -> ValidatorBuilder {
+        ValidatorBuilder::default()
+    }
+
+    /// The Kubernetes release reproduced.
+    pub fn kube_version(&self) -> KubeVersion {
+        self.kube_version
+    }
+
+    /// Whether it has no CRD.
+    pub fn is_empty(&self) -> bool {
+        self.crds.is_empty()
+    }
+
+    /// The ids of its CRDs, in the order they were added.
+    pub fn crd_ids(&self) -> impl Iterator<Item = CrdId> + use<> {
+        (0..self.crds.len()).map(CrdId)
+    }
+
+    /// The CRD `id`.
+    pub fn crd(&self, id: CrdId) -> Option<&CustomResourceDefinition> {
+        self.crds.get(id.0).map(|e| &e.crd)
+    }
+
+    /// Where CRD `id` was read (`file:line`), if it was read from a file.
+    pub fn crd_location(&self, id: CrdId) -> Option<&str> {
+        self.crds.get(id.0).and_then(|e| e.location.as_deref())
+    }
+
+    /// The CRD and version serving `apiVersion` and `kind` (the first added that does).
+    pub fn find(&self, api_version: &str, kind: &str) -> Option<(CrdId, &str)> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        self.crds_of_kind(group, kind).find_map(|id| {
+            let v = self.crds[id.0].crd.version(version)?;
+            Some((id, v.name.as_str()))
+        })
+    }
+
+    /// The first CRD defining the group of `apiVersion` and `kind`, whichever versions it has.
+    pub fn find_kind(&self, api_version: &str, kind: &str) -> Option<CrdId> {
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        self.crds_of_kind(group, kind).next()
+    }
+
+    /// The CRDs defining `kind` in `group`, in the order they were added.
+    fn crds_of_kind<'s>(
+        &'s self,
+        group: &'s str,
+        kind: &'s str,
+    ) -> impl Iterator<Item = CrdId> + 's {
+        self.crds.iter().enumerate().filter_map(move |(i, e)| {
+            let names = &e.crd.spec;
+            (names.group == group && names.names.kind == kind).then_some(CrdId(i))
+        })
+    }
+
+    /// Validates creating `object`.
+    pub fn validate_create(&self, object: Value) -> Result<Verdict, Error> {
+        self.validate(Request::create(object))
+    }
+
+    /// Validates updating the stored object `old` to `object` (transition rules run, unchanged
+    /// parts ratchet).
+    pub fn validate_update(&self, object: Value, old: Value) -> Result<Verdict, Error> {
+        self.validate(Request::update(object, old))
+    }
+
+    /// Validates writing `object` through the `status` subresource over `old`.
+    pub fn validate_status_update(&self, object: Value, old: Value) -> Result<Verdict, Error> {
+        self.validate(Request::status_update(object, old))
+    }
+
+    /// Validates a request. Errors are requests that cannot be answered: no CRD serves the
+    /// object, or the CRD's rules cannot be compiled.
+    pub fn validate(&self, request: Request) -> Result<Verdict, Error> {
+        let s = |p: &str| request.object.pointer(p).and_then(Value::as_str);
+        let api_version = s("/apiVersion").unwrap_or("");
+        let (id, version) = match request.target {
+            Some((id, Some(version))) => (id, version),
+            Some((id, None)) => {
+                let version = api_version.rsplit_once('/').map_or(api_version, |(_, v)| v);
+                (id, version.to_string())
+            }
+            None => {
+                let kind = s("/kind").unwrap_or("");
+                let (id, version) =
+                    self.find(api_version, kind)
+                        .ok_or_else(|| Error::NoMatchingCrd {
+                            api_version: api_version.to_string(),
+                            kind: kind.to_string(),
+                        })?;
+                (id, version.to_string())
+            }
+        };
+        let entry = self.crds.get(id.0).ok_or(Error::UnknownCrd(id))?;
+        let step = entry.step(&version, self.kube_version)?;
+        let pipeline = Pipeline::new(&entry.crd, &version, Some(step))?;
+        let Request {
+            object,
+            operation,
+            duplicates,
+            namespace,
+            name_suffix,
+            field_validation,
+            ..
+        } = request;
+        let options = Options {
+            kube_version: self.kube_version,
+            field_validation: field_validation.unwrap_or(self.field_validation),
+            ratcheting: self.ratcheting,
+            namespace,
+            name_suffix,
+            ..Options::default()
+        };
+        let s = |p: &str| {
+            object
+                .pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let (kind, name) = (s("/kind"), s("/metadata/name"));
+        let response = pipeline.run_with_duplicates(object, &duplicates, &operation, &options);
+        Ok(Verdict::new(kind, name, response))
+    }
+
+    /// Compiles the rules of version `version` of CRD `crd` now rather than on first use.
+    pub fn compile(&self, crd: CrdId, version: &str) -> Result<(), Error> {
+        let entry = self.crds.get(crd.0).ok_or(Error::UnknownCrd(crd))?;
+        entry.step(version, self.kube_version).map(|_| ())
+    }
+
+    /// Compiles the rules of every version of every CRD now rather than on first use; returns
+    /// how many CRD versions compiled, or the first that did not (after trying them all).
+    pub fn compile_all(&self) -> Result<usize, Error> {
+        let mut compiled = 0;
+        let mut first_error = None;
+        for e in &self.crds {
+            for v in &e.crd.spec.versions {
+                match e.step(&v.name, self.kube_version) {
+                    Ok(_) => compiled += 1,
+                    Err(err) => {
+                        first_error.get_or_insert(err);
+                    }
+                }
+            }
+        }
+        first_error.map_or(Ok(compiled), Err)
+    }
+
+    /// Everything kube-apiserver checks when `crd` is written (created, or replacing `old`).
+    pub fn review_crd(
+        &self,
+        crd: &CustomResourceDefinition,
+        old: Option<&CustomResourceDefinition>,
+    ) -> CrdReview {
+        review_crd(crd, old, self.kube_version)
+    }
+}
