@@ -197,8 +197,8 @@ fn run_file(
             outs.len()
         ));
     }
-    let case_file = kcel_kube::cases::CaseFile::new(&input, KUBE_1_35)
-        .map_err(|e| format!("{file}: {e}"))?;
+    let case_file =
+        kcel_kube::cases::CaseFile::new(&input, KUBE_1_35).map_err(|e| format!("{file}: {e}"))?;
     let mut counts = Counts::default();
     for ((case, want), want_object) in cases.iter().zip(&outs).zip(&objects) {
         let name = case.get("name").and_then(Value::as_str).unwrap_or("");
