@@ -4,6 +4,7 @@
 use crate::name_hash::{NameMap, NameSet};
 use std::sync::{Arc, OnceLock};
 
+use crate::cel_go::CelGoVersion;
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::cost::OverloadEstimateFn;
 use crate::diagnostics::Issues;
@@ -48,6 +49,10 @@ pub struct EnvOptions {
     /// build; `None`: unbounded. Exceeding it stops evaluation with an error of
     /// kind `LimitExceeded`.
     pub max_value_size: Option<usize>,
+    /// The cel-go release reproduced where releases differ (declarations,
+    /// results, error texts; see [`crate::cel_go`]). Applied when the
+    /// environment is built.
+    pub cel_go: CelGoVersion,
 }
 
 impl Default for EnvOptions {
@@ -62,6 +67,7 @@ impl Default for EnvOptions {
             container: String::new(),
             presence_test_cost: 1,
             max_value_size: None,
+            cel_go: CelGoVersion::default(),
         }
     }
 }
@@ -168,7 +174,8 @@ impl EnvBuilder {
         self
     }
 
-    pub fn build(self) -> Env {
+    pub fn build(mut self) -> Env {
+        crate::cel_go::adapt(&mut self);
         Env {
             inner: Arc::new(EnvInner {
                 shared: Arc::new(SharedDecls {

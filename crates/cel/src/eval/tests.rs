@@ -739,7 +739,9 @@ fn expressions_through_the_parser() {
         ("9223372036854775807 + 1", "integer overflow"),
         ("1 / 0", "division by zero"),
         ("{'a': 1, 'a': 2}", "Failed with repeated key"),
-        ("[1, 2][5]", "index out of bounds: 5, len: 2"),
+        ("[1, 2][5]", "index out of bounds: 5"),
+        ("[1, 2][dyn(5u)]", "index out of bounds: 5"),
+        ("{1u: 2}[dyn(5u)]", "no such key: 5"),
         ("dyn('a') < 1", "no such overload"),
     ];
     for optimize in [false, true] {

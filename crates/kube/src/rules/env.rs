@@ -150,6 +150,7 @@ impl EnvSpec {
             o.optimize = true;
             o.presence_test_cost = 0;
             o.parser.enable_ident_escape_syntax = cel_go_0_29;
+            o.cel_go = self.version.cel_go();
         }
         b = b.library(urls::Urls).library(regex::RegexLib);
         if self.has(0, Some(37)) {

@@ -393,7 +393,6 @@ pub fn functions() -> Vec<Function> {
             vec![
                 ("duration_to_duration", vec![du()], du()),
                 ("string_to_duration", vec![String], du()),
-                ("int64_to_duration", vec![Int], du()),
             ],
         ),
         global(
