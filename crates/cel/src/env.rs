@@ -8,7 +8,7 @@ use crate::cel_go::CelGoVersion;
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::cost::OverloadEstimateFn;
 use crate::diagnostics::Issues;
-use crate::functions::{Function, Overload, OverloadCostFn, RuntimeCostHook};
+use crate::functions::{FnImpl, Function, Overload, OverloadCostFn, RuntimeCostHook};
 use crate::program::Program;
 use crate::syntax::{self, Ast, Macro, ParserOptions};
 use crate::types::Type;
@@ -161,6 +161,20 @@ impl EnvBuilder {
     pub fn runtime_cost_hook(mut self, hook: RuntimeCostHook) -> Self {
         self.cost_hook = Some(hook);
         self
+    }
+
+    /// Replaces the implementation of overload `id` of `function`, if declared
+    /// with one (how [`crate::cel_go::adapt`] installs an older release's).
+    pub(crate) fn replace_implementation(&mut self, function: &str, id: &str, imp: FnImpl) {
+        let overload = self
+            .functions
+            .get_mut(function)
+            .and_then(|f| f.overloads.iter_mut().find(|o| &*o.id == id));
+        if let Some(o) = overload
+            && o.imp.is_some()
+        {
+            o.imp = Some(imp);
+        }
     }
 
     /// Mutable access to the options.

@@ -370,28 +370,12 @@ pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
     if rules == OffsetRules::NEWEST {
         return;
     }
-    let replace = |b: &mut EnvBuilder, name: &str, id: &str, imp: FnImpl| {
-        let found = b.functions.get(name).and_then(|f| {
-            f.overloads
-                .iter()
-                .find(|o| &*o.id == id && o.imp.is_some())
-                .cloned()
-        });
-        if let Some(o) = found {
-            b.add_function(Function::new(name).overload(Overload {
-                imp: Some(imp),
-                ..o
-            }));
-        }
-    };
-    replace(
-        b,
+    b.replace_implementation(
         "indexOf",
         "string_index_of_string_int",
         FnImpl::Closure(Arc::new(move |a| index_of_offset_by(rules, a))),
     );
-    replace(
-        b,
+    b.replace_implementation(
         "lastIndexOf",
         "string_last_index_of_string",
         FnImpl::Closure(Arc::new(move |a| match a {
@@ -399,8 +383,7 @@ pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
             _ => Err(no_overload()),
         })),
     );
-    replace(
-        b,
+    b.replace_implementation(
         "lastIndexOf",
         "string_last_index_of_string_int",
         FnImpl::Closure(Arc::new(move |a| last_index_of_offset_by(rules, a))),
