@@ -15,8 +15,10 @@ use serde_json::Value as Json;
 
 /// What `expr` yields in `version`.
 fn outcome(version: KubeVersion, expr: &str) -> String {
-    let env = EnvSpec::new(version, EnvKind::StoredExpressions).env();
-    let program = match check_expression(&env, expr).and_then(|c| plan(&env, &c)) {
+    let spec = EnvSpec::new(version, EnvKind::StoredExpressions);
+    let env = spec.env();
+    let checked = check_expression(&env, expr, spec.has_literal_validators());
+    let program = match checked.and_then(|c| plan(&env, &c)) {
         Ok(p) => p,
         Err(issues) => return format!("compile: {issues}"),
     };
