@@ -24,8 +24,11 @@ fn conversion_error(from: &str, to: &str) -> EvalError {
 const DURATION: &str = "google.protobuf.Duration";
 const TIMESTAMP: &str = "google.protobuf.Timestamp";
 
+/// The overload id of `duration(int)`.
+pub(crate) const INT_TO_DURATION: &str = "int64_to_duration";
+
 /// Releases before cel-go v0.28.1 (339269b4) declare `duration(int)`
-/// (`int64_to_duration`), which always fails at runtime with a conversion
+/// (`int64_to_duration`), which always fails with a conversion
 /// error; later ones do not declare it (a compile error).
 pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
     let declared = b
@@ -35,7 +38,7 @@ pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
     if v < CelGoVersion::V0_29 && declared {
         let duration = Type::Duration;
         b.add_function(Function::new("duration").overload(Overload::global(
-            "int64_to_duration",
+            INT_TO_DURATION,
             vec![Type::Int],
             duration,
             Some(FnImpl::Unary(to_duration)),

@@ -198,7 +198,7 @@ pub(crate) fn overload_ids_by_function() -> &'static std::collections::HashMap<
         >,
     > = std::sync::OnceLock::new();
     IDS.get_or_init(|| {
-        functions()
+        let mut ids: std::collections::HashMap<_, std::collections::HashSet<_>> = functions()
             .into_iter()
             .map(|f| {
                 (
@@ -206,7 +206,12 @@ pub(crate) fn overload_ids_by_function() -> &'static std::collections::HashMap<
                     f.overloads.into_iter().map(|o| o.id.to_string()).collect(),
                 )
             })
-            .collect()
+            .collect();
+        // Standard overloads only older cel-go releases declare (`convert::adapt`).
+        if let Some(set) = ids.get_mut("duration") {
+            set.insert(convert::INT_TO_DURATION.to_string());
+        }
+        ids
     })
 }
 
