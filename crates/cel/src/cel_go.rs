@@ -32,7 +32,8 @@ pub enum CelGoVersion {
     V0_26,
     /// v0.29: `duration(int)` is no longer declared (cel-go 339269b4,
     /// v0.28.1); an empty-string search checks its offset (14f6746a); the
-    /// minutes of a time-zone offset must be 0 to 59 (783267d0); the global
+    /// minutes of a time-zone offset must be 0 to 59 (783267d0);
+    /// `lists.range` rejects a negative size (13cff33f); the global
     /// `matches(s, re)` is priced as `s.matches(re)` (d4efa771).
     #[default]
     V0_29,
@@ -48,5 +49,6 @@ pub(crate) fn adapt(b: &mut EnvBuilder) {
     }
     crate::library::std::convert::adapt(b, v);
     crate::library::ext::strings::adapt(b, v);
+    crate::library::ext::lists::adapt(b, v);
     crate::library::std::adapt_accessors(b, v);
 }
