@@ -4,10 +4,11 @@
 use crate::name_hash::{NameMap, NameSet};
 use std::sync::{Arc, OnceLock};
 
+use crate::cel_go::CelGoVersion;
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::cost::OverloadEstimateFn;
 use crate::diagnostics::Issues;
-use crate::functions::{Function, Overload, OverloadCostFn, RuntimeCostHook};
+use crate::functions::{FnImpl, Function, Overload, OverloadCostFn, RuntimeCostHook};
 use crate::program::Program;
 use crate::syntax::{self, Ast, Macro, ParserOptions};
 use crate::types::Type;
@@ -48,6 +49,10 @@ pub struct EnvOptions {
     /// build; `None`: unbounded. Exceeding it stops evaluation with an error of
     /// kind `LimitExceeded`.
     pub max_value_size: Option<usize>,
+    /// The cel-go release reproduced where releases differ (declarations,
+    /// results, error texts; see [`crate::cel_go`]). Applied when the
+    /// environment is built.
+    pub cel_go: CelGoVersion,
 }
 
 impl Default for EnvOptions {
@@ -62,6 +67,7 @@ impl Default for EnvOptions {
             container: String::new(),
             presence_test_cost: 1,
             max_value_size: None,
+            cel_go: CelGoVersion::default(),
         }
     }
 }
@@ -157,6 +163,20 @@ impl EnvBuilder {
         self
     }
 
+    /// Replaces the implementation of overload `id` of `function`, if declared
+    /// with one (how [`crate::cel_go::adapt`] installs an older release's).
+    pub(crate) fn replace_implementation(&mut self, function: &str, id: &str, imp: FnImpl) {
+        let overload = self
+            .functions
+            .get_mut(function)
+            .and_then(|f| f.overloads.iter_mut().find(|o| &*o.id == id));
+        if let Some(o) = overload
+            && o.imp.is_some()
+        {
+            o.imp = Some(imp);
+        }
+    }
+
     /// Mutable access to the options.
     pub fn options_mut(&mut self) -> &mut EnvOptions {
         &mut self.options
@@ -168,7 +188,8 @@ impl EnvBuilder {
         self
     }
 
-    pub fn build(self) -> Env {
+    pub fn build(mut self) -> Env {
+        crate::cel_go::adapt(&mut self);
         Env {
             inner: Arc::new(EnvInner {
                 shared: Arc::new(SharedDecls {

@@ -19,6 +19,7 @@
 //! [`value::ListProvider`], and their functions through [`Library`].
 
 pub mod activation;
+pub mod cel_go;
 pub mod checker;
 pub mod cost;
 pub mod diagnostics;
@@ -38,6 +39,7 @@ pub mod types;
 pub mod value;
 
 pub use activation::Activation;
+pub use cel_go::CelGoVersion;
 pub use diagnostics::{Issue, Issues};
 pub use env::{Env, EnvBuilder, EnvOptions, Library};
 pub use error::{ErrorKind, EvalError, EvalResult};

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use cel::CelGoVersion;
+
 /// A Kubernetes release `1.<minor>` between [`KubeVersion::OLDEST`] and [`KubeVersion::NEWEST`]
 /// (only the minor matters: every supported release is 1.x). The default is the newest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -49,6 +51,23 @@ impl KubeVersion {
     /// Whether this release runs cel-go 0.29 (1.37 on) rather than an older cel-go.
     pub const fn has_cel_go_0_29(self) -> bool {
         self.at_least(37)
+    }
+
+    /// The cel-go release this Kubernetes release vendors: `github.com/google/cel-go` in the
+    /// `go.mod` of `k8s.io/apiserver` at tag `v0.<minor>.0` (and on its release branch):
+    /// 1.28 v0.16.0 (v0.16.1 from 1.28.1), 1.29 v0.17.7, 1.30 v0.17.8, 1.31 v0.20.1,
+    /// 1.32 v0.22.0, 1.33 v0.23.2, 1.34 to 1.36 v0.26.0, 1.37 (master) v0.29.2. Patch releases
+    /// of one cel-go minor behave alike where the engine distinguishes releases.
+    pub const fn cel_go(self) -> CelGoVersion {
+        match self.minor {
+            ..=28 => CelGoVersion::V0_16,
+            29 | 30 => CelGoVersion::V0_17,
+            31 => CelGoVersion::V0_20,
+            32 => CelGoVersion::V0_22,
+            33 => CelGoVersion::V0_23,
+            34..=36 => CelGoVersion::V0_26,
+            _ => CelGoVersion::V0_29,
+        }
     }
 }
 
@@ -134,5 +153,8 @@ mod tests {
         let v = KubeVersion::new(35).expect("supported");
         assert!(v.at_least(34) && v.at_least(35) && !v.at_least(36));
         assert!(!v.has_cel_go_0_29() && KubeVersion::NEWEST.has_cel_go_0_29());
+        assert_eq!(v.cel_go(), CelGoVersion::V0_26);
+        assert_eq!(KubeVersion::OLDEST.cel_go(), CelGoVersion::V0_16);
+        assert_eq!(KubeVersion::NEWEST.cel_go(), CelGoVersion::V0_29);
     }
 }

@@ -52,17 +52,9 @@ use crate::syntax::ExprId;
 /// rejected by the parser and the checker before they get here).
 pub const MAX_NESTING_DEPTH: usize = 750;
 
-/// The cel-go release whose estimates to reproduce, where they differ.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CelGoVersion {
-    /// cel-go ≤ 0.28 (Kubernetes ≤ 1.36): the global `matches(s, re)` costs 1
-    /// (only the receiver form `s.matches(re)` is priced by size).
-    V0_28,
-    /// cel-go 0.29 (Kubernetes 1.37): `matches(s, re)` is priced as
-    /// `s.matches(re)`.
-    #[default]
-    V0_29,
-}
+/// The cel-go release whose estimates to reproduce, where they differ (the
+/// global `matches(s, re)` is priced as `s.matches(re)` from v0.29 on).
+pub use crate::cel_go::CelGoVersion;
 
 /// Options of one estimate.
 #[derive(Clone, Debug)]

@@ -346,7 +346,7 @@ fn matches_receiver_and_global_by_version() {
     assert_eq!(run(&matches_tree(false), &sizes).max, 943_721);
     assert_eq!(run(&matches_tree(true), &sizes).max, 943_721);
     let v28 = EstimateOptions {
-        version: CelGoVersion::V0_28,
+        version: CelGoVersion::V0_26,
         ..k8s_options()
     };
     assert_eq!(

@@ -271,6 +271,7 @@ impl Plan {
                 }
                 Ok(rhs)
             }
+            _ if o.non_optional_passes => Ok(lhs),
             _ => Err(EvalError::no_such_overload().at(o.id)),
         }
     }

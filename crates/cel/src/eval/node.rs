@@ -87,6 +87,9 @@ pub(crate) struct OptOr {
     pub lhs: Node,
     pub rhs: Node,
     pub value: bool,
+    /// A left side that is not an optional is the result, as in cel-go
+    /// before v0.28 (b62dcafe); from then on it is `no such overload`.
+    pub non_optional_passes: bool,
 }
 
 /// What a call is, for cost tracking and the host's cost hook.

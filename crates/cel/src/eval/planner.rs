@@ -487,6 +487,7 @@ impl<'a> Planner<'a> {
                 lhs: self.plan(t)?,
                 rhs: self.plan(arg)?,
                 value: name == "orValue",
+                non_optional_passes: self.env.options().cel_go < crate::CelGoVersion::V0_29,
             })));
         }
         // `ns.f(args)` parsed as a member call on an identifier chain that is

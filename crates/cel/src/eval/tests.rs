@@ -739,7 +739,9 @@ fn expressions_through_the_parser() {
         ("9223372036854775807 + 1", "integer overflow"),
         ("1 / 0", "division by zero"),
         ("{'a': 1, 'a': 2}", "Failed with repeated key"),
-        ("[1, 2][5]", "index out of bounds: 5, len: 2"),
+        ("[1, 2][5]", "index out of bounds: 5"),
+        ("[1, 2][dyn(5u)]", "index out of bounds: 5"),
+        ("{1u: 2}[dyn(5u)]", "no such key: 5"),
         ("dyn('a') < 1", "no such overload"),
     ];
     for optimize in [false, true] {
@@ -762,6 +764,61 @@ fn expressions_through_the_parser() {
             }
         }
     }
+}
+
+/// What an environment of an older cel-go release declares and returns
+/// (`crate::cel_go::adapt` and the planner's release-dependent nodes).
+#[test]
+fn older_cel_go_releases() {
+    use crate::CelGoVersion;
+    use crate::library::ext::{Optionals, Strings};
+    let outcome = |v: CelGoVersion, src: &str| {
+        let env = Env::builder()
+            .library(Std)
+            .library(Strings::default())
+            .library(Optionals::default())
+            .options(|o| o.cel_go = v)
+            .build();
+        match env.compile(src) {
+            Err(e) => format!("compile: {}", e.to_string().lines().next().unwrap_or("")),
+            Ok(p) => match p.eval(&()) {
+                Ok(v) => v.to_string(),
+                Err(e) => e.message().to_string(),
+            },
+        }
+    };
+    let rows = [
+        (
+            "duration([5][0])",
+            "type conversion error from 'int' to 'google.protobuf.Duration'",
+            "compile: ERROR: <input>:1:9: found no matching overload for 'duration' applied to '(int)'",
+        ),
+        ("'abc'.indexOf('', 10)", "10", "3"),
+        ("'abc'.lastIndexOf('', -1)", "-1", "index out of range: -1"),
+        (
+            "timestamp(0).getMinutes('+00:75')",
+            "15",
+            "timezone offset minutes out of range [0, 59]: +00:75",
+        ),
+        ("dyn(1).orValue(2)", "1", "no such overload"),
+    ];
+    for (src, v0_26, v0_29) in rows {
+        assert_eq!(outcome(CelGoVersion::V0_26, src), v0_26, "{src}");
+        assert_eq!(outcome(CelGoVersion::V0_29, src), v0_29, "{src}");
+    }
+    assert_eq!(
+        outcome(CelGoVersion::V0_20, "'abc'.indexOf('b', 3)"),
+        "index out of range: 3"
+    );
+    assert_eq!(outcome(CelGoVersion::V0_22, "'abc'.indexOf('b', 3)"), "-1");
+    assert_eq!(
+        outcome(CelGoVersion::V0_22, "'\\uD800' == '\\uFFFD'"),
+        "true"
+    );
+    assert_eq!(
+        outcome(CelGoVersion::V0_23, "'\\uD800'"),
+        "compile: ERROR: <input>:1:1: invalid unicode code point"
+    );
 }
 
 /// A host list, which takes the general fold path.

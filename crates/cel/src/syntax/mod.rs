@@ -50,6 +50,9 @@ pub struct ParserOptions {
     pub error_reporting_limit: usize,
     /// The macros to expand.
     pub macros: Vec<Macro>,
+    /// The cel-go release whose error texts are reproduced (an environment
+    /// sets it from [`crate::EnvOptions::cel_go`] when it is built).
+    pub cel_go: crate::CelGoVersion,
 }
 
 impl Default for ParserOptions {
@@ -63,6 +66,7 @@ impl Default for ParserOptions {
             error_recovery_limit: 30,
             error_reporting_limit: 100,
             macros: Vec::new(),
+            cel_go: crate::CelGoVersion::default(),
         }
     }
 }

@@ -1369,7 +1369,7 @@ impl Parser<'_> {
             }
             Tok::String if !negative => {
                 self.advance();
-                match super::unescape::unescape(self.text(t), false) {
+                match super::unescape::unescape(self.text(t), false, self.opts.cel_go) {
                     Ok(bytes) => {
                         let s = String::from_utf8(bytes).unwrap_or_default();
                         self.node(t.offset, ExprKind::Literal(Literal::String(Arc::from(s))))
@@ -1380,7 +1380,8 @@ impl Parser<'_> {
             Tok::Bytes if !negative => {
                 self.advance();
                 let text = self.text(t);
-                match super::unescape::unescape(text.get(1..).unwrap_or(""), true) {
+                match super::unescape::unescape(text.get(1..).unwrap_or(""), true, self.opts.cel_go)
+                {
                     Ok(bytes) => self.node(
                         t.offset,
                         ExprKind::Literal(Literal::Bytes(Arc::from(bytes))),

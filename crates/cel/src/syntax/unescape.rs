@@ -5,14 +5,20 @@
 //! be valid Unicode scalar values in strings (no surrogates), and `\x`/octal
 //! escapes denote code points in strings but raw bytes in bytes literals.
 
+use crate::CelGoVersion;
+
 /// Decodes the text of a string literal token (quotes and `r` prefix
 /// included; for bytes, the `b` prefix already removed). Returns the decoded
-/// bytes (valid UTF-8 unless `is_bytes`) or cel-go's error message.
-pub fn unescape(token: &str, is_bytes: bool) -> Result<Vec<u8>, &'static str> {
-    const BAD: &str = "unable to unescape string";
+/// bytes (valid UTF-8 unless `is_bytes`) or the error message of cel-go
+/// release `cel_go`.
+pub fn unescape(
+    token: &str,
+    is_bytes: bool,
+    cel_go: CelGoVersion,
+) -> Result<Vec<u8>, &'static str> {
     let mut value = token.as_bytes();
     if value.len() < 2 {
-        return Err(BAD);
+        return Err(BAD_ESCAPE);
     }
     let raw = matches!(value[0], b'r' | b'R');
     if raw {
@@ -20,12 +26,12 @@ pub fn unescape(token: &str, is_bytes: bool) -> Result<Vec<u8>, &'static str> {
     }
     let n = value.len();
     if n < 2 || value[0] != value[n - 1] || !matches!(value[0], b'"' | b'\'') {
-        return Err(BAD);
+        return Err(BAD_ESCAPE);
     }
     let q = value[0];
     let body = if n >= 6 && value[1] == q && value[2] == q {
         if !(value[n - 2] == q && value[n - 3] == q) {
-            return Err(BAD);
+            return Err(BAD_ESCAPE);
         }
         &value[3..n - 3]
     } else {
@@ -84,19 +90,19 @@ pub fn unescape(token: &str, is_bytes: bool) -> Result<Vec<u8>, &'static str> {
                     _ => 8,
                 };
                 if is_bytes && digits > 2 {
-                    return Err(BAD);
+                    return Err(BAD_ESCAPE);
                 }
-                let hex = body.get(i..i + digits).ok_or(BAD)?;
+                let hex = body.get(i..i + digits).ok_or(BAD_ESCAPE)?;
                 let mut v: u32 = 0;
                 for &h in hex {
-                    let d = (h as char).to_digit(16).ok_or(BAD)?;
+                    let d = (h as char).to_digit(16).ok_or(BAD_ESCAPE)?;
                     v = (v << 4) | d;
                 }
                 i += digits;
                 if is_bytes {
                     out.push(v as u8);
                 } else {
-                    push_code_point(&mut out, v)?;
+                    push_code_point(&mut out, v, cel_go)?;
                 }
             }
             b'0'..=b'3' => {
@@ -114,10 +120,10 @@ pub fn unescape(token: &str, is_bytes: bool) -> Result<Vec<u8>, &'static str> {
                 if is_bytes {
                     out.push(v as u8);
                 } else {
-                    push_code_point(&mut out, v)?;
+                    push_code_point(&mut out, v, cel_go)?;
                 }
             }
-            _ => return Err(BAD),
+            _ => return Err(BAD_ESCAPE),
         }
     }
     Ok(out)
@@ -141,8 +147,22 @@ fn push_normalized(out: &mut Vec<u8>, body: &[u8]) {
     }
 }
 
-fn push_code_point(out: &mut Vec<u8>, v: u32) -> Result<(), &'static str> {
-    let c = char::from_u32(v).ok_or("invalid unicode code point")?;
+/// The text of a malformed escape, in every release.
+const BAD_ESCAPE: &str = "unable to unescape string";
+
+/// Appends code point `v` of an escape. From cel-go v0.23 on
+/// (`parser/unescape.go`, `utf8.ValidRune`) a surrogate or a value past
+/// U+10FFFF is `invalid unicode code point`; before, only values past U+10FFFF
+/// fail (as any bad escape) and a surrogate is written as U+FFFD, as Go
+/// encodes an invalid rune.
+fn push_code_point(out: &mut Vec<u8>, v: u32, cel_go: CelGoVersion) -> Result<(), &'static str> {
+    let before_v0_23 = cel_go < CelGoVersion::V0_23;
+    let c = match char::from_u32(v) {
+        Some(c) => c,
+        None if before_v0_23 && v <= 0x10FFFF => char::REPLACEMENT_CHARACTER,
+        None if before_v0_23 => return Err(BAD_ESCAPE),
+        None => return Err("invalid unicode code point"),
+    };
     let mut buf = [0u8; 4];
     out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     Ok(())
@@ -151,9 +171,12 @@ fn push_code_point(out: &mut Vec<u8>, v: u32) -> Result<(), &'static str> {
 #[cfg(test)]
 mod tests {
     use super::unescape;
+    use crate::CelGoVersion;
+
+    const NEWEST: CelGoVersion = CelGoVersion::V0_29;
 
     fn s(t: &str) -> String {
-        String::from_utf8(unescape(t, false).unwrap()).unwrap()
+        String::from_utf8(unescape(t, false, NEWEST).unwrap()).unwrap()
     }
 
     #[test]
@@ -164,15 +187,35 @@ mod tests {
         assert_eq!(s(r#"r'\n'"#), "\\n");
         assert_eq!(s("'''a\r\nb'''"), "a\nb");
         assert_eq!(
-            unescape(r#"'\udead'"#, false),
+            unescape(r#"'\udead'"#, false, NEWEST),
+            Err("invalid unicode code point")
+        );
+        assert_eq!(
+            unescape(r#"'\U00110000'"#, false, NEWEST),
             Err("invalid unicode code point")
         );
     }
 
     #[test]
+    fn code_points_before_v0_23() {
+        let old = CelGoVersion::V0_22;
+        assert_eq!(
+            unescape(r#"'\udead'"#, false, old),
+            Ok("\u{fffd}".as_bytes().to_vec())
+        );
+        assert_eq!(
+            unescape(r#"'\U00110000'"#, false, old),
+            Err("unable to unescape string")
+        );
+    }
+
+    #[test]
     fn bytes_escapes() {
-        assert_eq!(unescape(r#""\xff\377""#, true).unwrap(), vec![0xff, 0xff]);
-        assert!(unescape(r#""\u00ff""#, true).is_err());
-        assert_eq!(unescape("\"ÿ\"", true).unwrap(), vec![0xc3, 0xbf]);
+        assert_eq!(
+            unescape(r#""\xff\377""#, true, NEWEST).unwrap(),
+            vec![0xff, 0xff]
+        );
+        assert!(unescape(r#""\u00ff""#, true, NEWEST).is_err());
+        assert_eq!(unescape("\"ÿ\"", true, NEWEST).unwrap(), vec![0xc3, 0xbf]);
     }
 }

@@ -153,9 +153,15 @@ impl Timestamp {
 
     /// The civil date and time of this instant in `tz` (`None`: UTC).
     pub fn civil(self, tz: Option<&str>) -> EvalResult<Civil> {
+        self.civil_with(tz, true)
+    }
+
+    /// As [`Timestamp::civil`]; with `minutes_checked` false, the minutes of
+    /// an offset `±HH:MM` may exceed 59 (cel-go before v0.29, 783267d0).
+    pub fn civil_with(self, tz: Option<&str>, minutes_checked: bool) -> EvalResult<Civil> {
         let zone = match tz {
             None => jiff::tz::TimeZone::UTC,
-            Some(name) => parse_time_zone(name)?,
+            Some(name) => parse_time_zone(name, minutes_checked)?,
         };
         let ts = jiff::Timestamp::new(self.seconds, self.nanos as i32)
             .map_err(|_| timestamp_overflow())?;
@@ -194,8 +200,8 @@ pub struct Civil {
 
 /// Resolves a time zone argument as cel-go does: without a `:` it is an IANA
 /// name (`UTC`, `America/New_York`); with one it is an offset `[+-]HH:MM`
-/// (the sign is optional).
-fn parse_time_zone(name: &str) -> EvalResult<jiff::tz::TimeZone> {
+/// (the sign is optional); minutes past 59 fail when `minutes_checked`.
+fn parse_time_zone(name: &str, minutes_checked: bool) -> EvalResult<jiff::tz::TimeZone> {
     match name.find(':') {
         None => {
             if name.is_empty() || name == "UTC" {
@@ -210,6 +216,11 @@ fn parse_time_zone(name: &str) -> EvalResult<jiff::tz::TimeZone> {
         Some(i) => {
             let hr = go_atoi(&name[..i])?;
             let min = go_atoi(&name[i + 1..])?;
+            if minutes_checked && !(0..=59).contains(&min) {
+                return Err(EvalError::msg(format!(
+                    "timezone offset minutes out of range [0, 59]: {name}"
+                )));
+            }
             let offset = if name.starts_with('-') {
                 hr * 60 - min
             } else {

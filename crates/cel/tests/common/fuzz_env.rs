@@ -205,7 +205,7 @@ impl Harness {
         );
         let kube_options = EstimateOptions {
             presence_test_cost: 0,
-            version: CelGoVersion::V0_28,
+            version: CelGoVersion::V0_26,
         };
         let hooks = Hooks {
             size: &FuzzHooks,

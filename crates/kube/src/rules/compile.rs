@@ -281,8 +281,10 @@ fn compile_rule(
     }
     let optional_old_self = rule.optional_old_self == Some(true);
     let version = envs.loader.version;
-    let env = envs.get(envs.loader.kind_for(&rule.rule), optional_old_self);
-    let checked = match check_expression(env, &rule.rule) {
+    let kind = envs.loader.kind_for(&rule.rule);
+    let validators = envs.loader.spec(kind).has_literal_validators();
+    let env = envs.get(kind, optional_old_self);
+    let checked = match check_expression(env, &rule.rule, validators) {
         Ok(c) => c,
         Err(text) => {
             out.error = Some(RuleError::invalid(format!("compilation failed: {text}")));
@@ -317,11 +319,10 @@ fn compile_rule(
     out.program = Some(program);
 
     if !rule.message_expression.is_empty() {
-        let env = envs.get(
-            envs.loader.kind_for(&rule.message_expression),
-            optional_old_self,
-        );
-        let checked = match check_expression(env, &rule.message_expression) {
+        let kind = envs.loader.kind_for(&rule.message_expression);
+        let validators = envs.loader.spec(kind).has_literal_validators();
+        let env = envs.get(kind, optional_old_self);
+        let checked = match check_expression(env, &rule.message_expression, validators) {
             Ok(c) => c,
             Err(text) => {
                 out.message_expression_error = Some(RuleError::invalid(format!(
@@ -380,13 +381,18 @@ pub struct CheckedExpression {
     pub uses_old_self: bool,
 }
 
-/// Parses and type-checks `text` with `env` and runs the environment's literal validators
-/// (cel-go's `env.Compile`) — with [`plan`], the single place expressions are compiled.
+/// Parses and type-checks `text` with `env` and, when `literal_validators` (the environment has
+/// them: [`EnvSpec::has_literal_validators`]), runs the literal validators (cel-go's
+/// `env.Compile`) — with [`plan`], the single place expressions are compiled.
 ///
 /// The engine's checker records a type for every node it checks; while it is not available
 /// (`Env::check` returns no types), there is no result type, and `oldSelf` use is found
 /// syntactically.
-pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, String> {
+pub fn check_expression(
+    env: &Env,
+    text: &str,
+    literal_validators: bool,
+) -> Result<CheckedExpression, String> {
     let ast = env.parse(text).map_err(|i| i.to_string())?;
     // The tree is checked in place, not copied.
     let checked = cel::checker::check_owned(env, ast).map_err(|i| i.to_string())?;
@@ -399,7 +405,9 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
             uses_old_self,
         });
     }
-    super::literals::validate(env, &checked.ast)?;
+    if literal_validators {
+        super::literals::validate(env, &checked.ast)?;
+    }
     let uses_old_self = checked
         .references
         .values()

@@ -29,8 +29,10 @@
 //! Program options are the same for every version: constant folding (`OptOptimize`), runtime
 //! presence tests cost 0, Kubernetes' runtime call costs (`library/cost.go`), cel-go's per-overload
 //! costs of ext.Lists and ext.Sets. cel-go itself changed between the Kubernetes releases this
-//! module covers (0.26 up to 1.36, 0.29.2 in 1.37): backquoted identifiers parse from 1.37 on, and
-//! the runtime cost of `startsWith`/`endsWith` follows the argument instead of the receiver.
+//! module covers ([`KubeVersion::cel_go`]: 0.16 in 1.28 up to 0.29.2 in 1.37): the engine
+//! reproduces the vendored release's declarations, results and texts (`EnvOptions::cel_go`);
+//! here, backquoted identifiers parse from 1.37 on, and the runtime cost of
+//! `startsWith`/`endsWith` follows the argument instead of the receiver.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -118,6 +120,12 @@ impl EnvSpec {
         }
     }
 
+    /// Whether expressions of this view run cel-go's duration, timestamp and regex literal
+    /// validators (`cel.ASTValidators`, introduced 1.29; cel-go has them from v0.17).
+    pub fn has_literal_validators(&self) -> bool {
+        self.has(29, None)
+    }
+
     /// The base environment of this view (no variables), built once per process for each
     /// release and view of Kubernetes' own libraries and shared (environments with
     /// [`EnvSpec::extra`] libraries are built on each call). Derive an environment with
@@ -150,6 +158,7 @@ impl EnvSpec {
             o.optimize = true;
             o.presence_test_cost = 0;
             o.parser.enable_ident_escape_syntax = cel_go_0_29;
+            o.cel_go = self.version.cel_go();
         }
         b = b.library(urls::Urls).library(regex::RegexLib);
         if self.has(0, Some(37)) {

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use cel::checker::CheckedAst;
 use cel::cost::{
-    self, AstNode, CallCostEstimator, CallEstimate, CelGoVersion, EstimateOptions, Hooks,
-    SizeEstimate, SizeEstimator,
+    self, AstNode, CallCostEstimator, CallEstimate, EstimateOptions, Hooks, SizeEstimate,
+    SizeEstimator,
 };
 use cel::syntax::{ExprKind, Literal};
 use cel::{Env, Type};
@@ -112,11 +112,7 @@ pub fn max_cost(
     let calls = KubeCalls::new(&sizes);
     let options = EstimateOptions {
         presence_test_cost: 0,
-        version: if version.has_cel_go_0_29() {
-            CelGoVersion::V0_29
-        } else {
-            CelGoVersion::V0_28
-        },
+        version: version.cel_go(),
     };
     let hooks = Hooks {
         size: &sizes,

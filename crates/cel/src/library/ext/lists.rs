@@ -10,6 +10,7 @@
 //! [`super::optionals`].
 
 use super::{LATEST, arg, as_int, as_list};
+use crate::cel_go::CelGoVersion;
 use crate::env::{EnvBuilder, Library};
 use crate::error::{EvalError, EvalResult};
 use crate::functions::{FnImpl, Function, Overload};
@@ -48,8 +49,10 @@ pub const COMPARABLE_TYPES: [(&str, Type); 8] = [
     ("bytes", Type::Bytes),
 ];
 
-/// The most elements `lists.range` builds (cel-go's `maxRangeSize`).
-pub const MAX_RANGE_SIZE: i64 = 10_000_000;
+/// The most elements `lists.range` builds (cel-go's `defaultMaxRangeSize`,
+/// `ext/lists.go`: 1 000 000 — its doc comment says 10 000 000; the constant
+/// decides).
+pub const MAX_RANGE_SIZE: i64 = 1_000_000;
 
 fn member(id: &str, params: Vec<Type>, result: Type, imp: FnImpl) -> Overload {
     Overload::member(id, params, result, Some(imp))
@@ -209,6 +212,19 @@ pub fn range(n: &Value) -> EvalResult {
         )));
     }
     Ok(Value::list((0..n).map(Value::Int).collect()))
+}
+
+/// Installs release `v`'s `lists.range`: before cel-go v0.29 (13cff33f) a
+/// negative size builds an empty list. (Those releases have no largest size
+/// either; [`MAX_RANGE_SIZE`] still bounds what evaluation allocates.)
+pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
+    if v < CelGoVersion::V0_29 {
+        let imp = FnImpl::Unary(|n| match n {
+            Value::Int(i) if *i < 0 => Ok(Value::list(Vec::new())),
+            _ => range(n),
+        });
+        b.replace_implementation("lists.range", "lists_range", imp);
+    }
 }
 
 /// `list.reverse()`.

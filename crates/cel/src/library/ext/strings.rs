@@ -17,6 +17,9 @@
 
 use super::format::{self, FormatOptions, Formatter};
 use super::{LATEST, arg, as_int, as_list, as_str, no_overload};
+use std::sync::Arc;
+
+use crate::cel_go::CelGoVersion;
 use crate::env::{EnvBuilder, Library};
 use crate::error::{EvalError, EvalResult};
 use crate::functions::{FnImpl, Function, Overload};
@@ -268,46 +271,133 @@ pub fn index_of(s: &Value, sub: &Value) -> EvalResult {
 }
 
 pub fn index_of_offset(args: &[Value]) -> EvalResult {
+    index_of_offset_by(OffsetRules::NEWEST, args)
+}
+
+pub fn last_index_of(s: &Value, sub: &Value) -> EvalResult {
+    last_index_of_by(OffsetRules::NEWEST, s, sub)
+}
+
+pub fn last_index_of_offset(args: &[Value]) -> EvalResult {
+    last_index_of_offset_by(OffsetRules::NEWEST, args)
+}
+
+/// How `indexOf` and `lastIndexOf` treat their offsets, which cel-go changed
+/// over its releases (`ext/strings.go`, `indexOfOffset`, `lastIndexOfOffset`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OffsetRules {
+    /// An offset at or past the end fails (`index out of range: N`) rather
+    /// than finding nothing (-1): before v0.22 (ba36ff84).
+    past_end_fails: bool,
+    /// `''.lastIndexOf(sub)` fails with `index out of range: -1` rather than
+    /// finding nothing: before v0.25.1 (845f2a8e).
+    empty_receiver_fails: bool,
+    /// Searching for `''` checks the offset (negative fails, past the end
+    /// clamps to the length) rather than returning it as is: from v0.29
+    /// (14f6746a).
+    empty_search_checked: bool,
+}
+
+impl OffsetRules {
+    const NEWEST: OffsetRules = OffsetRules::of(CelGoVersion::V0_29);
+
+    const fn of(v: CelGoVersion) -> OffsetRules {
+        OffsetRules {
+            past_end_fails: (v as u8) < (CelGoVersion::V0_22 as u8),
+            empty_receiver_fails: (v as u8) < (CelGoVersion::V0_26 as u8),
+            empty_search_checked: (v as u8) >= (CelGoVersion::V0_29 as u8),
+        }
+    }
+
+    /// The answer for an empty `sub` at `off`, in a string of `len` code
+    /// points.
+    fn empty_search(self, off: i64, len: i64) -> EvalResult {
+        if !self.empty_search_checked {
+            return Ok(Value::Int(off));
+        }
+        if off < 0 {
+            return Err(out_of_range(off));
+        }
+        Ok(Value::Int(off.min(len)))
+    }
+}
+
+fn index_of_offset_by(rules: OffsetRules, args: &[Value]) -> EvalResult {
     let s = as_str(arg(args, 0)?)?;
     let sub = as_str(arg(args, 1)?)?;
     let off = as_int(arg(args, 2)?)?;
-    if sub.is_empty() {
-        return Ok(Value::Int(off));
-    }
     let len = s.chars().count() as i64;
-    if off < 0 || off >= len {
+    if sub.is_empty() {
+        return rules.empty_search(off, len);
+    }
+    if off < 0 || (rules.past_end_fails && off >= len) {
         return Err(out_of_range(off));
+    }
+    if off >= len {
+        return Ok(Value::Int(-1));
     }
     Ok(Value::Int(find_from(s, sub, off as usize)))
 }
 
-pub fn last_index_of(s: &Value, sub: &Value) -> EvalResult {
+fn last_index_of_by(rules: OffsetRules, s: &Value, sub: &Value) -> EvalResult {
     let (s, sub) = (as_str(s)?, as_str(sub)?);
     let len = s.chars().count() as i64;
     if sub.is_empty() {
         return Ok(Value::Int(len));
     }
-    if len < sub.chars().count() as i64 {
+    if s.is_empty() && rules.empty_receiver_fails {
+        return Err(out_of_range(-1));
+    }
+    if s.len() < sub.len() {
         return Ok(Value::Int(-1));
     }
-    last_from(s, sub, len - 1)
+    last_from(rules, s, sub, len - 1)
 }
 
-pub fn last_index_of_offset(args: &[Value]) -> EvalResult {
+fn last_index_of_offset_by(rules: OffsetRules, args: &[Value]) -> EvalResult {
     let s = as_str(arg(args, 0)?)?;
     let sub = as_str(arg(args, 1)?)?;
     let off = as_int(arg(args, 2)?)?;
     if sub.is_empty() {
-        return Ok(Value::Int(off));
+        return rules.empty_search(off, s.chars().count() as i64);
     }
-    last_from(s, sub, off)
+    last_from(rules, s, sub, off)
+}
+
+/// Installs the offset rules of release `v` in place of the newest ones.
+pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
+    let rules = OffsetRules::of(v);
+    if rules == OffsetRules::NEWEST {
+        return;
+    }
+    b.replace_implementation(
+        "indexOf",
+        "string_index_of_string_int",
+        FnImpl::Closure(Arc::new(move |a| index_of_offset_by(rules, a))),
+    );
+    b.replace_implementation(
+        "lastIndexOf",
+        "string_last_index_of_string",
+        FnImpl::Closure(Arc::new(move |a| match a {
+            [s, sub] => last_index_of_by(rules, s, sub),
+            _ => Err(no_overload()),
+        })),
+    );
+    b.replace_implementation(
+        "lastIndexOf",
+        "string_last_index_of_string_int",
+        FnImpl::Closure(Arc::new(move |a| last_index_of_offset_by(rules, a))),
+    );
 }
 
 /// The last occurrence of `sub` starting at a code point `<= off`.
-fn last_from(s: &str, sub: &str, off: i64) -> EvalResult {
+fn last_from(rules: OffsetRules, s: &str, sub: &str, off: i64) -> EvalResult {
     let len = s.chars().count() as i64;
-    if off < 0 || off >= len {
+    if off < 0 || (rules.past_end_fails && off >= len) {
         return Err(out_of_range(off));
+    }
+    if off >= len {
+        return Ok(Value::Int(-1));
     }
     let sub_len = sub.chars().count() as i64;
     let off = off.min(len - sub_len);
@@ -586,8 +676,12 @@ mod tests {
             2
         );
         assert_eq!(
-            err(index_of_offset(&[s("tacocat"), s("a"), Value::Int(30)])),
-            "index out of range: 30"
+            ok_int(index_of_offset(&[s("tacocat"), s("a"), Value::Int(30)])),
+            -1
+        );
+        assert_eq!(
+            err(index_of_offset(&[s("tacocat"), s("a"), Value::Int(-1)])),
+            "index out of range: -1"
         );
         assert_eq!(ok_int(last_index_of(&s("hello mellow"), &s(""))), 12);
         assert_eq!(ok_int(last_index_of(&s("hello mellow"), &s("ello"))), 7);
@@ -617,6 +711,54 @@ mod tests {
             "index out of range: -1"
         );
         assert_eq!(ok_int(last_index_of(&s("ab"), &s("abc"))), -1);
+    }
+
+    #[test]
+    fn offsets_follow_the_cel_go_release() {
+        let at = |v: CelGoVersion, f: fn(OffsetRules, &[Value]) -> EvalResult, a: &[Value]| match f(
+            OffsetRules::of(v),
+            a,
+        ) {
+            Ok(Value::Int(i)) => i.to_string(),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => e.message().to_string(),
+        };
+        let past_end = [s("abc"), s("b"), Value::Int(3)];
+        assert_eq!(
+            at(CelGoVersion::V0_20, index_of_offset_by, &past_end),
+            "index out of range: 3"
+        );
+        assert_eq!(at(CelGoVersion::V0_22, index_of_offset_by, &past_end), "-1");
+        assert_eq!(
+            at(CelGoVersion::V0_20, last_index_of_offset_by, &past_end),
+            "index out of range: 3"
+        );
+        assert_eq!(
+            at(CelGoVersion::V0_22, last_index_of_offset_by, &past_end),
+            "-1"
+        );
+        let empty_far = [s("abc"), s(""), Value::Int(10)];
+        let empty_negative = [s("abc"), s(""), Value::Int(-1)];
+        for f in [index_of_offset_by, last_index_of_offset_by] {
+            assert_eq!(at(CelGoVersion::V0_26, f, &empty_far), "10");
+            assert_eq!(at(CelGoVersion::V0_29, f, &empty_far), "3");
+            assert_eq!(at(CelGoVersion::V0_26, f, &empty_negative), "-1");
+            assert_eq!(
+                at(CelGoVersion::V0_29, f, &empty_negative),
+                "index out of range: -1"
+            );
+        }
+        let last = |v: CelGoVersion, a: &str, b: &str| match last_index_of_by(
+            OffsetRules::of(v),
+            &s(a),
+            &s(b),
+        ) {
+            Ok(v) => format!("{v}"),
+            Err(e) => e.message().to_string(),
+        };
+        assert_eq!(last(CelGoVersion::V0_23, "", "a"), "index out of range: -1");
+        assert_eq!(last(CelGoVersion::V0_26, "", "a"), "-1");
+        assert_eq!(last(CelGoVersion::V0_23, "", ""), "0");
     }
 
     #[test]

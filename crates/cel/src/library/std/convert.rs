@@ -1,13 +1,49 @@
 //! Type conversions: `int`, `uint`, `double`, `string`, `bytes`, `bool`,
 //! `timestamp`, `duration`, `type`, `dyn`, with cel-go's range rules and
-//! Go's parse error texts.
+//! error texts.
 
 use super::ops::{int_overflow, uint_overflow};
+use crate::cel_go::CelGoVersion;
+use crate::env::EnvBuilder;
 use crate::error::{EvalError, EvalResult};
+use crate::functions::{FnImpl, Function, Overload};
+use crate::types::Type;
 use crate::value::{Duration, Timestamp, Value};
 
 fn nso() -> EvalError {
     EvalError::no_such_overload()
+}
+
+/// cel-go's text for a value its `ConvertToType` cannot convert (a string
+/// that does not parse included: cel-go drops Go's parse error), in every
+/// release (`common/types/string.go`, `int.go`).
+fn conversion_error(from: &str, to: &str) -> EvalError {
+    EvalError::msg(format!("type conversion error from '{from}' to '{to}'"))
+}
+
+const DURATION: &str = "google.protobuf.Duration";
+const TIMESTAMP: &str = "google.protobuf.Timestamp";
+
+/// The overload id of `duration(int)`.
+pub(crate) const INT_TO_DURATION: &str = "int64_to_duration";
+
+/// Releases before cel-go v0.28.1 (339269b4) declare `duration(int)`
+/// (`int64_to_duration`), which always fails with a conversion
+/// error; later ones do not declare it (a compile error).
+pub(crate) fn adapt(b: &mut EnvBuilder, v: CelGoVersion) {
+    let declared = b
+        .functions
+        .get("duration")
+        .is_some_and(|f| f.overloads.iter().any(|o| &*o.id == "string_to_duration"));
+    if v < CelGoVersion::V0_29 && declared {
+        let duration = Type::Duration;
+        b.add_function(Function::new("duration").overload(Overload::global(
+            INT_TO_DURATION,
+            vec![Type::Int],
+            duration,
+            Some(FnImpl::Unary(to_duration)),
+        )));
+    }
 }
 
 /// `int(v)`.
@@ -22,17 +58,10 @@ pub(crate) fn to_int(v: &Value) -> EvalResult {
             }
             *d as i64
         }
-        Value::String(s) => s.parse::<i64>().map_err(|e| {
-            let why = if matches!(
-                e.kind(),
-                std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
-            ) {
-                "value out of range"
-            } else {
-                "invalid syntax"
-            };
-            EvalError::msg(format!("strconv.ParseInt: parsing {s:?}: {why}"))
-        })?,
+        // Go's `strconv.ParseInt(s, 10, 64)`: an optional sign and digits.
+        Value::String(s) => s
+            .parse::<i64>()
+            .map_err(|_| conversion_error("string", "int"))?,
         Value::Timestamp(t) => t.seconds,
         Value::Duration(d) => d.nanos,
         _ => return Err(nso()),
@@ -55,16 +84,7 @@ pub(crate) fn to_uint(v: &Value) -> EvalResult {
             let ok = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
             match s.parse::<u64>() {
                 Ok(u) if ok => u,
-                _ => {
-                    let why = if ok {
-                        "value out of range"
-                    } else {
-                        "invalid syntax"
-                    };
-                    return Err(EvalError::msg(format!(
-                        "strconv.ParseUint: parsing {s:?}: {why}"
-                    )));
-                }
+                _ => return Err(conversion_error("string", "uint")),
             }
         }
         _ => return Err(nso()),
@@ -82,7 +102,8 @@ pub(crate) fn to_double(v: &Value) -> EvalResult {
     }))
 }
 
-/// Go's `strconv.ParseFloat(s, 64)` for the forms CEL programs use.
+/// Go's `strconv.ParseFloat(s, 64)` for the forms CEL programs use (out of
+/// range is an error too).
 fn parse_go_float(s: &str) -> EvalResult<f64> {
     let lower = s.to_ascii_lowercase();
     let body = lower.strip_prefix(['+', '-']).unwrap_or(&lower);
@@ -95,15 +116,11 @@ fn parse_go_float(s: &str) -> EvalResult<f64> {
         && let Ok(d) = s.parse::<f64>()
     {
         if d.is_infinite() && !special {
-            return Err(EvalError::msg(format!(
-                "strconv.ParseFloat: parsing {s:?}: value out of range"
-            )));
+            return Err(conversion_error("string", "double"));
         }
         return Ok(d);
     }
-    Err(EvalError::msg(format!(
-        "strconv.ParseFloat: parsing {s:?}: invalid syntax"
-    )))
+    Err(conversion_error("string", "double"))
 }
 
 /// `string(v)`.
@@ -176,9 +193,7 @@ pub(crate) fn to_bool(v: &Value) -> EvalResult {
         Value::String(s) => match &**s {
             "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(Value::Bool(true)),
             "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(Value::Bool(false)),
-            _ => Err(EvalError::msg(format!(
-                "strconv.ParseBool: parsing {s:?}: invalid syntax"
-            ))),
+            _ => Err(conversion_error("string", "bool")),
         },
         _ => Err(nso()),
     }
@@ -188,18 +203,28 @@ pub(crate) fn to_bool(v: &Value) -> EvalResult {
 pub(crate) fn to_timestamp(v: &Value) -> EvalResult {
     match v {
         Value::Timestamp(_) => Ok(v.clone()),
-        Value::String(s) => Ok(Value::Timestamp(Timestamp::parse(s)?)),
+        // A text that parses but is out of range keeps `timestamp overflow`,
+        // Timestamp::parse's only error that is not about the syntax.
+        Value::String(s) => Timestamp::parse(s).map(Value::Timestamp).map_err(|e| {
+            if e.message() == "timestamp overflow" {
+                e
+            } else {
+                conversion_error("string", TIMESTAMP)
+            }
+        }),
         Value::Int(i) => Ok(Value::Timestamp(Timestamp::new(*i, 0)?)),
         _ => Err(nso()),
     }
 }
 
-/// `duration(v)`.
+/// `duration(v)`. cel-go has no conversion from int (see [`adapt`]).
 pub(crate) fn to_duration(v: &Value) -> EvalResult {
     match v {
         Value::Duration(_) => Ok(v.clone()),
-        Value::String(s) => Ok(Value::Duration(Duration::parse(s)?)),
-        Value::Int(i) => Ok(Value::Duration(Duration::from_nanos(*i))),
+        Value::String(s) => Duration::parse(s)
+            .map(Value::Duration)
+            .map_err(|_| conversion_error("string", DURATION)),
+        Value::Int(_) => Err(conversion_error("int", DURATION)),
         _ => Err(nso()),
     }
 }
@@ -235,11 +260,39 @@ mod tests {
         );
         assert_eq!(
             msg(to_int(&Value::from("abc"))),
-            "strconv.ParseInt: parsing \"abc\": invalid syntax"
+            "type conversion error from 'string' to 'int'"
+        );
+        assert_eq!(
+            msg(to_int(&Value::from("9223372036854775808"))),
+            "type conversion error from 'string' to 'int'"
         );
         assert_eq!(
             msg(to_uint(&Value::from("-1"))),
-            "strconv.ParseUint: parsing \"-1\": invalid syntax"
+            "type conversion error from 'string' to 'uint'"
+        );
+        assert_eq!(
+            msg(to_double(&Value::from("1e400"))),
+            "type conversion error from 'string' to 'double'"
+        );
+        assert_eq!(
+            msg(to_bool(&Value::from("yes"))),
+            "type conversion error from 'string' to 'bool'"
+        );
+        assert_eq!(
+            msg(to_duration(&Value::from("apple"))),
+            "type conversion error from 'string' to 'google.protobuf.Duration'"
+        );
+        assert_eq!(
+            msg(to_duration(&Value::Int(5))),
+            "type conversion error from 'int' to 'google.protobuf.Duration'"
+        );
+        assert_eq!(
+            msg(to_timestamp(&Value::from("2024-13-01T00:00:00Z"))),
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'"
+        );
+        assert_eq!(
+            msg(to_timestamp(&Value::from("0000-01-01T00:00:00Z"))),
+            "timestamp overflow"
         );
         assert!(
             matches!(to_double(&Value::from("-0.0")), Ok(Value::Double(d)) if d == 0.0 && d.is_sign_negative())

@@ -114,6 +114,31 @@ accessor!(get_minutes, Field::Minutes);
 accessor!(get_seconds, Field::Seconds);
 accessor!(get_milliseconds, Field::Milliseconds);
 
+type Accessor = fn(&[Value]) -> EvalResult;
+
+/// The calendar accessors: function, overload-id suffix, field, implementation,
+/// and whether durations have it too.
+#[rustfmt::skip]
+const ACCESSORS: [(&str, &str, Field, Accessor, bool); 10] = [
+    ("getFullYear", "year", Field::FullYear, get_full_year, false),
+    ("getMonth", "month", Field::Month, get_month, false),
+    ("getDayOfYear", "day_of_year", Field::DayOfYear, get_day_of_year, false),
+    ("getDayOfMonth", "day_of_month", Field::DayOfMonth, get_day_of_month, false),
+    ("getDate", "day_of_month_1_based", Field::Date, get_date, false),
+    ("getDayOfWeek", "day_of_week", Field::DayOfWeek, get_day_of_week, false),
+    ("getHours", "hours", Field::Hours, get_hours, true),
+    ("getMinutes", "minutes", Field::Minutes, get_minutes, true),
+    ("getSeconds", "seconds", Field::Seconds, get_seconds, true),
+    ("getMilliseconds", "milliseconds", Field::Milliseconds, get_milliseconds, true),
+];
+
+/// Installs release `v`'s time-zone rules in the calendar accessors.
+pub(crate) fn adapt_accessors(b: &mut EnvBuilder, v: crate::cel_go::CelGoVersion) {
+    for (name, suffix, field, _, _) in ACCESSORS {
+        time::adapt(b, v, name, &format!("timestamp_to_{suffix}_with_tz"), field);
+    }
+}
+
 /// The comparison overloads of one operator (`less`, `less_equals`, ...).
 fn comparison(name: &str, prefix: &str, f: fn(&Value, &Value) -> EvalResult) -> Function {
     use crate::types::Type::{Bool, Bytes, Double, Duration, Int, String, Timestamp, Uint};
@@ -171,7 +196,7 @@ pub(crate) fn overload_ids_by_function() -> &'static std::collections::HashMap<
         >,
     > = std::sync::OnceLock::new();
     IDS.get_or_init(|| {
-        functions()
+        let mut ids: std::collections::HashMap<_, std::collections::HashSet<_>> = functions()
             .into_iter()
             .map(|f| {
                 (
@@ -179,7 +204,12 @@ pub(crate) fn overload_ids_by_function() -> &'static std::collections::HashMap<
                     f.overloads.into_iter().map(|o| o.id.to_string()).collect(),
                 )
             })
-            .collect()
+            .collect();
+        // Standard overloads only older cel-go releases declare (`convert::adapt`).
+        if let Some(set) = ids.get_mut("duration") {
+            set.insert(convert::INT_TO_DURATION.to_string());
+        }
+        ids
     })
 }
 
@@ -391,7 +421,6 @@ pub fn functions() -> Vec<Function> {
             vec![
                 ("duration_to_duration", vec![du()], du()),
                 ("string_to_duration", vec![String], du()),
-                ("int64_to_duration", vec![Int], du()),
             ],
         ),
         global(
@@ -427,20 +456,7 @@ pub fn functions() -> Vec<Function> {
             b(strings::matches),
         )),
     ]);
-    type Accessor = fn(&[Value]) -> EvalResult;
-    let accessors: [(&str, &str, Accessor, bool); 10] = [
-        ("getFullYear", "year", get_full_year, false),
-        ("getMonth", "month", get_month, false),
-        ("getDayOfYear", "day_of_year", get_day_of_year, false),
-        ("getDayOfMonth", "day_of_month", get_day_of_month, false),
-        ("getDate", "day_of_month_1_based", get_date, false),
-        ("getDayOfWeek", "day_of_week", get_day_of_week, false),
-        ("getHours", "hours", get_hours, true),
-        ("getMinutes", "minutes", get_minutes, true),
-        ("getSeconds", "seconds", get_seconds, true),
-        ("getMilliseconds", "milliseconds", get_milliseconds, true),
-    ];
-    for (name, suffix, f, on_duration) in accessors {
+    for (name, suffix, _, f, on_duration) in ACCESSORS {
         let imp = Some(FnImpl::Nary(f));
         let mut func = Function::new(name)
             .overload(Overload::member(

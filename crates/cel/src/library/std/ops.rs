@@ -204,9 +204,18 @@ pub(crate) fn size(a: &Value) -> EvalResult {
 
 /// cel-go's `no such key` error text.
 pub(crate) fn no_such_key(k: &Value) -> EvalError {
+    EvalError::msg(format!("no such key: {}", go_v(k)))
+}
+
+/// A key or index as Go's `%v` prints cel-go's value (cel-go's
+/// `interpreter/attributes.go`, `resolutionError`): strings unquoted, numbers
+/// without CEL's `u` suffix, doubles as `%g`.
+fn go_v(k: &Value) -> String {
     match k {
-        Value::String(s) => EvalError::msg(format!("no such key: {s}")),
-        other => EvalError::msg(format!("no such key: {other}")),
+        Value::String(s) => s.to_string(),
+        Value::Uint(u) => u.to_string(),
+        Value::Double(d) => super::convert::format_go_g(*d),
+        other => other.to_string(),
     }
 }
 
@@ -241,16 +250,18 @@ fn list_index(l: &List, k: &Value) -> EvalResult<Option<usize>> {
 pub(crate) fn index(container: &Value, k: &Value) -> EvalResult {
     match container {
         Value::List(l) => match list_index(l, k)? {
-            Some(i) => l.try_get(i)?.ok_or_else(|| index_out_of_range(k, l.len())),
-            None => Err(index_out_of_range(k, l.len())),
+            Some(i) => l.try_get(i)?.ok_or_else(|| index_out_of_range(k)),
+            None => Err(index_out_of_range(k)),
         },
         Value::Map(m) => map_lookup(m, k)?.ok_or_else(|| no_such_key(k)),
         _ => Err(nso()),
     }
 }
 
-fn index_out_of_range(k: &Value, len: usize) -> EvalError {
-    EvalError::msg(format!("index out of bounds: {k}, len: {len}"))
+/// cel-go's text in every release (`interpreter/attributes.go`,
+/// `resolutionError`): the index as given, not the list's length.
+fn index_out_of_range(k: &Value) -> EvalError {
+    EvalError::msg(format!("index out of bounds: {}", go_v(k)))
 }
 
 /// A map lookup by any key value (`None` when absent; an error for key types
@@ -380,10 +391,7 @@ mod tests {
         let l = Value::list(vec![Value::Int(7), Value::Int(8)]);
         assert!(matches!(index(&l, &Value::Uint(1)), Ok(Value::Int(8))));
         assert!(matches!(index(&l, &Value::Double(1.0)), Ok(Value::Int(8))));
-        assert_eq!(
-            msg(index(&l, &Value::Int(2))),
-            "index out of bounds: 2, len: 2"
-        );
+        assert_eq!(msg(index(&l, &Value::Int(2))), "index out of bounds: 2");
         assert!(index(&l, &Value::Double(0.1)).is_err());
         assert!(matches!(
             index_optional(&l, &Value::Int(5)),
