@@ -3,7 +3,7 @@
 //! and with which text, what it costs.
 //!
 //! The newest release is the default and is what every library implements
-//! directly. [`adapt`] turns an environment into an older release's when it is
+//! directly. `adapt` turns an environment into an older release's when it is
 //! built (declarations and implementations are replaced there, once), so no
 //! evaluation path ever asks which release it runs: the interpreter and its
 //! fast paths are the same for every release.

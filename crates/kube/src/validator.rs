@@ -440,7 +440,6 @@ impl Validator {
             ratcheting: self.ratcheting,
             namespace,
             name_suffix,
-            ..Options::default()
         };
         let s = |p: &str| {
             object

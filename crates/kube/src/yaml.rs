@@ -20,7 +20,7 @@
 //!   keeps it (`sigs.k8s.io/yaml.YAMLToJSON`, kubectl's reader); the repeated keys are listed in
 //!   [`YamlDocument::duplicates`].
 //!
-//! The events come from libyaml ([`crate::yaml_events`]), the C parser go-yaml v2 is a port of,
+//! The events come from libyaml (`yaml_events.rs`), the C parser go-yaml v2 is a port of,
 //! so the same texts parse (or fail) as with kubectl; `yaml-rust2`, used before, follows YAML
 //! 1.2's indentation rules and rejected flow collections and quoted scalars that kubectl reads.
 //! This module owns scalar resolution (the YAML 1.1 rules above, which no YAML 1.2 library
