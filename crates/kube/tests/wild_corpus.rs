@@ -1,5 +1,7 @@
 //! The wild corpus (`../shared/corpora/wild`: the CRDs and examples of 46 projects) against what
-//! Kubernetes 1.35 answers for it (`wild/oracle/{crds,examples}/<project>.out.json`).
+//! Kubernetes 1.35 answers for it (`wild/oracle/{crds,examples}/<project>.out.json`, and for the
+//! examples also `data/wild_extra/<project>.out.json`: the answers recorded here for documents the
+//! shared outputs lack; a case answered in both places fails).
 //!
 //! Cases are built from the corpus files as the oracle's generators built them
 //! (`wild/oracle/crds_to_cases.py`, `examples_to_cases.py`), reading the YAML with kcel's reader:
@@ -15,9 +17,8 @@
 //!
 //! Every verdict must match; causes for at least 99% of the examples run. Cases listed in
 //! `wild_corpus.skip` (`crd:<project>/<id>` or `example:<project>/<id>`, then the reason) are
-//! skipped, among them the few the generator could not read when the answers were recorded
-//! (they have no answer; any other case without one fails). Three closing lines, `N passed, N failed, N skipped` each: CRD verdicts, example
-//! verdicts, example causes.
+//! skipped; a case without a recorded answer fails. Three closing lines, `N passed, N failed,
+//! N skipped` each: CRD verdicts, example verdicts, example causes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -135,6 +136,12 @@ fn outputs(path: &Path) -> BTreeMap<String, Value> {
         .collect()
 }
 
+/// The answers recorded in this repository for example documents the shared outputs lack
+/// (`data/wild_extra/<project>.out.json`, made as its `README.md` says).
+fn extra_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/wild_extra")
+}
+
 /// A CRD of the corpus, decoded, with whether Kubernetes 1.35 (as kcel sees it) accepts it.
 struct Crd {
     crd: CustomResourceDefinition,
@@ -163,8 +170,10 @@ struct Run {
     causes: Tally,
     /// Records of the `.out.json` files: CRDs, examples.
     recorded: (usize, usize),
-    /// Example cases without a recorded answer, listed in the skip file.
-    unrecorded: usize,
+    /// Example cases answered both in the shared outputs and in `data/wild_extra`.
+    answered_twice: Vec<String>,
+    /// The projects whose example answers were read.
+    example_projects: Vec<String>,
 }
 
 /// The CRD cases of one project (`crds_to_cases.py`).
@@ -301,6 +310,13 @@ fn example_cases(project: &Path, name: &str, run: &mut Run, skips: &HashMap<Stri
             .join("../oracle/examples")
             .join(format!("{name}.out.json")),
     );
+    for (id, w) in outputs(&extra_dir().join(format!("{name}.out.json"))) {
+        if want.insert(id.clone(), w).is_some() {
+            eprintln!("FAIL example:{name}/{id}: answered in the shared outputs and in wild_extra");
+            run.answered_twice.push(format!("{name}/{id}"));
+        }
+    }
+    run.example_projects.push(name.to_string());
     run.recorded.1 += want.len();
     let served = served(project);
     let mut reviewed: HashMap<String, Result<Crd, String>> = HashMap::new();
@@ -326,17 +342,12 @@ fn example_cases(project: &Path, name: &str, run: &mut Run, skips: &HashMap<Stri
                 continue;
             };
             let id = format!("{}#{i}", file_name(&file));
-            let skipped = skips.contains_key(&format!("example:{name}/{id}"));
             let Some(w) = want.remove(&id) else {
-                if skipped {
-                    run.unrecorded += 1;
-                } else {
-                    run.verdicts.failed += 1;
-                    eprintln!("FAIL example:{name}/{id}: no recorded answer");
-                }
+                run.verdicts.failed += 1;
+                eprintln!("FAIL example:{name}/{id}: no recorded answer");
                 continue;
             };
-            if skipped {
+            if skips.contains_key(&format!("example:{name}/{id}")) {
                 run.verdicts.skipped += 1;
                 run.causes.skipped += 1;
                 continue;
@@ -399,7 +410,8 @@ fn wild_corpus() {
         verdicts: Tally::default(),
         causes: Tally::default(),
         recorded: (0, 0),
-        unrecorded: 0,
+        answered_twice: Vec::new(),
+        example_projects: Vec::new(),
     };
     let mut projects: Vec<_> = std::fs::read_dir(&wild)
         .expect("wild corpus")
@@ -417,10 +429,15 @@ fn wild_corpus() {
     println!("{}", run.crds.line("CRD verdicts"));
     println!("{}", run.verdicts.line("example verdicts"));
     println!("{}", run.causes.line("example causes"));
-    println!(
-        "example cases without a recorded answer (skipped): {}",
-        run.unrecorded
-    );
+    let extra_files: Vec<String> = files(&extra_dir())
+        .iter()
+        .map(|p| file_name(p))
+        .filter_map(|n| n.strip_suffix(".out.json").map(str::to_string))
+        .collect();
+    let unused: Vec<&String> = extra_files
+        .iter()
+        .filter(|p| !run.example_projects.contains(p))
+        .collect();
     let ran = run.causes.passed + run.causes.failed;
     let share = if ran == 0 {
         0.0
@@ -441,6 +458,20 @@ fn wild_corpus() {
     assert!(
         run.recorded.0 > 0 && run.recorded.1 > 0,
         "no recorded answers"
+    );
+    assert!(
+        !extra_files.is_empty(),
+        "no answers in {}",
+        extra_dir().display()
+    );
+    assert!(
+        unused.is_empty(),
+        "wild_extra answers for projects without examples in the corpus: {unused:?}"
+    );
+    assert!(
+        run.answered_twice.is_empty(),
+        "example cases answered in the shared outputs and in wild_extra: {:?}",
+        run.answered_twice
     );
     assert_eq!(run.crds.failed, 0, "CRD verdicts differ");
     assert_eq!(run.verdicts.failed, 0, "example verdicts differ");
