@@ -226,7 +226,7 @@ const SCOPES: &[(&str, Scope)] = &[
 ];
 
 /// Parses one marker line (trimmed, starting with `+`). `Err` is a malformed marker, with the reason.
-pub fn parse_marker(line: &str) -> Result<Parsed, String> {
+pub(crate) fn parse_marker(line: &str) -> Result<Parsed, String> {
     let body = line.strip_prefix('+').unwrap_or(line).trim_end();
     let (scope, rewritten);
     match SCOPES.iter().find(|(prefix, _)| body.starts_with(prefix)) {

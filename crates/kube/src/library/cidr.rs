@@ -128,7 +128,7 @@ impl Library for Cidr {
 const PARSE_ERROR: &str = "network address parse error during conversion from string";
 
 /// Kubernetes' `parseCIDR`: `netip.ParsePrefix`, then no IPv4-mapped addresses.
-pub fn parse_cidr(raw: &str) -> Result<Prefix, String> {
+pub(crate) fn parse_cidr(raw: &str) -> Result<Prefix, String> {
     let p = parse_prefix(raw).map_err(|e| format!("{PARSE_ERROR}: {e}"))?;
     if p.addr.is_4in6() {
         return Err(format!(

@@ -361,12 +361,12 @@ fn url_error(input: &str, err: &str) -> String {
 }
 
 /// Go's `url.ParseRequestURI`: an absolute URI or an absolute path; no fragment.
-pub fn parse_request_uri(raw: &str) -> Result<Url, String> {
+pub(crate) fn parse_request_uri(raw: &str) -> Result<Url, String> {
     parse_inner(raw, true).map_err(|e| url_error(raw, &e))
 }
 
 /// Go's `url.Parse`.
-pub fn parse(raw: &str) -> Result<Url, String> {
+pub(crate) fn parse(raw: &str) -> Result<Url, String> {
     let (u, frag) = match raw.split_once('#') {
         Some((u, f)) => (u, Some(f)),
         None => (raw, None),

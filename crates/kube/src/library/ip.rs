@@ -121,7 +121,7 @@ impl Library for Ip {
 
 /// Kubernetes' `parseIPAddr`: `netip.ParseAddr`, then no zones and no
 /// IPv4-mapped IPv6 addresses.
-pub fn parse_ip(raw: &str) -> Result<Addr, String> {
+pub(crate) fn parse_ip(raw: &str) -> Result<Addr, String> {
     parse_ip_with(raw, MappedIpv4::RejectAll)
 }
 

@@ -59,7 +59,7 @@ fn parse_uint(s: &str) -> Result<u64, String> {
 
 impl Version {
     /// blang/semver's strict `Parse`, with its error texts.
-    pub fn parse(s: &str) -> Result<Version, String> {
+    pub(crate) fn parse(s: &str) -> Result<Version, String> {
         if s.is_empty() {
             return Err("Version string empty".into());
         }
@@ -145,7 +145,7 @@ impl Version {
 
     /// Kubernetes' `normalizeAndParse`: drop one leading `v`, strip leading zeros
     /// of the three dot parts, pad a short version with `.0`, then parse strictly.
-    pub fn parse_normalized(s: &str) -> Result<Version, String> {
+    pub(crate) fn parse_normalized(s: &str) -> Result<Version, String> {
         let s = s.strip_prefix('v').unwrap_or(s);
         let mut parts: Vec<String> = s
             .splitn(3, '.')

@@ -14,7 +14,7 @@ use cel::{Env, Issues, Type, Value};
 const VALIDATED: [&str; 3] = ["duration", "timestamp", "matches"];
 
 /// Validates the literal arguments of `ast`; the issues text on failure.
-pub fn validate(env: &Env, ast: &Ast) -> Result<(), String> {
+pub(crate) fn validate(env: &Env, ast: &Ast) -> Result<(), String> {
     let mut issues = Issues::new(ast.source.clone());
     let mut stack: Vec<&Expr> = vec![&ast.expr];
     while let Some(e) = stack.pop() {
