@@ -39,7 +39,7 @@ fn main() {
             std::process::exit(1);
         }
     }
-    let types = match common::proto_types::conformance() {
+    let types = match common::proto_types::conformance(common::proto_json::Enums::Legacy) {
         Ok(t) => t,
         Err(message) => {
             eprintln!("{message}");

@@ -34,7 +34,7 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use cel::{EvalOptions, Value};
-use common::proto_json::{self, Decl};
+use common::proto_json::{self, Decl, Enums};
 use common::structural::{same, show};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value as Json;
@@ -87,6 +87,9 @@ struct Case {
     name: String,
     /// The `SimpleTest` message.
     test: Json,
+    /// How enums convert: strong in the `strong_*` sections of `enums`
+    /// (cel-spec's strong enum semantics), legacy elsewhere.
+    enums: Enums,
 }
 
 /// Reads the suite and builds the trials. `Ok(None)`: the data is absent
@@ -123,7 +126,11 @@ fn collect_trials() -> Result<Option<Vec<Trial>>, String> {
                 .and_then(Json::as_str)
                 .unwrap_or_default();
             let worker = Arc::clone(&case);
-            let outcome = run_isolated(expr, move || run_case(&worker.test), CASE_TIMEOUT);
+            let outcome = run_isolated(
+                expr,
+                move || run_case(&worker.test, worker.enums),
+                CASE_TIMEOUT,
+            );
             let counter = if outcome.is_ok() {
                 &CASES_PASSED
             } else {
@@ -198,9 +205,15 @@ fn read_cases(dir: &Path) -> Result<Vec<Case>, String> {
                 .unwrap_or_default();
             for test in array(section, "test") {
                 let test_name = test.get("name").and_then(Json::as_str).unwrap_or_default();
+                let enums = if stem == "enums" && section_name.starts_with("strong_") {
+                    Enums::Strong
+                } else {
+                    Enums::Legacy
+                };
                 cases.push(Case {
                     name: format!("{stem}/{section_name}/{test_name}"),
                     test: test.clone(),
+                    enums,
                 });
             }
         }
@@ -348,12 +361,13 @@ enum Expected {
     EvalError(Vec<String>),
 }
 
-fn expected(test: &Json) -> Result<Expected, String> {
+fn expected(test: &Json, enums: Enums) -> Result<Expected, String> {
+    let value = |v: &Json| proto_json::value_with(v, enums);
     if let Some(v) = test.get("value") {
-        return Ok(Expected::Value(proto_json::value(v)?));
+        return Ok(Expected::Value(value(v)?));
     }
     if let Some(t) = test.get("typed_result") {
-        let value = t.get("result").map(proto_json::value).transpose()?;
+        let value = t.get("result").map(value).transpose()?;
         let deduced = t
             .get("deduced_type")
             .map_or(Ok(cel::Type::Dyn), proto_json::cel_type)?;
@@ -384,18 +398,18 @@ fn is_standard_macro(m: &cel::syntax::Macro) -> bool {
 }
 
 /// Runs one test: `Err` explains the failure.
-fn run_case(test: &Json) -> Result<(), String> {
+fn run_case(test: &Json, enums: Enums) -> Result<(), String> {
     let flag = |k: &str| test.get(k).and_then(Json::as_bool).unwrap_or(false);
     let expr = test
         .get("expr")
         .and_then(Json::as_str)
         .ok_or("the test has no `expr`")?;
-    let expected = expected(test)?;
+    let expected = expected(test, enums)?;
 
     let mut builder = common::full_env::builder();
     #[cfg(feature = "proto")]
     {
-        builder = builder.type_provider(common::proto_types::conformance()?);
+        builder = builder.library(common::proto_types::conformance(enums)?);
     }
     if flag("disable_macros") {
         builder
@@ -456,7 +470,8 @@ fn run_case(test: &Json) -> Result<(), String> {
             let v = expr_value
                 .get("value")
                 .ok_or_else(|| format!("binding `{name}` is not a value: {expr_value}"))?;
-            let v = proto_json::value(v).map_err(|e| format!("binding `{name}`: {e}"))?;
+            let v =
+                proto_json::value_with(v, enums).map_err(|e| format!("binding `{name}`: {e}"))?;
             bindings.insert(name.clone(), v);
         }
     }

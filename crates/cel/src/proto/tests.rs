@@ -139,7 +139,7 @@ fn deeply_nested_any_is_an_error() {
     m.set_field_by_name("value", prost_reflect::Value::Bytes(bytes.into()));
     let r = std::thread::Builder::new()
         .stack_size(1 << 20)
-        .spawn(move || super::convert::message_to_cel(&m).is_err())
+        .spawn(move || super::convert::message_to_cel(&m, super::EnumMode::Legacy).is_err())
         .expect("thread")
         .join();
     assert_eq!(r.ok(), Some(true));
