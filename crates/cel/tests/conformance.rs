@@ -14,6 +14,12 @@
 //! `eval_error` test is satisfied by a check error with exactly the expected
 //! message (the suite's way of saying "rejected, at compile time if possible").
 //!
+//! Enums are cel-spec's legacy enums (`int`s) except in the `strong_proto2`
+//! and `strong_proto3` sections of `enums`, which run with strong enums
+//! (`cel::proto::EnumMode::Strong`: the environment, the expected values and
+//! the bindings). A few tests expect an older cel-go release's behaviour and
+//! run with it ([`RELEASE_PINNED`]).
+//!
 //! Messages: with the engine's `proto` feature, the suite's message types are
 //! compiled from the shared `cel-spec/proto` sources (`common::proto_types`)
 //! and serve as the environment's type provider and to read `object_value`s.
@@ -54,6 +60,25 @@ static CASES_FAILED: AtomicUsize = AtomicUsize::new(0);
 /// The skip list: `file/section/test: reason` per line, `#` comments.
 const SKIP_FILE: &str = "conformance.skip";
 
+/// Tests whose expectation is an older cel-go release's behaviour, run with
+/// that release reproduced (`EnvOptions::cel_go`; every other test runs with
+/// the newest): the test, the newest release that behaves as it expects, and
+/// why.
+const RELEASE_PINNED: [(&str, cel::CelGoVersion, &str); 2] = [
+    (
+        "string_ext/value_errors/indexof_out_of_range",
+        cel::CelGoVersion::V0_20,
+        "an offset past the end is `index out of range` up to cel-go v0.20; \
+         from v0.22 (cel-go ba36ff84) it finds nothing (-1), and cel-go's own \
+         conformance run skips the test (\"need a spec update\")",
+    ),
+    (
+        "string_ext/value_errors/lastindexof_out_of_range",
+        cel::CelGoVersion::V0_20,
+        "as indexof_out_of_range (cel-go ba36ff84)",
+    ),
+];
+
 fn main() -> ExitCode {
     let args = Arguments::from_args();
     install_panic_hook();
@@ -90,6 +115,8 @@ struct Case {
     /// How enums convert: strong in the `strong_*` sections of `enums`
     /// (cel-spec's strong enum semantics), legacy elsewhere.
     enums: Enums,
+    /// The cel-go release reproduced ([`RELEASE_PINNED`], else the newest).
+    cel_go: cel::CelGoVersion,
 }
 
 /// Reads the suite and builds the trials. `Ok(None)`: the data is absent
@@ -128,7 +155,7 @@ fn collect_trials() -> Result<Option<Vec<Trial>>, String> {
             let worker = Arc::clone(&case);
             let outcome = run_isolated(
                 expr,
-                move || run_case(&worker.test, worker.enums),
+                move || run_case(&worker.test, worker.enums, worker.cel_go),
                 CASE_TIMEOUT,
             );
             let counter = if outcome.is_ok() {
@@ -210,10 +237,16 @@ fn read_cases(dir: &Path) -> Result<Vec<Case>, String> {
                 } else {
                     Enums::Legacy
                 };
+                let name = format!("{stem}/{section_name}/{test_name}");
+                let cel_go = RELEASE_PINNED
+                    .iter()
+                    .find(|(pinned, _, _)| *pinned == name)
+                    .map_or(cel::CelGoVersion::default(), |(_, v, _)| *v);
                 cases.push(Case {
-                    name: format!("{stem}/{section_name}/{test_name}"),
+                    name,
                     test: test.clone(),
                     enums,
+                    cel_go,
                 });
             }
         }
@@ -263,6 +296,11 @@ fn skip_list_check(skips: &BTreeMap<String, String>, cases: &[Case]) -> Trial {
     for name in skips.keys() {
         if !names.contains(name.as_str()) {
             problems.push(format!("{name}: no such test"));
+        }
+    }
+    for (name, _, _) in RELEASE_PINNED {
+        if !names.contains(name) {
+            problems.push(format!("{name} (RELEASE_PINNED): no such test"));
         }
     }
     Trial::test(
@@ -398,7 +436,7 @@ fn is_standard_macro(m: &cel::syntax::Macro) -> bool {
 }
 
 /// Runs one test: `Err` explains the failure.
-fn run_case(test: &Json, enums: Enums) -> Result<(), String> {
+fn run_case(test: &Json, enums: Enums, cel_go: cel::CelGoVersion) -> Result<(), String> {
     let flag = |k: &str| test.get(k).and_then(Json::as_bool).unwrap_or(false);
     let expr = test
         .get("expr")
@@ -407,6 +445,7 @@ fn run_case(test: &Json, enums: Enums) -> Result<(), String> {
     let expected = expected(test, enums)?;
 
     let mut builder = common::full_env::builder();
+    builder.options_mut().cel_go = cel_go;
     #[cfg(feature = "proto")]
     {
         builder = builder.library(common::proto_types::conformance(enums)?);
