@@ -86,6 +86,11 @@ impl Opaque for EnumValue {
         self.number == 0
     }
 
+    /// The number (the enum's JSON form when the name is not known).
+    fn to_json(&self) -> Option<EvalResult<serde_json::Value>> {
+        Some(Ok(serde_json::Value::from(self.number)))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -100,6 +100,18 @@ impl Opaque for Message {
         self.message.fields().next().is_none() && self.message.extensions().next().is_none()
     }
 
+    /// The protobuf JSON mapping (`prost-reflect`'s: field names in
+    /// lowerCamelCase, 64-bit integers as strings, enums by name, well-known
+    /// types in their JSON forms, `Any` with `@type`).
+    fn to_json(&self) -> Option<EvalResult<serde_json::Value>> {
+        let options = prost_reflect::SerializeOptions::new();
+        Some(
+            self.message
+                .serialize_with_options(serde_json::value::Serializer, &options)
+                .map_err(|e| EvalError::msg(format!("cannot convert {} to JSON: {e}", self.name))),
+        )
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
