@@ -17,8 +17,9 @@
 //!
 //! Messages are `Value::Opaque`, not a new `Value` variant: no match of the
 //! engine's fast paths (maps, lists, scalars) gains an arm, and the only hooks
-//! are the `Opaque::select`/`Opaque::has` defaults and
-//! `TypeProvider::new_object`, which non-proto hosts never reach.
+//! are the `Opaque::select`/`has`/`to_json` defaults and
+//! `TypeProvider::new_object`/`enum_constant`, which non-proto hosts never
+//! reach.
 
 mod convert;
 mod enums;
