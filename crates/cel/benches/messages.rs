@@ -1,7 +1,8 @@
 //! Criterion benchmark of protobuf messages (feature `proto`): selecting and
 //! comparing 10 fields of a `cel.expr.conformance.proto3.TestAllTypes` bound
 //! as a variable (read from JSON once, outside timing), evaluation and
-//! construction of the same message in CEL.
+//! construction of the same message in CEL, and `true` (the fixed cost of
+//! an evaluation, to set against a peer's per-call overhead).
 //!
 //! `cargo bench -p kcel-cel --features proto --bench messages`. Without the shared
 //! data (`cel-spec/proto`) the run prints a notice and measures nothing.
@@ -39,7 +40,7 @@ fn main() {
             std::process::exit(1);
         }
     }
-    let types = match common::proto_types::conformance() {
+    let types = match common::proto_types::conformance(common::proto_json::Enums::Legacy) {
         Ok(t) => t,
         Err(message) => {
             eprintln!("{message}");
@@ -71,7 +72,13 @@ fn main() {
         .measurement_time(Duration::from_secs(3))
         .sample_size(20)
         .configure_from_args();
-    for (id, expr) in [("select_10", SELECT_10), ("construct_10", CONSTRUCT_10)] {
+    // `true`: the fixed cost of one evaluation, to set against a peer's
+    // per-call overhead (the protocol's E0).
+    for (id, expr) in [
+        ("true", "true"),
+        ("select_10", SELECT_10),
+        ("construct_10", CONSTRUCT_10),
+    ] {
         let program = match env.compile(expr) {
             Ok(p) => p,
             Err(issues) => {

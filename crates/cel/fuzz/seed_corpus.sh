@@ -29,6 +29,17 @@ for p in paths:
         walk(json.load(open(p)))
 if not exprs:
     sys.exit(f"no expressions found under {shared}")
+# The harness's message `msg` (type fuzz.M, container fuzz; tests/common/fuzz_env.rs).
+exprs.update([
+    "msg.i == -3 && msg.u == 7u && msg.s == 'x' && msg.b == b'\\x00\\xff'",
+    "msg.m['k'].i + msg.child.child.s.size()", "has(msg.child) && !has(msg.id)",
+    "msg.any == M{i: 9}", "msg.st.a[2].b", "msg.w + msg.name", "msg.t.getFullYear()",
+    "msg.e == M.E.ONE", "int(msg.e) + 1", "M.E(1) == msg.e", "M.E('ONE')", "type(msg.e) == M.E",
+    "M{e: M.E(7)}.e", "M{i: 1, l: [1, 2], m: {'a': M{}}, child: msg}",
+    "M{any: msg}.any.child", "M{st: {'a': [1, null]}}.st", "M{w: null}.w == null",
+    "M{}.f == 0.0", "msg == M{}", "[msg, M{}].exists(x, x.bo)", "msg.l.map(x, x * 2)",
+    "M{name: 'a', id: 2}", "optional.of(msg).?child.?s", "proto.hasExt(msg, fuzz.x)",
+])
 for target in ("parse", "eval", "diff"):
     d = os.path.join(out, target)
     os.makedirs(d, exist_ok=True)

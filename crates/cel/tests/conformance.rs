@@ -14,6 +14,12 @@
 //! `eval_error` test is satisfied by a check error with exactly the expected
 //! message (the suite's way of saying "rejected, at compile time if possible").
 //!
+//! Enums are cel-spec's legacy enums (`int`s) except in the `strong_proto2`
+//! and `strong_proto3` sections of `enums`, which run with strong enums
+//! (`cel::proto::EnumMode::Strong`: the environment, the expected values and
+//! the bindings). A few tests expect an older cel-go release's behaviour and
+//! run with it ([`RELEASE_PINNED`]).
+//!
 //! Messages: with the engine's `proto` feature, the suite's message types are
 //! compiled from the shared `cel-spec/proto` sources (`common::proto_types`)
 //! and serve as the environment's type provider and to read `object_value`s.
@@ -34,7 +40,7 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use cel::{EvalOptions, Value};
-use common::proto_json::{self, Decl};
+use common::proto_json::{self, Decl, Enums};
 use common::structural::{same, show};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value as Json;
@@ -53,6 +59,25 @@ static CASES_FAILED: AtomicUsize = AtomicUsize::new(0);
 
 /// The skip list: `file/section/test: reason` per line, `#` comments.
 const SKIP_FILE: &str = "conformance.skip";
+
+/// Tests whose expectation is an older cel-go release's behaviour, run with
+/// that release reproduced (`EnvOptions::cel_go`; every other test runs with
+/// the newest): the test, the newest release that behaves as it expects, and
+/// why.
+const RELEASE_PINNED: [(&str, cel::CelGoVersion, &str); 2] = [
+    (
+        "string_ext/value_errors/indexof_out_of_range",
+        cel::CelGoVersion::V0_20,
+        "an offset past the end is `index out of range` up to cel-go v0.20; \
+         from v0.22 (cel-go ba36ff84) it finds nothing (-1), and cel-go's own \
+         conformance run skips the test (\"need a spec update\")",
+    ),
+    (
+        "string_ext/value_errors/lastindexof_out_of_range",
+        cel::CelGoVersion::V0_20,
+        "as indexof_out_of_range (cel-go ba36ff84)",
+    ),
+];
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
@@ -87,6 +112,11 @@ struct Case {
     name: String,
     /// The `SimpleTest` message.
     test: Json,
+    /// How enums convert: strong in the `strong_*` sections of `enums`
+    /// (cel-spec's strong enum semantics), legacy elsewhere.
+    enums: Enums,
+    /// The cel-go release reproduced ([`RELEASE_PINNED`], else the newest).
+    cel_go: cel::CelGoVersion,
 }
 
 /// Reads the suite and builds the trials. `Ok(None)`: the data is absent
@@ -123,7 +153,11 @@ fn collect_trials() -> Result<Option<Vec<Trial>>, String> {
                 .and_then(Json::as_str)
                 .unwrap_or_default();
             let worker = Arc::clone(&case);
-            let outcome = run_isolated(expr, move || run_case(&worker.test), CASE_TIMEOUT);
+            let outcome = run_isolated(
+                expr,
+                move || run_case(&worker.test, worker.enums, worker.cel_go),
+                CASE_TIMEOUT,
+            );
             let counter = if outcome.is_ok() {
                 &CASES_PASSED
             } else {
@@ -198,9 +232,21 @@ fn read_cases(dir: &Path) -> Result<Vec<Case>, String> {
                 .unwrap_or_default();
             for test in array(section, "test") {
                 let test_name = test.get("name").and_then(Json::as_str).unwrap_or_default();
+                let enums = if stem == "enums" && section_name.starts_with("strong_") {
+                    Enums::Strong
+                } else {
+                    Enums::Legacy
+                };
+                let name = format!("{stem}/{section_name}/{test_name}");
+                let cel_go = RELEASE_PINNED
+                    .iter()
+                    .find(|(pinned, _, _)| *pinned == name)
+                    .map_or(cel::CelGoVersion::default(), |(_, v, _)| *v);
                 cases.push(Case {
-                    name: format!("{stem}/{section_name}/{test_name}"),
+                    name,
                     test: test.clone(),
+                    enums,
+                    cel_go,
                 });
             }
         }
@@ -250,6 +296,11 @@ fn skip_list_check(skips: &BTreeMap<String, String>, cases: &[Case]) -> Trial {
     for name in skips.keys() {
         if !names.contains(name.as_str()) {
             problems.push(format!("{name}: no such test"));
+        }
+    }
+    for (name, _, _) in RELEASE_PINNED {
+        if !names.contains(name) {
+            problems.push(format!("{name} (RELEASE_PINNED): no such test"));
         }
     }
     Trial::test(
@@ -348,12 +399,13 @@ enum Expected {
     EvalError(Vec<String>),
 }
 
-fn expected(test: &Json) -> Result<Expected, String> {
+fn expected(test: &Json, enums: Enums) -> Result<Expected, String> {
+    let value = |v: &Json| proto_json::value_with(v, enums);
     if let Some(v) = test.get("value") {
-        return Ok(Expected::Value(proto_json::value(v)?));
+        return Ok(Expected::Value(value(v)?));
     }
     if let Some(t) = test.get("typed_result") {
-        let value = t.get("result").map(proto_json::value).transpose()?;
+        let value = t.get("result").map(value).transpose()?;
         let deduced = t
             .get("deduced_type")
             .map_or(Ok(cel::Type::Dyn), proto_json::cel_type)?;
@@ -384,18 +436,19 @@ fn is_standard_macro(m: &cel::syntax::Macro) -> bool {
 }
 
 /// Runs one test: `Err` explains the failure.
-fn run_case(test: &Json) -> Result<(), String> {
+fn run_case(test: &Json, enums: Enums, cel_go: cel::CelGoVersion) -> Result<(), String> {
     let flag = |k: &str| test.get(k).and_then(Json::as_bool).unwrap_or(false);
     let expr = test
         .get("expr")
         .and_then(Json::as_str)
         .ok_or("the test has no `expr`")?;
-    let expected = expected(test)?;
+    let expected = expected(test, enums)?;
 
     let mut builder = common::full_env::builder();
+    builder.options_mut().cel_go = cel_go;
     #[cfg(feature = "proto")]
     {
-        builder = builder.type_provider(common::proto_types::conformance()?);
+        builder = builder.library(common::proto_types::conformance(enums)?);
     }
     if flag("disable_macros") {
         builder
@@ -456,7 +509,8 @@ fn run_case(test: &Json) -> Result<(), String> {
             let v = expr_value
                 .get("value")
                 .ok_or_else(|| format!("binding `{name}` is not a value: {expr_value}"))?;
-            let v = proto_json::value(v).map_err(|e| format!("binding `{name}`: {e}"))?;
+            let v =
+                proto_json::value_with(v, enums).map_err(|e| format!("binding `{name}`: {e}"))?;
             bindings.insert(name.clone(), v);
         }
     }

@@ -59,8 +59,9 @@ pub struct Args {
 enum Format {
     /// CEL literal syntax.
     Cel,
-    /// JSON (bytes in base64, timestamps and durations as strings; NaN,
-    /// infinities and type values have no JSON form and are errors).
+    /// JSON (bytes in base64, timestamps and durations as strings, protobuf
+    /// messages in the protobuf JSON mapping; NaN, infinities and type values
+    /// have no JSON form and are errors).
     Json,
 }
 

@@ -157,7 +157,9 @@ fn validate_namespace_flag_is_the_request_namespace() {
 
 /// `--proto` with `-I` and `--container`: a `--var` declared with a message
 /// type reads its JSON as that message; construction, selection, `has()`,
-/// enums as ints, an unset wrapper as `null`; a missing file is a usage error.
+/// enums as ints, an unset wrapper as `null`; message results print in CEL
+/// syntax or, with `-o json`, in protobuf JSON; a missing file is a usage
+/// error.
 #[test]
 fn evaluates_over_protobuf_messages() {
     let proto = [
@@ -191,6 +193,25 @@ fn evaluates_over_protobuf_messages() {
         "shop.v1.Item{quantity: 2, discount: 0.5}\n",
         "stderr: {}",
         stderr(&o)
+    );
+
+    // `-o json`: messages in the protobuf JSON mapping (lowerCamelCase
+    // names, int64 as a string, enums by name, wrappers unwrapped), nested
+    // in lists and maps too.
+    let mut args = vec!["eval", "-o", "json"];
+    args.extend(proto);
+    args.push(
+        "[Item{quantity: 2, discount: 0.5, kind: Item.Kind.BOOK, tags: ['a']}, {'k': Item{}}]",
+    );
+    let o = kcel(&args);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o))
+        .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&o), stderr(&o)));
+    assert_eq!(
+        json,
+        serde_json::json!([
+            {"quantity": "2", "kind": "BOOK", "discount": 0.5, "tags": ["a"]},
+            {"k": {}}
+        ])
     );
 
     let o = kcel(&["eval", "--proto", "no/such.proto", "1"]);

@@ -206,10 +206,10 @@ impl<'a> Checker<'a> {
             if let Some(t) = types.find_type(cand) {
                 return Some(IdentDecl::type_ident(cand.to_string(), t));
             }
-            types.enum_value(cand).map(|v| IdentDecl {
+            types.enum_constant(cand).map(|(ty, v)| IdentDecl {
                 name: Cow::Owned(cand.to_string()),
-                ty: Type::Int,
-                value: Some(Value::Int(v)),
+                ty,
+                value: Some(v),
             })
         })
     }

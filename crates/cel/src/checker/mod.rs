@@ -46,6 +46,13 @@ pub trait TypeProvider: Send + Sync {
         None
     }
 
+    /// The type and value of the enum constant `name`: an `int` (legacy
+    /// enums, from [`TypeProvider::enum_value`]) unless the provider gives
+    /// its enums types of their own.
+    fn enum_constant(&self, name: &str) -> Option<(Type, Value)> {
+        self.enum_value(name).map(|v| (Type::Int, Value::Int(v)))
+    }
+
     /// A value of object type `type_name` built from `fields` (name, value),
     /// as `T{f: v}` constructs it; `None` when the provider cannot build
     /// values of that type (the planner then reports an unknown type).

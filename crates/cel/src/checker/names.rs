@@ -188,9 +188,9 @@ impl Types<'_> {
         well_known_field(type_name, field)
     }
 
-    /// The value of enum constant `name`.
-    pub fn enum_value(&self, name: &str) -> Option<i64> {
-        self.provider.and_then(|p| p.enum_value(name))
+    /// The type and value of enum constant `name`.
+    pub fn enum_constant(&self, name: &str) -> Option<(Type, Value)> {
+        self.provider.and_then(|p| p.enum_constant(name))
     }
 }
 

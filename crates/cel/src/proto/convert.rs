@@ -13,6 +13,8 @@ use prost_reflect::{
     DynamicMessage, Kind, MapKey, MessageDescriptor, ReflectMessage, Value as PValue,
 };
 
+use super::EnumMode;
+use super::enums::{enum_number, enum_to_cel};
 use super::message::{Message, is_message};
 use super::provider::{Field, NULL_VALUE};
 use crate::error::{EvalError, EvalResult};
@@ -33,7 +35,8 @@ fn err(message: impl Into<String>) -> EvalError {
 
 /// `m.f`: the field's value; an unset wrapper, `google.protobuf.Value` or
 /// `google.protobuf.Any` field reads `null` (cel-go's `FieldDescription.GetFrom`).
-pub(super) fn read_field(m: &DynamicMessage, f: &Field) -> EvalResult {
+/// Enums read as `enums` says.
+pub(super) fn read_field(m: &DynamicMessage, f: &Field, enums: EnumMode) -> EvalResult {
     let kind = f.kind();
     let (set, value) = match f {
         Field::Plain(d) => (m.has_field(d), m.get_field(d)),
@@ -50,7 +53,7 @@ pub(super) fn read_field(m: &DynamicMessage, f: &Field) -> EvalResult {
     {
         return Ok(Value::Null);
     }
-    to_cel(&value, &kind, 0)
+    to_cel(&value, &kind, Ctx { enums, depth: 0 })
 }
 
 fn is_wrapper(name: &str) -> bool {
@@ -68,9 +71,16 @@ fn is_wrapper(name: &str) -> bool {
     )
 }
 
+/// How stored values become CEL values.
+#[derive(Clone, Copy)]
+struct Ctx {
+    enums: EnumMode,
+    /// The `Any`s unpacked on the way (see [`MAX_ANY_DEPTH`]).
+    depth: usize,
+}
+
 /// A stored value of a field of kind `kind` as a CEL value.
-/// `depth` counts the `Any`s unpacked on the way (see [`MAX_ANY_DEPTH`]).
-fn to_cel(v: &PValue, kind: &Kind, depth: usize) -> EvalResult {
+fn to_cel(v: &PValue, kind: &Kind, cx: Ctx) -> EvalResult {
     Ok(match v {
         PValue::Bool(b) => Value::Bool(*b),
         PValue::I32(i) => Value::Int(i64::from(*i)),
@@ -84,12 +94,15 @@ fn to_cel(v: &PValue, kind: &Kind, depth: usize) -> EvalResult {
         PValue::EnumNumber(_) if matches!(kind, Kind::Enum(e) if e.full_name() == NULL_VALUE) => {
             Value::Null
         }
-        PValue::EnumNumber(n) => Value::Int(i64::from(*n)),
-        PValue::Message(m) => message_at(m, depth)?,
+        PValue::EnumNumber(n) => match kind {
+            Kind::Enum(e) => enum_to_cel(e, *n, cx.enums),
+            _ => Value::Int(i64::from(*n)),
+        },
+        PValue::Message(m) => message_at(m, cx)?,
         PValue::List(items) => Value::List(List::new(
             items
                 .iter()
-                .map(|x| to_cel(x, kind, depth))
+                .map(|x| to_cel(x, kind, cx))
                 .collect::<EvalResult<Vec<_>>>()?,
         )),
         PValue::Map(entries) => {
@@ -103,7 +116,7 @@ fn to_cel(v: &PValue, kind: &Kind, depth: usize) -> EvalResult {
             sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
             let mut out = IndexMap::with_capacity(sorted.len());
             for (k, x) in sorted {
-                out.insert(map_key_to_cel(k), to_cel(x, &vk, depth)?);
+                out.insert(map_key_to_cel(k), to_cel(x, &vk, cx)?);
             }
             Value::Map(Map::new(out))
         }
@@ -126,17 +139,18 @@ fn field_of<'a>(m: &'a DynamicMessage, name: &str) -> Option<std::borrow::Cow<'a
 }
 
 /// A message as a CEL value (cel-go's `NativeToValue`): well-known types
-/// become CEL's own values, `Any` is unpacked, others are [`Message`]s.
-pub(super) fn message_to_cel(m: &DynamicMessage) -> EvalResult {
-    message_at(m, 0)
+/// become CEL's own values, `Any` is unpacked, others are [`Message`]s
+/// whose enums read as `enums` says.
+pub(super) fn message_to_cel(m: &DynamicMessage, enums: EnumMode) -> EvalResult {
+    message_at(m, Ctx { enums, depth: 0 })
 }
 
-fn message_at(m: &DynamicMessage, depth: usize) -> EvalResult {
+fn message_at(m: &DynamicMessage, cx: Ctx) -> EvalResult {
     let desc = m.descriptor();
     let name = desc.full_name();
     let get = |field: &str| -> EvalResult {
         match desc.get_field_by_name(field) {
-            Some(f) => to_cel(&m.get_field(&f), &f.kind(), depth),
+            Some(f) => to_cel(&m.get_field(&f), &f.kind(), cx),
             None => Err(err(format!("no such field '{field}'"))),
         }
     };
@@ -159,9 +173,15 @@ fn message_at(m: &DynamicMessage, depth: usize) -> EvalResult {
                 .ok_or_else(|| err("duration out of range"))?;
             Value::Duration(Duration::from_nanos(total))
         }
-        "google.protobuf.Any" => unpack_any(m, depth + 1)?,
+        "google.protobuf.Any" => unpack_any(
+            m,
+            Ctx {
+                depth: cx.depth + 1,
+                ..cx
+            },
+        )?,
         "google.protobuf.Value" => match m.fields().next() {
-            Some((f, v)) => to_cel(v, &f.kind(), depth)?,
+            Some((f, v)) => to_cel(v, &f.kind(), cx)?,
             None => Value::Null,
         },
         "google.protobuf.Struct" | "google.protobuf.ListValue" => {
@@ -171,13 +191,13 @@ fn message_at(m: &DynamicMessage, depth: usize) -> EvalResult {
                 "values"
             })?
         }
-        _ => Value::Opaque(Arc::new(Message::new(m.clone()))),
+        _ => Value::Opaque(Arc::new(Message::with_enum_mode(m.clone(), cx.enums))),
     })
 }
 
 /// The message an `Any` holds, as a CEL value.
-fn unpack_any(m: &DynamicMessage, depth: usize) -> EvalResult {
-    if depth > MAX_ANY_DEPTH {
+fn unpack_any(m: &DynamicMessage, cx: Ctx) -> EvalResult {
+    if cx.depth > MAX_ANY_DEPTH {
         return Err(err("Any values nested too deeply"));
     }
     let url = match field_of(m, "type_url").as_deref() {
@@ -196,7 +216,7 @@ fn unpack_any(m: &DynamicMessage, depth: usize) -> EvalResult {
         .ok_or_else(|| err(format!("unknown type: '{name}'")))?;
     let inner = DynamicMessage::decode(desc, bytes)
         .map_err(|e| err(format!("cannot unpack '{name}': {e}")))?;
-    message_at(&inner, depth)
+    message_at(&inner, cx)
 }
 
 /// `T{f: v, ...}` as a message (cel-go's `NewValue`).
@@ -332,9 +352,7 @@ fn single(kind: &Kind, v: &Value) -> EvalResult<PValue> {
         (Kind::String, Value::String(s)) => PValue::String(s.to_string()),
         (Kind::Bytes, Value::Bytes(b)) => PValue::Bytes(b.to_vec().into()),
         (Kind::Enum(e), Value::Null) if e.full_name() == NULL_VALUE => PValue::EnumNumber(0),
-        (Kind::Enum(_), Value::Int(i)) => {
-            PValue::EnumNumber(i32::try_from(*i).map_err(|_| err("integer overflow"))?)
-        }
+        (Kind::Enum(e), v) if let Some(n) = enum_number(e, v) => PValue::EnumNumber(n?),
         (Kind::Message(md), v) => PValue::Message(to_message(md, v)?),
         (k, v) => return Err(mismatch(v, &format!("{k:?}"))),
     })

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use prost_reflect::{DynamicMessage, Kind, ReflectMessage, Value as PValue};
 
 use super::convert;
+use super::enums::EnumMode;
 use super::provider::{Field, find_field};
 use crate::error::{EvalError, EvalResult};
 use crate::types::Type;
@@ -20,12 +21,24 @@ pub struct Message {
     message: DynamicMessage,
     /// The type's full name (kept: `Opaque::type_name` lends it out).
     name: Arc<str>,
+    /// How its enum fields read.
+    enums: EnumMode,
 }
 
 impl Message {
+    /// `message`, its enums read as `int`s.
     pub fn new(message: DynamicMessage) -> Self {
+        Self::with_enum_mode(message, EnumMode::Legacy)
+    }
+
+    /// `message`, its enums read as `enums` says.
+    pub fn with_enum_mode(message: DynamicMessage, enums: EnumMode) -> Self {
         let name = message.descriptor().full_name().into();
-        Message { message, name }
+        Message {
+            message,
+            name,
+            enums,
+        }
     }
 
     /// The message's fully qualified type name.
@@ -71,7 +84,7 @@ impl Opaque for Message {
     fn select(&self, name: &str) -> Option<EvalResult> {
         Some(
             self.field(name)
-                .and_then(|f| convert::read_field(&self.message, &f)),
+                .and_then(|f| convert::read_field(&self.message, &f, self.enums)),
         )
     }
 
@@ -85,6 +98,18 @@ impl Opaque for Message {
     /// A message with no field set (cel-go's `IsZeroValue`: `proto.Size == 0`).
     fn is_zero(&self) -> bool {
         self.message.fields().next().is_none() && self.message.extensions().next().is_none()
+    }
+
+    /// The protobuf JSON mapping (`prost-reflect`'s: field names in
+    /// lowerCamelCase, 64-bit integers as strings, enums by name, well-known
+    /// types in their JSON forms, `Any` with `@type`).
+    fn to_json(&self) -> Option<EvalResult<serde_json::Value>> {
+        let options = prost_reflect::SerializeOptions::new();
+        Some(
+            self.message
+                .serialize_with_options(serde_json::value::Serializer, &options)
+                .map_err(|e| EvalError::msg(format!("cannot convert {} to JSON: {e}", self.name))),
+        )
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -105,7 +130,7 @@ impl Opaque for Message {
                 Field::Plain(d) => f.write_str(d.name())?,
                 Field::Extension(e) => f.write_str(e.full_name())?,
             }
-            match convert::read_field(&self.message, &field) {
+            match convert::read_field(&self.message, &field, self.enums) {
                 Ok(v) => write!(f, ": {v}")?,
                 Err(e) => write!(f, ": <{}>", e.message())?,
             }

@@ -10,15 +10,19 @@
 //!   whose type is `Type::Object`): selection, `has()`, equality;
 //! * `convert.rs`: protobuf values ↔ CEL values (well-known types unwrap to
 //!   CEL's own values, `Any` unpacks, wrappers read `null` when unset);
+//! * `enums.rs`: enums as `int`s (legacy, the default) or as types of their
+//!   own ([`EnumMode::Strong`]) with their conversion functions;
 //! * `json.rs`: protobuf JSON (with `[extension]` keys and `@type` for `Any`)
 //!   → messages, for hosts and tests that read messages as JSON.
 //!
 //! Messages are `Value::Opaque`, not a new `Value` variant: no match of the
 //! engine's fast paths (maps, lists, scalars) gains an arm, and the only hooks
-//! are the `Opaque::select`/`Opaque::has` defaults and
-//! `TypeProvider::new_object`, which non-proto hosts never reach.
+//! are the `Opaque::select`/`has`/`to_json` defaults and
+//! `TypeProvider::new_object`/`enum_constant`, which non-proto hosts never
+//! reach.
 
 mod convert;
+mod enums;
 mod json;
 mod message;
 mod provider;
@@ -28,6 +32,7 @@ use std::path::Path;
 
 use prost_reflect::{DescriptorPool, MessageDescriptor};
 
+pub use enums::{EnumMode, EnumValue};
 pub use message::Message;
 
 /// Why a descriptor set or a message could not be read.
@@ -85,6 +90,8 @@ impl protox::file::FileResolver for SourceFile {
 #[derive(Clone)]
 pub struct ProtoTypes {
     pool: DescriptorPool,
+    /// How enums appear in CEL (legacy `int`s unless set).
+    enums: EnumMode,
 }
 
 /// The files (`prost-reflect`'s own `Debug` prints every descriptor).
@@ -99,7 +106,29 @@ impl fmt::Debug for ProtoTypes {
 impl ProtoTypes {
     /// The types of `pool`.
     pub fn from_pool(pool: DescriptorPool) -> Self {
-        ProtoTypes { pool }
+        ProtoTypes {
+            pool,
+            enums: EnumMode::Legacy,
+        }
+    }
+
+    /// These types with enums in `mode` (cel-spec's legacy or strong enums).
+    pub fn with_enum_mode(mut self, mode: EnumMode) -> Self {
+        self.enums = mode;
+        self
+    }
+
+    /// How enums appear in CEL.
+    pub fn enum_mode(&self) -> EnumMode {
+        self.enums
+    }
+
+    /// The functions these types bring: under [`EnumMode::Strong`], each
+    /// enum's conversions `E(int)`, `E(string)` and `int(E)`; none otherwise.
+    /// [`ProtoTypes`] in an `Arc` is a [`Library`](crate::Library) that
+    /// installs itself as the type provider with these functions.
+    pub fn functions(&self) -> Vec<crate::functions::Function> {
+        enums::enum_functions(&self.pool, self.enums)
     }
 
     /// Compiles `files` (paths relative to one of `includes`, or files under
@@ -155,9 +184,7 @@ impl ProtoTypes {
         for wkt in WELL_KNOWN_FILES {
             compiler.open_file(wkt).map_err(err)?;
         }
-        Ok(ProtoTypes {
-            pool: compiler.descriptor_pool(),
-        })
+        Ok(Self::from_pool(compiler.descriptor_pool()))
     }
 
     /// Only Google's well-known types.
@@ -195,7 +222,8 @@ impl ProtoTypes {
     ) -> Result<crate::Value, ProtoError> {
         let desc = self.message(type_name)?;
         let msg = json::message(&desc, json, 0)?;
-        convert::message_to_cel(&msg).map_err(|e| ProtoError::Json(e.message().to_string()))
+        convert::message_to_cel(&msg, self.enums)
+            .map_err(|e| ProtoError::Json(e.message().to_string()))
     }
 
     /// A `google.protobuf.Any` in JSON (`{"@type": "type.googleapis.com/T", ...}`)
@@ -205,7 +233,19 @@ impl ProtoTypes {
         json: &serde_json::Value,
     ) -> Result<crate::Value, ProtoError> {
         let any = json::message(&self.message(json::ANY)?, json, 0)?;
-        convert::message_to_cel(&any).map_err(|e| ProtoError::Json(e.message().to_string()))
+        convert::message_to_cel(&any, self.enums)
+            .map_err(|e| ProtoError::Json(e.message().to_string()))
+    }
+}
+
+/// The types as the environment's provider, with their functions
+/// ([`ProtoTypes::functions`]).
+impl crate::Library for std::sync::Arc<ProtoTypes> {
+    fn install(&self, env: &mut crate::EnvBuilder) {
+        for f in self.functions() {
+            env.add_function(f);
+        }
+        env.type_provider = Some(self.clone());
     }
 }
 

@@ -5,7 +5,8 @@
 
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
-use super::{ProtoTypes, convert};
+use super::enums::{enum_to_cel, enum_type};
+use super::{EnumMode, ProtoTypes, convert};
 use crate::checker::TypeProvider;
 use crate::checker::names::well_known_type;
 use crate::error::EvalResult;
@@ -17,7 +18,12 @@ pub(super) const NULL_VALUE: &str = "google.protobuf.NullValue";
 
 impl TypeProvider for ProtoTypes {
     fn find_type(&self, name: &str) -> Option<Type> {
-        let desc = self.pool.get_message_by_name(name)?;
+        let Some(desc) = self.pool.get_message_by_name(name) else {
+            // Strong enums are types too (`type(x) == pkg.E`).
+            let e = self.pool.get_enum_by_name(name)?;
+            return (self.enums == EnumMode::Strong && name != NULL_VALUE)
+                .then(|| enum_type(&e, self.enums));
+        };
         if desc.is_map_entry() {
             return None;
         }
@@ -27,7 +33,7 @@ impl TypeProvider for ProtoTypes {
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
         let desc = self.pool.get_message_by_name(type_name)?;
         let f = find_field(&desc, field)?;
-        Some(field_type(&f.kind(), f.is_list(), f.is_map()))
+        Some(field_type(&f.kind(), f.is_list(), f.is_map(), self.enums))
     }
 
     fn field_names(&self, type_name: &str) -> Vec<String> {
@@ -43,9 +49,25 @@ impl TypeProvider for ProtoTypes {
         Some(i64::from(e.get_value_by_name(value)?.number()))
     }
 
+    fn enum_constant(&self, name: &str) -> Option<(Type, Value)> {
+        let (enum_name, value) = name.rsplit_once('.')?;
+        let e = self.pool.get_enum_by_name(enum_name)?;
+        let n = e.get_value_by_name(value)?.number();
+        // `NullValue.NULL_VALUE` stays the int 0 in both modes (see `field_type`).
+        let mode = if enum_name == NULL_VALUE {
+            EnumMode::Legacy
+        } else {
+            self.enums
+        };
+        Some((enum_type(&e, mode), enum_to_cel(&e, n, mode)))
+    }
+
     fn new_object(&self, type_name: &str, fields: &[(&str, Value)]) -> Option<EvalResult> {
         let desc = self.pool.get_message_by_name(type_name)?;
-        Some(convert::new_message(&desc, fields).and_then(|m| convert::message_to_cel(&m)))
+        Some(
+            convert::new_message(&desc, fields)
+                .and_then(|m| convert::message_to_cel(&m, self.enums)),
+        )
     }
 }
 
@@ -90,13 +112,16 @@ impl Field {
 }
 
 /// The CEL type of a field of kind `kind` (cel-go's `FieldType`): repeated
-/// fields are lists, map fields maps, enums `int`, well-known messages their
-/// CEL types.
-pub(super) fn field_type(kind: &Kind, list: bool, map: bool) -> Type {
+/// fields are lists, map fields maps, enums `int` or their own type (by
+/// `enums`), well-known messages their CEL types.
+pub(super) fn field_type(kind: &Kind, list: bool, map: bool, enums: EnumMode) -> Type {
     if map && let Kind::Message(entry) = kind {
         let k = entry.map_entry_key_field().kind();
         let v = entry.map_entry_value_field().kind();
-        return Type::map(field_type(&k, false, false), field_type(&v, false, false));
+        return Type::map(
+            field_type(&k, false, false, enums),
+            field_type(&v, false, false, enums),
+        );
     }
     let t = match kind {
         Kind::Double | Kind::Float => Type::Double,
@@ -110,9 +135,10 @@ pub(super) fn field_type(kind: &Kind, list: bool, map: bool) -> Type {
         Kind::Bool => Type::Bool,
         Kind::String => Type::String,
         Kind::Bytes => Type::Bytes,
-        // Enums are `int` (cel-go's legacy enums), `NullValue` included: its
-        // constant `NullValue.NULL_VALUE` is the int 0.
-        Kind::Enum(_) => Type::Int,
+        // Legacy enums are `int` (cel-go's only mode). `NullValue` is `int`
+        // in both modes: its constant `NullValue.NULL_VALUE` is the int 0.
+        Kind::Enum(e) if e.full_name() == NULL_VALUE => Type::Int,
+        Kind::Enum(e) => enum_type(e, enums),
         Kind::Message(m) => {
             well_known_type(m.full_name()).unwrap_or_else(|| Type::object(m.full_name()))
         }

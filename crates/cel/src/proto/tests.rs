@@ -53,6 +53,63 @@ fn construction_selection_presence_equality() {
     is_true("M{}.?child.hasValue() == false && M{child: M{}}.?child.hasValue()");
 }
 
+fn eval_strong(expr: &str) -> Result<Value, String> {
+    let types = ProtoTypes::from_source("t.proto", SOURCE)
+        .expect("the test file compiles")
+        .with_enum_mode(super::EnumMode::Strong);
+    let mut b = library::full().library(Arc::new(types));
+    b.options_mut().container = "t".into();
+    let env: Env = b.build();
+    let program = env.compile(expr).map_err(|i| i.to_string())?;
+    program.eval(&()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn strong_enums_are_types_of_their_own() {
+    for expr in [
+        "M.E.ONE == M.E(1) && M.E('ONE') == M.E.ONE && int(M.E.ONE) == 1",
+        "type(M.E.ZERO) == t.M.E && type(M{}.e) == M.E && M{e: M.E.ONE}.e == M.E.ONE",
+        "M{e: M.E(7)}.e == M.E(7) && M{e: M.E(7)} != M{e: M.E(1)}",
+        "M.E(-1) != M.E(1) && [M.E.ONE].exists(x, x == M.E.ONE)",
+    ] {
+        match eval_strong(expr) {
+            Ok(Value::Bool(true)) => {}
+            other => panic!("{expr}: {other:?}"),
+        }
+    }
+    let shown = eval_strong("M.E.ONE").map(|v| v.to_string());
+    assert_eq!(shown.as_deref(), Ok("t.M.E(1)"));
+    // An enum is not an int: comparing them does not check.
+    for expr in ["M.E.ONE == 1", "M{e: 1}", "M.E.ONE + 1"] {
+        assert!(eval_strong(expr).is_err(), "{expr} compiled");
+    }
+    // Out of 32-bit range, an unknown name: errors.
+    for (expr, text) in [
+        ("M.E(5000000000)", "range"),
+        ("M.E('TWO')", "invalid enum value name 'TWO'"),
+    ] {
+        match eval_strong(expr) {
+            Err(e) if e.contains(text) => {}
+            other => panic!("{expr}: {other:?}"),
+        }
+    }
+    // Legacy enums stay ints, with no enum functions declared.
+    is_true("M.E.ONE == 1 && type(M.E.ONE) == int");
+    assert!(eval("M.E(1)").is_err());
+}
+
+#[test]
+fn messages_convert_to_protobuf_json() {
+    let v = eval("M{i: 1, names: ['a'], counts: {'k': 2}, w: 3, e: M.E.ONE, child: M{}}")
+        .expect("evaluates");
+    assert_eq!(
+        v.to_json().expect("has a JSON form"),
+        serde_json::json!({
+            "i": 1, "names": ["a"], "counts": {"k": "2"}, "child": {}, "w": "3", "e": "ONE"
+        })
+    );
+}
+
 #[test]
 fn bad_values_are_errors_not_panics() {
     for expr in ["M{i: 5000000000}", "dyn(M{}).nope", "M{w: dyn('x')}"] {
@@ -139,7 +196,7 @@ fn deeply_nested_any_is_an_error() {
     m.set_field_by_name("value", prost_reflect::Value::Bytes(bytes.into()));
     let r = std::thread::Builder::new()
         .stack_size(1 << 20)
-        .spawn(move || super::convert::message_to_cel(&m).is_err())
+        .spawn(move || super::convert::message_to_cel(&m, super::EnumMode::Legacy).is_err())
         .expect("thread")
         .join();
     assert_eq!(r.ok(), Some(true));

@@ -4,7 +4,8 @@
 //! every other number `double`; objects become maps with string keys in
 //! document order. Value → JSON follows proto3's JSON mapping as cel-go does:
 //! bytes as base64, timestamps and durations as their strings, uints and ints
-//! as numbers.
+//! as numbers; library values by their own `Opaque::to_json` (protobuf
+//! messages in the protobuf JSON mapping).
 
 use base64::Engine;
 use indexmap::IndexMap;
@@ -67,6 +68,7 @@ impl Value {
             Value::Timestamp(t) => Json::String(t.to_string()),
             Value::Duration(d) => Json::String(d.to_string()),
             Value::Optional(Some(v)) => v.to_json()?,
+            Value::Opaque(o) if let Some(json) = o.to_json() => json?,
             Value::Type(_) | Value::Opaque(_) => {
                 return Err(EvalError::msg(format!(
                     "cannot convert a value of type {} to JSON",

@@ -41,6 +41,12 @@ pub trait Opaque: fmt::Debug + Send + Sync + Any {
         false
     }
 
+    /// The value's JSON form (`Value::to_json`), for types that have one
+    /// (protobuf messages: the protobuf JSON mapping); `None`: none.
+    fn to_json(&self) -> Option<crate::error::EvalResult<serde_json::Value>> {
+        None
+    }
+
     /// For downcasting in library functions.
     fn as_any(&self) -> &dyn Any;
 

@@ -294,7 +294,7 @@ pub mod message {
     use std::collections::HashMap;
     use std::sync::Arc;
 
-    use cel::proto::ProtoTypes;
+    use cel::proto::{EnumMode, ProtoTypes};
     use cel::{EnvBuilder, Type, Value};
 
     /// Scalars, a repeated field, a map, recursion, a wrapper, `Any`,
@@ -328,11 +328,14 @@ message M {
 "#;
 
     /// Declares `msg` of type `fuzz.M`, sets the container to `fuzz` and
-    /// binds a message with most fields set.
+    /// binds a message with most fields set. Enums are strong (`M.E` is a
+    /// type with its conversions `M.E(int)`, `M.E(string)`, `int(M.E)`):
+    /// legacy enums are plain `int`s, which the rest of the harness covers.
     pub fn declare(mut builder: EnvBuilder, bindings: &mut HashMap<String, Value>) -> EnvBuilder {
         let Ok(types) = ProtoTypes::from_source("fuzz.proto", SOURCE) else {
             return builder;
         };
+        let types = types.with_enum_mode(EnumMode::Strong);
         let json = serde_json::json!({
             "i": -3, "u": "7", "d": 0.5, "s": "x", "b": "AP8=", "bo": true,
             "l": [1, 2, 3], "m": {"k": {"i": 1}}, "child": {"child": {"s": "deep"}},
@@ -346,6 +349,6 @@ message M {
         builder.options_mut().container = "fuzz".into();
         builder.add_variable("msg", Type::object("fuzz.M"));
         bindings.insert("msg".into(), msg);
-        builder.type_provider(Arc::new(types))
+        builder.library(Arc::new(types))
     }
 }

@@ -21,12 +21,26 @@ use serde_json::Value as Json;
 /// Protobuf messages nest; real values are shallow. Deeper input is refused.
 const MAX_DEPTH: usize = 200;
 
-/// Converts a `cel.expr.Value` in protobuf JSON.
-pub fn value(json: &Json) -> Result<Value, String> {
-    value_at(json, 0)
+/// How the suite's enum values convert: cel-spec's legacy enums (`int`s)
+/// or strong enums (values of the enum's own type; feature `proto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enums {
+    Legacy,
+    Strong,
 }
 
-fn value_at(json: &Json, depth: usize) -> Result<Value, String> {
+/// Converts a `cel.expr.Value` in protobuf JSON (legacy enums).
+pub fn value(json: &Json) -> Result<Value, String> {
+    value_with(json, Enums::Legacy)
+}
+
+/// Converts a `cel.expr.Value` in protobuf JSON, enums and messages' enum
+/// fields as `enums` says.
+pub fn value_with(json: &Json, enums: Enums) -> Result<Value, String> {
+    value_at(json, 0, enums)
+}
+
+fn value_at(json: &Json, depth: usize, enums: Enums) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err("value nested too deeply".into());
     }
@@ -57,7 +71,7 @@ fn value_at(json: &Json, depth: usize) -> Result<Value, String> {
                 None => Vec::new(),
                 Some(Json::Array(items)) => items
                     .iter()
-                    .map(|v| value_at(v, depth + 1))
+                    .map(|v| value_at(v, depth + 1, enums))
                     .collect::<Result<_, _>>()?,
                 Some(other) => return Err(bad("list_value.values", other)),
             };
@@ -71,8 +85,8 @@ fn value_at(json: &Json, depth: usize) -> Result<Value, String> {
                     for e in entries {
                         let k = e.get("key").ok_or_else(|| bad("map entry", e))?;
                         let v = e.get("value").ok_or_else(|| bad("map entry", e))?;
-                        let key = key(&value_at(k, depth + 1)?)?;
-                        map.insert(key, value_at(v, depth + 1)?);
+                        let key = key(&value_at(k, depth + 1, enums)?)?;
+                        map.insert(key, value_at(v, depth + 1, enums)?);
                     }
                 }
                 Some(other) => return Err(bad("map_value.entries", other)),
@@ -80,15 +94,18 @@ fn value_at(json: &Json, depth: usize) -> Result<Value, String> {
             Ok(Value::Map(map.into()))
         }
         "enum_value" => {
-            // Enums are ints at runtime (cel-go's legacy enum semantics).
             let v = body.get("value").map_or(Ok(0), int64)?;
-            Ok(Value::Int(v))
+            match enums {
+                // Legacy enums are ints at runtime (cel-go's only semantics).
+                Enums::Legacy => Ok(Value::Int(v)),
+                Enums::Strong => strong_enum(body, v),
+            }
         }
         "type_value" => {
             let name = body.as_str().ok_or_else(|| bad("type_value", body))?;
             Ok(Value::type_value(type_from_name(name)))
         }
-        "object_value" => any(body),
+        "object_value" => any(body, enums),
         other => Err(format!("unsupported Value kind `{other}`")),
     }
 }
@@ -107,7 +124,7 @@ fn key(v: &Value) -> Result<Key, String> {
 /// A `google.protobuf.Any`: Timestamp and Duration are CEL values; other
 /// messages are read with the conformance messages' descriptors (feature
 /// `proto`), else not supported.
-fn any(body: &Json) -> Result<Value, String> {
+fn any(body: &Json, enums: Enums) -> Result<Value, String> {
     let url = body
         .get("@type")
         .and_then(Json::as_str)
@@ -118,12 +135,28 @@ fn any(body: &Json) -> Result<Value, String> {
         ("google.protobuf.Timestamp", Some(Json::String(s))) => timestamp(s).map(Value::Timestamp),
         ("google.protobuf.Duration", Some(Json::String(s))) => duration(s).map(Value::Duration),
         #[cfg(feature = "proto")]
-        _ => super::proto_types::conformance()?
+        _ => super::proto_types::conformance(enums)?
             .value_from_any_json(body)
             .map_err(|e| e.to_string()),
         #[cfg(not(feature = "proto"))]
         _ => Err(format!("protobuf message values are not supported: {name}")),
     }
+}
+
+/// A strong enum value: `{"type": "pkg.E", "value": n}`.
+#[cfg(feature = "proto")]
+fn strong_enum(body: &Json, number: i64) -> Result<Value, String> {
+    let name = body
+        .get("type")
+        .and_then(Json::as_str)
+        .ok_or_else(|| bad("enum_value.type", body))?;
+    let number = i32::try_from(number).map_err(|_| bad("enum_value.value", body))?;
+    Ok(cel::proto::EnumValue::new(name, number).into_value())
+}
+
+#[cfg(not(feature = "proto"))]
+fn strong_enum(body: &Json, _number: i64) -> Result<Value, String> {
+    Err(format!("strong enum values need the proto feature: {body}"))
 }
 
 fn bad(what: &str, json: &Json) -> String {
