@@ -16,6 +16,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use cel::go::regexp::Regex;
 use serde_json::{Map, Value};
@@ -135,10 +136,56 @@ impl Outcome {
     }
 }
 
-/// A kube-openapi schema validator for one Kubernetes version. Holds compiled patterns.
+/// Compiled `pattern`s by their text (the compile error's text for a pattern that does not
+/// compile).
+pub type Patterns = HashMap<String, Result<Regex, String>>;
+
+/// Every `pattern` of `schema` and of the schemas below it, compiled.
+pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
+    fn walk(s: &JsonSchemaProps, out: &mut Patterns) {
+        if let Some(p) = &s.pattern {
+            out.entry(p.clone())
+                .or_insert_with(|| Regex::new(p).map_err(|e| e.to_string()));
+        }
+        let children = s
+            .properties
+            .values()
+            .chain(s.pattern_properties.values())
+            .chain(s.definitions.values())
+            .chain(&s.all_of)
+            .chain(&s.any_of)
+            .chain(&s.one_of)
+            .chain(s.not.as_deref());
+        for c in children {
+            walk(c, out);
+        }
+        match &s.items {
+            Some(SchemaOrArray::Schema(i)) => walk(i, out),
+            Some(SchemaOrArray::Array(a)) => a.iter().for_each(|i| walk(i, out)),
+            None => {}
+        }
+        for b in [&s.additional_properties, &s.additional_items] {
+            if let Some(SchemaOrBool::Schema(b)) = b {
+                walk(b, out);
+            }
+        }
+        for d in s.dependencies.values() {
+            if let SchemaOrStringArray::Schema(d) = d {
+                walk(d, out);
+            }
+        }
+    }
+    let mut out = Patterns::new();
+    walk(schema, &mut out);
+    out
+}
+
+/// A kube-openapi schema validator for one Kubernetes version. Holds compiled patterns: those
+/// compiled beforehand ([`SchemaValidator::with_patterns`]) and those it compiles itself.
 pub struct SchemaValidator {
     version: KubeVersion,
-    patterns: RefCell<HashMap<String, Result<Regex, String>>>,
+    compiled: Option<Arc<Patterns>>,
+    patterns: RefCell<Patterns>,
 }
 
 /// JSON kind names as kube-openapi reports them.
@@ -240,7 +287,17 @@ impl SchemaValidator {
     pub fn new(version: KubeVersion) -> SchemaValidator {
         SchemaValidator {
             version,
+            compiled: None,
             patterns: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// A validator that looks patterns up in `compiled` (see [`compile_patterns`]) before
+    /// compiling them itself.
+    pub fn with_patterns(version: KubeVersion, compiled: Arc<Patterns>) -> SchemaValidator {
+        SchemaValidator {
+            compiled: Some(compiled),
+            ..SchemaValidator::new(version)
         }
     }
 
@@ -602,8 +659,15 @@ impl SchemaValidator {
         }
     }
 
-    /// Go `regexp.MatchString` (unanchored) with a per-validator cache of compiled patterns.
+    /// Go `regexp.MatchString` (unanchored), the pattern taken from the patterns compiled
+    /// beforehand, else from the validator's own cache.
     fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, String> {
+        if let Some(re) = self.compiled.as_ref().and_then(|c| c.get(pattern)) {
+            return match re {
+                Ok(re) => Ok(re.is_match(s)),
+                Err(e) => Err(e.clone()),
+            };
+        }
         let mut cache = self.patterns.borrow_mut();
         let re = cache
             .entry(pattern.to_string())
