@@ -236,6 +236,37 @@ pub struct JsonSchemaProps {
     pub x_validations: Vec<ValidationRule>,
 }
 
+impl JsonSchemaProps {
+    /// The schemas directly below this one, under every keyword that holds schemas
+    /// (`properties`, `patternProperties`, `definitions`, the junctors, `items`,
+    /// `additionalProperties`, `additionalItems`, `dependencies`).
+    pub fn subschemas(&self) -> impl Iterator<Item = &JsonSchemaProps> {
+        let items: &[JsonSchemaProps] = match &self.items {
+            Some(SchemaOrArray::Schema(i)) => std::slice::from_ref(i),
+            Some(SchemaOrArray::Array(a)) => a,
+            None => &[],
+        };
+        self.properties
+            .values()
+            .chain(self.pattern_properties.values())
+            .chain(self.definitions.values())
+            .chain(&self.all_of)
+            .chain(&self.any_of)
+            .chain(&self.one_of)
+            .chain(self.not.as_deref())
+            .chain(items)
+            .chain(
+                [&self.additional_properties, &self.additional_items]
+                    .into_iter()
+                    .filter_map(|b| b.as_ref().and_then(SchemaOrBool::schema)),
+            )
+            .chain(self.dependencies.values().filter_map(|d| match d {
+                SchemaOrStringArray::Schema(d) => Some(&**d),
+                SchemaOrStringArray::Properties(_) => None,
+            }))
+    }
+}
+
 /// One `x-kubernetes-validations` entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]

@@ -30,6 +30,7 @@ pub mod prepare;
 pub mod prune;
 pub mod ratchet;
 pub mod status;
+pub mod trail;
 
 #[cfg(test)]
 mod tests;
@@ -46,6 +47,7 @@ use objectmeta::{NameRule, NamespaceRule};
 use openapi::{Patterns, SchemaValidator};
 use prepare::{meta_str, set_meta};
 pub use status::Status;
+use trail::Trail;
 
 /// The detail of the error appended when a blocking error skips the CEL rules.
 pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
@@ -157,6 +159,9 @@ pub struct PreparedSchema {
     schema: JsonSchemaProps,
     /// Whether the schema has CEL rules.
     has_rules: bool,
+    /// Whether the schema has embedded resources (`x-kubernetes-embedded-resource`): without
+    /// them the walks that coerce and validate embedded resources are skipped.
+    has_embedded: bool,
     /// Its patterns, compiled.
     patterns: Arc<Patterns>,
 }
@@ -174,6 +179,7 @@ impl PreparedSchema {
             });
         PreparedSchema {
             has_rules: has_rules(&schema, 0),
+            has_embedded: any_node(&schema, &|s| s.x_embedded_resource, 0),
             patterns: Arc::new(openapi::compile_patterns(&schema)),
             schema,
         }
@@ -202,6 +208,12 @@ fn has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
         || matches!(&s.items, Some(SchemaOrArray::Schema(i)) if has_rules(i, depth + 1))
         || matches!(&s.additional_properties, Some(SchemaOrBool::Schema(a)) if has_rules(a, depth + 1))
         || s.all_of.iter().any(|p| has_rules(p, depth + 1))
+}
+
+/// Whether `pred` holds for `s` or a schema below it.
+fn any_node(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool, depth: usize) -> bool {
+    // Deeper than any walk descends (their limit is 1000): assume it holds.
+    depth > 1000 || pred(s) || s.subschemas().any(|c| any_node(c, pred, depth + 1))
 }
 
 fn meta_of(v: &Value) -> Map<String, Value> {
@@ -390,17 +402,19 @@ impl<'a> Pipeline<'a> {
             unknown.extend(prune::prune(&mut obj, self.schema(), true));
             prune::prune_nulls(&mut obj, self.schema(), 0);
         }
-        let mut embedded_unknown = Vec::new();
-        prune::coerce_embedded(
-            &mut obj,
-            self.schema(),
-            &Path::root(),
-            "",
-            &mut embedded_unknown,
-            0,
-        )
-        .map_err(|e| e.to_string())?;
-        unknown.extend(embedded_unknown);
+        if self.prepared.has_embedded {
+            let mut embedded_unknown = Vec::new();
+            let root = Path::root();
+            prune::coerce_embedded(
+                &mut obj,
+                self.schema(),
+                &Trail::Base(&root),
+                &mut embedded_unknown,
+                0,
+            )
+            .map_err(|e| e.to_string())?;
+            unknown.extend(embedded_unknown);
+        }
         prune::apply_defaults(&mut obj, self.schema(), 0);
         Ok((obj, unknown))
     }
@@ -667,7 +681,10 @@ impl<'a> Pipeline<'a> {
 
     fn embedded(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        walk_embedded(obj, self.schema(), &Path::root(), &mut errs, 0);
+        if self.prepared.has_embedded {
+            let root = Path::root();
+            walk_embedded(obj, self.schema(), &Trail::Base(&root), &mut errs, 0);
+        }
         errs
     }
 
@@ -889,7 +906,7 @@ fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>
 fn walk_embedded(
     v: &Value,
     s: &JsonSchemaProps,
-    path: &Path,
+    path: &Trail<'_>,
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
@@ -900,7 +917,7 @@ fn walk_embedded(
     match v {
         Value::Object(m) => {
             if s.x_embedded_resource {
-                errs.extend(objectmeta::validate_embedded(m, path));
+                errs.extend(objectmeta::validate_embedded(m, &path.to_path()));
             }
             for (k, child) in m {
                 if s.x_embedded_resource && k == "metadata" {
