@@ -982,6 +982,16 @@ impl SchemaValidator {
                 .map(|(_, s)| s)
                 .collect()
         };
+        // Each field's position among the declared properties (one lookup per field, not per
+        // declared property).
+        let declared: Vec<Option<usize>> = if schema.properties.is_empty() {
+            Vec::new()
+        } else {
+            map.keys()
+                .map(|k| schema.properties.get_index_of(k))
+                .collect()
+        };
+        let is_declared = |field: usize| declared.get(field).copied().flatten().is_some();
         let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut Outcome| -> bool {
             let matched = matching_patterns(k);
             for s in &matched {
@@ -992,8 +1002,8 @@ impl SchemaValidator {
         };
         match &schema.additional_properties {
             Some(SchemaOrBool::Bool(false)) => {
-                for k in map.keys() {
-                    if !schema.properties.contains_key(k) && matching_patterns(k).is_empty() {
+                for (field, k) in map.keys().enumerate() {
+                    if !is_declared(field) && matching_patterns(k).is_empty() {
                         out.push(OpenApiError {
                             kind: ErrorKind::Invalid,
                             name: path.to_string(),
@@ -1004,9 +1014,9 @@ impl SchemaValidator {
                 }
             }
             additional => {
-                for (k, v) in map {
+                for (field, (k, v)) in map.iter().enumerate() {
                     let matched = by_pattern(k, v, path, out);
-                    if schema.properties.contains_key(k) || matched {
+                    if is_declared(field) || matched {
                         continue;
                     }
                     if let Some(SchemaOrBool::Schema(s)) = additional {
@@ -1017,12 +1027,20 @@ impl SchemaValidator {
                 }
             }
         }
-        for (k, prop) in &schema.properties {
-            if let Some(v) = map.get(k) {
-                let c = corr.and_then(|c| c.property(k, true));
-                let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
-                out.merge(r);
-            }
+        // The declared properties present, in the schema's order.
+        let mut present: Vec<(usize, &str, &Value)> = declared
+            .iter()
+            .zip(map)
+            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)))
+            .collect();
+        present.sort_unstable_by_key(|&(d, _, _)| d);
+        for (d, k, v) in present {
+            let Some((_, prop)) = schema.properties.get_index(d) else {
+                continue;
+            };
+            let c = corr.and_then(|c| c.property(k, true));
+            let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
+            out.merge(r);
         }
         for req in &schema.required {
             if !map.contains_key(req) {
