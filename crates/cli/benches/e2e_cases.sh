@@ -7,14 +7,9 @@
 #   crates/cli/benches/e2e_cases.sh [CASES]   (default ../shared/oracle/cases_gw.yaml)
 #   env: KCEL (default target/release/kcel), PROBE, REPEAT (5), RUNS (5)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-shared=${KCEL_SHARED:-$root/../shared}
+source "$(dirname "$0")/common.sh"
 cases=${1:-$shared/oracle/cases_gw.yaml}
-kcel=${KCEL:-$root/target/release/kcel}
 repeat=${REPEAT:-5}
-runs=${RUNS:-5}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # The file's `cases:` list (top-level key, cases named by `  name:` lines) repeated, each copy's
 # names prefixed with its number, then the rest of the file (`crds:`).
@@ -31,23 +26,10 @@ end=${end:-$(wc -l < "$cases")}
 } > "$input"
 echo "$(grep -c '^  name: ' "$input") cases in $input ($(wc -c < "$input") bytes)"
 
-# The median wall time of `$@` over $runs runs (output discarded; a failing run still counts).
-median() {
-  local times=()
-  for _ in $(seq 1 "$runs"); do
-    local start end
-    start=$(date +%s%N)
-    "$@" > /dev/null 2>&1 || true
-    end=$(date +%s%N)
-    times+=("$(( (end - start) / 1000 ))")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p" | awk '{ printf "%.3f", $1 / 1e6 }'
-}
-
-k=$(median "$kcel" test "$input")
+k=$(median_us "$kcel" test "$input" | awk '{ printf "%.3f", $1 / 1e6 }')
 echo "kcel test: ${k}s"
 if [ -n "${PROBE:-}" ]; then
-  p=$(median "$PROBE" "$input")
+  p=$(median_us "$PROBE" "$input" | awk '{ printf "%.3f", $1 / 1e6 }')
   echo "probe:     ${p}s"
   awk -v k="$k" -v p="$p" 'BEGIN { printf "probe / kcel: %.2f\n", p / k }'
 fi

@@ -7,14 +7,10 @@
 #
 #   crates/cli/benches/validate_throughput.sh        env: KCEL, COUNT (50000), RUNS (3), JOBS
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-shared=${KCEL_SHARED:-$root/../shared}
+RUNS=${RUNS:-3}
+source "$(dirname "$0")/common.sh"
 gw=$shared/corpora/gateway-api
-kcel=${KCEL:-$root/target/release/kcel}
 count=${COUNT:-50000}
-runs=${RUNS:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 docs=$tmp/documents.yaml
 python3 - "$gw/examples/standard" "$count" > "$docs" <<'PY'
@@ -45,13 +41,6 @@ pin=()
 if command -v taskset > /dev/null && [ -z "${JOBS:-}" ]; then pin=(taskset -c 0); fi
 jobs=()
 if [ -n "${JOBS:-}" ]; then jobs=(-j "$JOBS"); fi
-times=()
-for _ in $(seq 1 "$runs"); do
-  start=$(date +%s%N)
-  "${pin[@]}" "$kcel" validate "${jobs[@]}" --crd "$gw/config/crd/standard" "$docs" > "$tmp/out" 2>&1 || true
-  end=$(date +%s%N)
-  times+=("$(( (end - start) / 1000 ))")
-done
+median=$(median_us "${pin[@]}" "$kcel" validate "${jobs[@]}" --crd "$gw/config/crd/standard" "$docs")
 grep -c . "$tmp/out" | xargs echo "output lines:"
-median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
 awk -v t="$median" -v b="$bytes" 'BEGIN { printf "kcel validate: %.3fs, %.1f MB/s\n", t / 1e6, b / t }'

@@ -10,6 +10,11 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A map of a schema keyword (`properties`, `patternProperties`, `dependencies`,
+/// `definitions`), in order of appearance, hashed with `foldhash`: its keys come from the CRD,
+/// and every walk over an object looks each field up in one.
+pub type SchemaMap<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+
 /// One schema node.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
@@ -147,7 +152,7 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub properties: IndexMap<String, JsonSchemaProps>,
+    pub properties: SchemaMap<JsonSchemaProps>,
     #[serde(
         rename = "additionalProperties",
         skip_serializing_if = "Option::is_none",
@@ -159,12 +164,12 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub pattern_properties: IndexMap<String, JsonSchemaProps>,
+    pub pattern_properties: SchemaMap<JsonSchemaProps>,
     #[serde(
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub dependencies: IndexMap<String, SchemaOrStringArray>,
+    pub dependencies: SchemaMap<SchemaOrStringArray>,
     #[serde(
         rename = "additionalItems",
         skip_serializing_if = "Option::is_none",
@@ -175,7 +180,7 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub definitions: IndexMap<String, JsonSchemaProps>,
+    pub definitions: SchemaMap<JsonSchemaProps>,
     #[serde(
         rename = "externalDocs",
         skip_serializing_if = "Option::is_none",
