@@ -10,6 +10,11 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A map of a schema keyword (`properties`, `patternProperties`, `dependencies`,
+/// `definitions`), in order of appearance, hashed with `foldhash`: its keys come from the CRD,
+/// and every walk over an object looks each field up in one.
+pub type SchemaMap<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+
 /// One schema node.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
@@ -147,7 +152,7 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub properties: IndexMap<String, JsonSchemaProps>,
+    pub properties: SchemaMap<JsonSchemaProps>,
     #[serde(
         rename = "additionalProperties",
         skip_serializing_if = "Option::is_none",
@@ -159,12 +164,12 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub pattern_properties: IndexMap<String, JsonSchemaProps>,
+    pub pattern_properties: SchemaMap<JsonSchemaProps>,
     #[serde(
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub dependencies: IndexMap<String, SchemaOrStringArray>,
+    pub dependencies: SchemaMap<SchemaOrStringArray>,
     #[serde(
         rename = "additionalItems",
         skip_serializing_if = "Option::is_none",
@@ -175,7 +180,7 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
-    pub definitions: IndexMap<String, JsonSchemaProps>,
+    pub definitions: SchemaMap<JsonSchemaProps>,
     #[serde(
         rename = "externalDocs",
         skip_serializing_if = "Option::is_none",
@@ -234,6 +239,37 @@ pub struct JsonSchemaProps {
         deserialize_with = "nullable"
     )]
     pub x_validations: Vec<ValidationRule>,
+}
+
+impl JsonSchemaProps {
+    /// The schemas directly below this one, under every keyword that holds schemas
+    /// (`properties`, `patternProperties`, `definitions`, the junctors, `items`,
+    /// `additionalProperties`, `additionalItems`, `dependencies`).
+    pub fn subschemas(&self) -> impl Iterator<Item = &JsonSchemaProps> {
+        let items: &[JsonSchemaProps] = match &self.items {
+            Some(SchemaOrArray::Schema(i)) => std::slice::from_ref(i),
+            Some(SchemaOrArray::Array(a)) => a,
+            None => &[],
+        };
+        self.properties
+            .values()
+            .chain(self.pattern_properties.values())
+            .chain(self.definitions.values())
+            .chain(&self.all_of)
+            .chain(&self.any_of)
+            .chain(&self.one_of)
+            .chain(self.not.as_deref())
+            .chain(items)
+            .chain(
+                [&self.additional_properties, &self.additional_items]
+                    .into_iter()
+                    .filter_map(|b| b.as_ref().and_then(SchemaOrBool::schema)),
+            )
+            .chain(self.dependencies.values().filter_map(|d| match d {
+                SchemaOrStringArray::Schema(d) => Some(&**d),
+                SchemaOrStringArray::Properties(_) => None,
+            }))
+    }
 }
 
 /// One `x-kubernetes-validations` entry.

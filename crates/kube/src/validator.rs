@@ -4,11 +4,13 @@
 //!
 //! Each request runs kube-apiserver's custom-resource pipeline ([`crate::pipeline`]) with the CEL
 //! rules of the CRD version serving the object ([`crate::rules::CelRuleStep`]); the rules of a
-//! CRD version are compiled the first time an object needs them and kept for later requests.
+//! CRD version are compiled the first time an object needs them and kept for later requests,
+//! as is the rest of what the pipeline derives from the version's schema
+//! ([`crate::pipeline::PreparedSchema`]).
 //! CEL rules always run: there is no way to validate without them.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -19,7 +21,7 @@ use crate::error::Error;
 use crate::kubectl;
 use crate::load::load_file;
 use crate::pipeline::status::{Cause, Status};
-use crate::pipeline::{FieldValidation, Operation, Options, Pipeline, Response};
+use crate::pipeline::{FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response};
 use crate::rules::{CelRuleStep, RuleStepError};
 use crate::version::KubeVersion;
 
@@ -33,27 +35,53 @@ impl std::fmt::Display for CrdId {
     }
 }
 
-/// One CRD and the compiled rules of its versions.
+/// One CRD, the compiled rules of its versions and their prepared schemas.
 struct CrdEntry {
     crd: CustomResourceDefinition,
     /// Where it was read (`file:line`), if it was read from a file.
     location: Option<String>,
     /// The compiled rules of `crd.spec.versions[i]`, compiled on first use.
     steps: Vec<OnceLock<Result<CelRuleStep, RuleStepError>>>,
+    /// The prepared schema of `crd.spec.versions[i]`, prepared on first use.
+    schemas: Vec<OnceLock<Arc<PreparedSchema>>>,
 }
 
 impl CrdEntry {
     fn new(crd: CustomResourceDefinition, location: Option<String>) -> CrdEntry {
         let steps = crd.spec.versions.iter().map(|_| OnceLock::new()).collect();
+        let schemas = crd.spec.versions.iter().map(|_| OnceLock::new()).collect();
         CrdEntry {
             crd,
             location,
             steps,
+            schemas,
         }
+    }
+
+    /// The pipeline of `version` with its compiled rules.
+    fn pipeline(&self, version: &str, kube_version: KubeVersion) -> Result<Pipeline<'_>, Error> {
+        let (index, step) = self.indexed_step(version, kube_version)?;
+        let prepared = self.schemas[index]
+            .get_or_init(|| Arc::new(PreparedSchema::new(&self.crd.spec.versions[index])));
+        Ok(Pipeline::with_prepared(
+            &self.crd,
+            version,
+            Arc::clone(prepared),
+            Some(step),
+        )?)
     }
 
     /// The compiled rules of `version`.
     fn step(&self, version: &str, kube_version: KubeVersion) -> Result<&CelRuleStep, Error> {
+        self.indexed_step(version, kube_version).map(|(_, s)| s)
+    }
+
+    /// The index of `version` in `crd.spec.versions` and its compiled rules.
+    fn indexed_step(
+        &self,
+        version: &str,
+        kube_version: KubeVersion,
+    ) -> Result<(usize, &CelRuleStep), Error> {
         let compile = || CelRuleStep::for_version(&self.crd, version, kube_version);
         let rules_error = |source: &RuleStepError| Error::Rules {
             crd: self.crd.metadata.name.clone(),
@@ -79,6 +107,7 @@ impl CrdEntry {
         self.steps[index]
             .get_or_init(compile)
             .as_ref()
+            .map(|s| (index, s))
             .map_err(rules_error)
     }
 }
@@ -318,7 +347,7 @@ impl Verdict {
 }
 
 /// Custom-resource validation for a set of CRDs in one Kubernetes version (the crate's
-/// documentation shows it in use).
+/// documentation shows it in use). It is `Send` and `Sync`: threads can share one.
 pub struct Validator {
     kube_version: KubeVersion,
     field_validation: FieldValidation,
@@ -423,8 +452,7 @@ impl Validator {
             }
         };
         let entry = self.crds.get(id.0).ok_or(Error::UnknownCrd(id))?;
-        let step = entry.step(&version, self.kube_version)?;
-        let pipeline = Pipeline::new(&entry.crd, &version, Some(step))?;
+        let pipeline = entry.pipeline(&version, self.kube_version)?;
         let Request {
             object,
             operation,
@@ -484,5 +512,15 @@ impl Validator {
         old: Option<&CustomResourceDefinition>,
     ) -> CrdReview {
         review_crd(crd, old, self.kube_version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Threads can share a validator.
+    #[test]
+    fn validator_is_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<super::Validator>();
     }
 }

@@ -908,7 +908,7 @@ fn write_props(s: &JsonSchemaProps, out: &mut String, depth: usize) {
         }
         out.push(']');
     };
-    let map = |m: &indexmap::IndexMap<String, JsonSchemaProps>, out: &mut String| {
+    let map = |m: &crate::schema_props::SchemaMap<JsonSchemaProps>, out: &mut String| {
         if m.is_empty() {
             out.push_str("null");
             return;

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use super::trail::Trail;
 use crate::field::{BadValue, FieldError, Path, go_json};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
@@ -14,12 +15,12 @@ const MAX_DEPTH: usize = 1000;
 /// Every set and list-map uniqueness error in `value`.
 pub fn validate(path: &Path, schema: &JsonSchemaProps, value: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    walk(path, schema, value, &mut errs, 0);
+    walk(&Trail::Base(path), schema, value, &mut errs, 0);
     errs
 }
 
 fn walk(
-    path: &Path,
+    path: &Trail<'_>,
     schema: &JsonSchemaProps,
     value: &Value,
     errs: &mut Vec<FieldError>,
@@ -68,22 +69,25 @@ fn bad_value(v: &Value) -> BadValue {
     super::openapi::bad_value_of(v)
 }
 
-fn set_duplicates(path: &Path, items: &[Value], errs: &mut Vec<FieldError>) {
+fn set_duplicates(path: &Trail<'_>, items: &[Value], errs: &mut Vec<FieldError>) {
     let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
     let mut reported: HashSet<String> = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         let key = set_key(item);
         if !seen.insert(key.clone()) && reported.insert(key) {
-            errs.push(FieldError::duplicate(path.index(i), bad_value(item)));
+            errs.push(FieldError::duplicate(
+                path.index(i).to_path(),
+                bad_value(item),
+            ));
         }
     }
 }
 
-fn map_duplicates(path: &Path, keys: &[String], items: &[Value], errs: &mut Vec<FieldError>) {
+fn map_duplicates(path: &Trail<'_>, keys: &[String], items: &[Value], errs: &mut Vec<FieldError>) {
     for (i, item) in items.iter().enumerate() {
         if !matches!(item, Value::Object(_) | Value::Null) {
             errs.push(FieldError::invalid(
-                path.index(i),
+                path.index(i).to_path(),
                 bad_value(item),
                 "must be an object for an array of list-type map",
             ));
@@ -111,7 +115,7 @@ fn map_duplicates(path: &Path, keys: &[String], items: &[Value], errs: &mut Vec<
         let identity = identity.join("\u{0}");
         if !seen.insert(identity.clone()) && reported.insert(identity) {
             errs.push(FieldError::duplicate(
-                path.index(i),
+                path.index(i).to_path(),
                 BadValue::Json(Value::Object(key_map)),
             ));
         }

@@ -30,9 +30,12 @@ pub mod prepare;
 pub mod prune;
 pub mod ratchet;
 pub mod status;
+pub mod trail;
 
 #[cfg(test)]
 mod tests;
+
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -41,9 +44,10 @@ use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::schema_props::JsonSchemaProps;
 pub use crate::version::KubeVersion;
 use objectmeta::{NameRule, NamespaceRule};
-use openapi::SchemaValidator;
+use openapi::{Patterns, SchemaValidator};
 use prepare::{meta_str, set_meta};
 pub use status::Status;
+use trail::Trail;
 
 /// The detail of the error appended when a blocking error skips the CEL rules.
 pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
@@ -144,8 +148,42 @@ pub struct Response {
 pub struct Pipeline<'a> {
     crd: &'a CustomResourceDefinition,
     version: &'a CustomResourceDefinitionVersion,
-    schema: JsonSchemaProps,
+    prepared: Arc<PreparedSchema>,
     rules: Option<&'a dyn RuleValidator>,
+}
+
+/// What a [`Pipeline`] derives from its CRD version's schema, built once and shared by the
+/// pipelines of that version ([`Pipeline::with_prepared`]).
+pub struct PreparedSchema {
+    /// The version's `openAPIV3Schema`, else an object preserving unknown fields.
+    schema: JsonSchemaProps,
+    /// Whether the schema has CEL rules.
+    has_rules: bool,
+    /// Whether the schema has embedded resources (`x-kubernetes-embedded-resource`): without
+    /// them the walks that coerce and validate embedded resources are skipped.
+    has_embedded: bool,
+    /// Its patterns, compiled.
+    patterns: Arc<Patterns>,
+}
+
+impl PreparedSchema {
+    /// The prepared schema of `version`.
+    pub fn new(version: &CustomResourceDefinitionVersion) -> PreparedSchema {
+        let schema = version
+            .open_api_v3_schema()
+            .cloned()
+            .unwrap_or_else(|| JsonSchemaProps {
+                type_: Some("object".into()),
+                x_preserve_unknown_fields: Some(true),
+                ..JsonSchemaProps::default()
+            });
+        PreparedSchema {
+            has_rules: has_rules(&schema, 0),
+            has_embedded: any_node(&schema, &|s| s.x_embedded_resource, 0),
+            patterns: Arc::new(openapi::compile_patterns(&schema)),
+            schema,
+        }
+    }
 }
 
 /// Why a pipeline cannot be built.
@@ -170,6 +208,12 @@ fn has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
         || matches!(&s.items, Some(SchemaOrArray::Schema(i)) if has_rules(i, depth + 1))
         || matches!(&s.additional_properties, Some(SchemaOrBool::Schema(a)) if has_rules(a, depth + 1))
         || s.all_of.iter().any(|p| has_rules(p, depth + 1))
+}
+
+/// Whether `pred` holds for `s` or a schema below it.
+fn any_node(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool, depth: usize) -> bool {
+    // Deeper than any walk descends (their limit is 1000): assume it holds.
+    depth > 1000 || pred(s) || s.subschemas().any(|c| any_node(c, pred, depth + 1))
 }
 
 fn meta_of(v: &Value) -> Map<String, Value> {
@@ -281,26 +325,49 @@ impl<'a> Pipeline<'a> {
         version: &str,
         rules: Option<&'a dyn RuleValidator>,
     ) -> Result<Pipeline<'a>, PipelineError> {
-        let v = crd.version(version).ok_or_else(|| {
+        let v = Self::crd_version(crd, version)?;
+        Ok(Pipeline {
+            crd,
+            version: v,
+            prepared: Arc::new(PreparedSchema::new(v)),
+            rules,
+        })
+    }
+
+    /// The pipeline for version `version` of `crd` with `prepared`, which must be
+    /// [`PreparedSchema::new`] of that version.
+    pub fn with_prepared(
+        crd: &'a CustomResourceDefinition,
+        version: &str,
+        prepared: Arc<PreparedSchema>,
+        rules: Option<&'a dyn RuleValidator>,
+    ) -> Result<Pipeline<'a>, PipelineError> {
+        Ok(Pipeline {
+            crd,
+            version: Self::crd_version(crd, version)?,
+            prepared,
+            rules,
+        })
+    }
+
+    fn crd_version(
+        crd: &'a CustomResourceDefinition,
+        version: &str,
+    ) -> Result<&'a CustomResourceDefinitionVersion, PipelineError> {
+        crd.version(version).ok_or_else(|| {
             PipelineError(format!(
                 "CRD {} has no version {version:?}",
                 crd.metadata.name
             ))
-        })?;
-        let schema = v
-            .open_api_v3_schema()
-            .cloned()
-            .unwrap_or_else(|| JsonSchemaProps {
-                type_: Some("object".into()),
-                x_preserve_unknown_fields: Some(true),
-                ..JsonSchemaProps::default()
-            });
-        Ok(Pipeline {
-            crd,
-            version: v,
-            schema,
-            rules,
         })
+    }
+
+    fn schema(&self) -> &JsonSchemaProps {
+        &self.prepared.schema
+    }
+
+    fn schema_validator(&self, kv: KubeVersion) -> SchemaValidator {
+        SchemaValidator::with_patterns(kv, Arc::clone(&self.prepared.patterns))
     }
 
     fn kind(&self) -> &str {
@@ -312,7 +379,7 @@ impl<'a> Pipeline<'a> {
     }
 
     fn status_schema(&self) -> Option<&JsonSchemaProps> {
-        self.schema.properties.get("status")
+        self.schema().properties.get("status")
     }
 
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
@@ -332,21 +399,23 @@ impl<'a> Pipeline<'a> {
             root.insert("metadata".into(), Value::Object(d.meta));
         }
         if !self.crd.spec.preserve_unknown_fields {
-            unknown.extend(prune::prune(&mut obj, &self.schema, true));
-            prune::prune_nulls(&mut obj, &self.schema, 0);
+            unknown.extend(prune::prune(&mut obj, self.schema(), true));
+            prune::prune_nulls(&mut obj, self.schema(), 0);
         }
-        let mut embedded_unknown = Vec::new();
-        prune::coerce_embedded(
-            &mut obj,
-            &self.schema,
-            &Path::root(),
-            "",
-            &mut embedded_unknown,
-            0,
-        )
-        .map_err(|e| e.to_string())?;
-        unknown.extend(embedded_unknown);
-        prune::apply_defaults(&mut obj, &self.schema, 0);
+        if self.prepared.has_embedded {
+            let mut embedded_unknown = Vec::new();
+            let root = Path::root();
+            prune::coerce_embedded(
+                &mut obj,
+                self.schema(),
+                &Trail::Base(&root),
+                &mut embedded_unknown,
+                0,
+            )
+            .map_err(|e| e.to_string())?;
+            unknown.extend(embedded_unknown);
+        }
+        prune::apply_defaults(&mut obj, self.schema(), 0);
         Ok((obj, unknown))
     }
 
@@ -573,8 +642,8 @@ impl<'a> Pipeline<'a> {
     }
 
     fn openapi(&self, obj: &Value, old: Option<&Value>, kv: KubeVersion) -> Vec<FieldError> {
-        let v = SchemaValidator::new(kv);
-        v.validate(obj, &self.schema, "", old)
+        let v = self.schema_validator(kv);
+        v.validate(obj, self.schema(), "", old)
             .errors
             .iter()
             .map(|e| e.to_field_error(&Path::root()))
@@ -612,7 +681,10 @@ impl<'a> Pipeline<'a> {
 
     fn embedded(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        walk_embedded(obj, &self.schema, &Path::root(), &mut errs, 0);
+        if self.prepared.has_embedded {
+            let root = Path::root();
+            walk_embedded(obj, self.schema(), &Trail::Base(&root), &mut errs, 0);
+        }
         errs
     }
 
@@ -626,7 +698,7 @@ impl<'a> Pipeline<'a> {
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
     ) -> bool {
-        if !has_rules(&self.schema, 0) {
+        if !self.prepared.has_rules {
             return false;
         }
         if errs.iter().any(is_blocking) {
@@ -642,7 +714,7 @@ impl<'a> Pipeline<'a> {
             return true;
         };
         let out = rules.validate(&RuleRequest {
-            schema: &self.schema,
+            schema: self.schema(),
             object: obj,
             old_object: old,
             ratcheting: ratcheting && old.is_some(),
@@ -678,7 +750,7 @@ impl<'a> Pipeline<'a> {
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
         errs.extend(self.embedded(obj));
-        errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
+        errs.extend(listtype::validate(&Path::root(), self.schema(), obj));
         let skipped = self.rules_step(obj, None, false, kv, errs, warnings);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_object_meta(
@@ -746,8 +818,8 @@ impl<'a> Pipeline<'a> {
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
         errs.extend(self.embedded(obj));
-        if listtype::validate(&Path::root(), &self.schema, old).is_empty() {
-            errs.extend(listtype::validate(&Path::root(), &self.schema, obj));
+        if listtype::validate(&Path::root(), self.schema(), old).is_empty() {
+            errs.extend(listtype::validate(&Path::root(), self.schema(), obj));
         }
         let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
         if errs.is_empty() {
@@ -769,7 +841,7 @@ impl<'a> Pipeline<'a> {
             return false;
         }
         if let (Some(status_schema), Some(status)) = (self.status_schema(), obj.get("status")) {
-            let v = SchemaValidator::new(kv);
+            let v = self.schema_validator(kv);
             let base = Path::new("status");
             let old_status = old.get("status");
             let out = match old_status.filter(|_| ratcheting) {
@@ -782,8 +854,8 @@ impl<'a> Pipeline<'a> {
             errs.extend(out.errors.iter().map(|e| e.to_field_error(&base)));
         }
         self.scale_status(obj, errs);
-        let new_lt = listtype::validate(&Path::root(), &self.schema, obj);
-        if !new_lt.is_empty() && listtype::validate(&Path::root(), &self.schema, old).is_empty() {
+        let new_lt = listtype::validate(&Path::root(), self.schema(), obj);
+        if !new_lt.is_empty() && listtype::validate(&Path::root(), self.schema(), old).is_empty() {
             errs.extend(new_lt);
         }
         self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings)
@@ -834,7 +906,7 @@ fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>
 fn walk_embedded(
     v: &Value,
     s: &JsonSchemaProps,
-    path: &Path,
+    path: &Trail<'_>,
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
@@ -845,7 +917,7 @@ fn walk_embedded(
     match v {
         Value::Object(m) => {
             if s.x_embedded_resource {
-                errs.extend(objectmeta::validate_embedded(m, path));
+                errs.extend(objectmeta::validate_embedded(m, &path.to_path()));
             }
             for (k, child) in m {
                 if s.x_embedded_resource && k == "metadata" {

@@ -16,6 +16,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use cel::go::regexp::Regex;
 use serde_json::{Map, Value};
@@ -135,10 +136,35 @@ impl Outcome {
     }
 }
 
-/// A kube-openapi schema validator for one Kubernetes version. Holds compiled patterns.
+/// Compiled `pattern`s by their text (the compile error's text for a pattern that does not
+/// compile).
+pub type Patterns = HashMap<String, Result<Regex, String>>;
+
+/// Every `pattern` of `schema` and of the schemas below it, compiled.
+pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
+    fn walk(s: &JsonSchemaProps, out: &mut Patterns, depth: usize) {
+        if depth > MAX_VALUE_DEPTH {
+            return;
+        }
+        if let Some(p) = &s.pattern {
+            out.entry(p.clone())
+                .or_insert_with(|| Regex::new(p).map_err(|e| e.to_string()));
+        }
+        for c in s.subschemas() {
+            walk(c, out, depth + 1);
+        }
+    }
+    let mut out = Patterns::new();
+    walk(schema, &mut out, 0);
+    out
+}
+
+/// A kube-openapi schema validator for one Kubernetes version. Holds compiled patterns: those
+/// compiled beforehand ([`SchemaValidator::with_patterns`]) and those it compiles itself.
 pub struct SchemaValidator {
     version: KubeVersion,
-    patterns: RefCell<HashMap<String, Result<Regex, String>>>,
+    compiled: Option<Arc<Patterns>>,
+    patterns: RefCell<Patterns>,
 }
 
 /// JSON kind names as kube-openapi reports them.
@@ -236,11 +262,42 @@ fn child_path(path: &str, key: &str) -> String {
     }
 }
 
+/// One step below a node, appended to the path being walked.
+enum Step<'k> {
+    /// `.key` (no dot at the root).
+    Key(&'k str),
+    /// `[i]`.
+    Index(usize),
+}
+
+/// The types a schema accepts: one, two (`x-kubernetes-int-or-string` is `integer,string`) or
+/// none.
+struct Types<'s> {
+    names: [&'s str; 2],
+    len: usize,
+}
+
+impl<'s> Types<'s> {
+    fn as_slice(&self) -> &[&'s str] {
+        &self.names[..self.len]
+    }
+}
+
 impl SchemaValidator {
     pub fn new(version: KubeVersion) -> SchemaValidator {
         SchemaValidator {
             version,
+            compiled: None,
             patterns: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// A validator that looks patterns up in `compiled` (see [`compile_patterns`]) before
+    /// compiling them itself.
+    pub fn with_patterns(version: KubeVersion, compiled: Arc<Patterns>) -> SchemaValidator {
+        SchemaValidator {
+            compiled: Some(compiled),
+            ..SchemaValidator::new(version)
         }
     }
 
@@ -254,7 +311,7 @@ impl SchemaValidator {
         old: Option<&Value>,
     ) -> Outcome {
         let corr = old.map(Correlation::root);
-        self.node(value, schema, path, corr.as_ref(), 0)
+        self.node(value, schema, &mut path.to_string(), corr.as_ref(), 0)
     }
 
     /// Validates a node correlated with an old value (ratcheting below a resource root, e.g.
@@ -266,17 +323,55 @@ impl SchemaValidator {
         path: &str,
         corr: &Correlation<'_>,
     ) -> Outcome {
-        self.node(value, schema, path, Some(corr), 0)
+        self.node(value, schema, &mut path.to_string(), Some(corr), 0)
+    }
+
+    /// [`SchemaValidator::node`] for the child `step` of the node at `path`; `path` is
+    /// restored afterwards.
+    fn child(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &mut String,
+        step: Step<'_>,
+        corr: Option<&Correlation<'_>>,
+        depth: usize,
+    ) -> Outcome {
+        let len = path.len();
+        match step {
+            Step::Key(k) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Step::Index(i) => {
+                use std::fmt::Write;
+                let _ = write!(path, "[{i}]");
+            }
+        }
+        let out = self.node(value, schema, path, corr, depth + 1);
+        path.truncate(len);
+        out
     }
 
     /// The types a schema accepts (`x-kubernetes-int-or-string` is `integer,string`).
-    fn types(schema: &JsonSchemaProps) -> Vec<&str> {
+    fn types(schema: &JsonSchemaProps) -> Types<'_> {
         if schema.x_int_or_string {
-            return vec!["integer", "string"];
+            return Types {
+                names: ["integer", "string"],
+                len: 2,
+            };
         }
         match schema.type_.as_deref() {
-            Some(t) if !t.is_empty() => vec![t],
-            _ => Vec::new(),
+            Some(t) if !t.is_empty() => Types {
+                names: [t, ""],
+                len: 1,
+            },
+            _ => Types {
+                names: ["", ""],
+                len: 0,
+            },
         }
     }
 
@@ -303,11 +398,13 @@ impl SchemaValidator {
         }
     }
 
+    /// Validates the node at `path` (the walk's path buffer: children append their step and
+    /// restore it).
     fn node(
         &self,
         value: &Value,
         schema: &JsonSchemaProps,
-        path: &str,
+        path: &mut String,
         corr: Option<&Correlation<'_>>,
         depth: usize,
     ) -> Outcome {
@@ -328,7 +425,7 @@ impl SchemaValidator {
             self.check_enum(value, schema, path, &mut out);
         } else {
             // Every validator that applies, in `NewSchemaValidator`'s order, counts one match.
-            if !Self::types(schema).is_empty() || !format.is_empty() {
+            if Self::types(schema).len > 0 || !format.is_empty() {
                 self.check_type(value, schema, format, path, &mut out);
                 out.matches += 1;
             }
@@ -389,6 +486,7 @@ impl SchemaValidator {
         out: &mut Outcome,
     ) {
         let types = Self::types(schema);
+        let types = types.as_slice();
         let invalid = |expected: String, actual: &str| OpenApiError {
             kind: ErrorKind::TypeInvalid,
             name: path.to_string(),
@@ -440,11 +538,11 @@ impl SchemaValidator {
         &self,
         value: &Value,
         schema: &JsonSchemaProps,
-        path: &str,
+        path: &mut String,
         depth: usize,
         out: &mut Outcome,
     ) {
-        let quoted = crate::gofmt::quote(path);
+        let quoted = |path: &str| crate::gofmt::quote(path);
         if !schema.any_of.is_empty() {
             let mut best: Option<Outcome> = None;
             let mut success: Option<Outcome> = None;
@@ -462,7 +560,7 @@ impl SchemaValidator {
             if success.is_none() {
                 out.push(plain(
                     path,
-                    format!("{quoted} must validate at least one schema (anyOf)"),
+                    format!("{} must validate at least one schema (anyOf)", quoted(path)),
                 ));
             }
             if let Some(b) = best {
@@ -497,7 +595,10 @@ impl SchemaValidator {
                 };
                 out.push(plain(
                     path,
-                    format!("{quoted} must validate one and only one schema (oneOf). {extra}"),
+                    format!(
+                        "{} must validate one and only one schema (oneOf). {extra}",
+                        quoted(path)
+                    ),
                 ));
                 if let Some(b) = best {
                     out.merge(b);
@@ -526,7 +627,10 @@ impl SchemaValidator {
                 };
                 out.push(plain(
                     path,
-                    format!("{quoted} must validate all the schemas (allOf){suffix}"),
+                    format!(
+                        "{} must validate all the schemas (allOf){suffix}",
+                        quoted(path)
+                    ),
                 ));
             }
         }
@@ -535,7 +639,7 @@ impl SchemaValidator {
             if r.is_valid() {
                 out.push(plain(
                     path,
-                    format!("{quoted} must not validate the schema (not)"),
+                    format!("{} must not validate the schema (not)", quoted(path)),
                 ));
             }
         }
@@ -544,12 +648,16 @@ impl SchemaValidator {
             for key in map.keys() {
                 match schema.dependencies.get(key) {
                     Some(SchemaOrStringArray::Schema(dep)) => {
-                        let r = self.node(value, dep, &format!("{path}.{key}"), None, depth + 1);
+                        let mut dep_path = format!("{path}.{key}");
+                        let r = self.node(value, dep, &mut dep_path, None, depth + 1);
                         out.merge(r);
                     }
                     Some(SchemaOrStringArray::Properties(props)) => {
                         for p in props.iter().filter(|p| !map.contains_key(*p)) {
-                            out.push(plain(path, format!("{quoted} has a dependency on {p}")));
+                            out.push(plain(
+                                path,
+                                format!("{} has a dependency on {p}", quoted(path)),
+                            ));
                         }
                     }
                     None => {}
@@ -602,8 +710,15 @@ impl SchemaValidator {
         }
     }
 
-    /// Go `regexp.MatchString` (unanchored) with a per-validator cache of compiled patterns.
+    /// Go `regexp.MatchString` (unanchored), the pattern taken from the patterns compiled
+    /// beforehand, else from the validator's own cache.
     fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, String> {
+        if let Some(re) = self.compiled.as_ref().and_then(|c| c.get(pattern)) {
+            return match re {
+                Ok(re) => Ok(re.is_match(s)),
+                Err(e) => Err(e.clone()),
+            };
+        }
         let mut cache = self.patterns.borrow_mut();
         let re = cache
             .entry(pattern.to_string())
@@ -739,7 +854,7 @@ impl SchemaValidator {
         &self,
         items: &[Value],
         schema: &JsonSchemaProps,
-        path: &str,
+        path: &mut String,
         corr: Option<&Correlation<'_>>,
         depth: usize,
         out: &mut Outcome,
@@ -755,26 +870,26 @@ impl SchemaValidator {
                             None
                         }
                     });
-                    let r = self.node(
+                    let r = self.child(
                         item,
                         item_schema,
-                        &format!("{path}[{i}]"),
+                        path,
+                        Step::Index(i),
                         child_corr.as_ref(),
-                        depth + 1,
+                        depth,
                     );
                     out.merge(r);
                 }
             }
             Some(SchemaOrArray::Array(tuple)) => {
                 for (i, item) in items.iter().enumerate() {
-                    let p = format!("{path}[{i}]");
                     if let Some(s) = tuple.get(i) {
-                        let r = self.node(item, s, &p, None, depth + 1);
+                        let r = self.child(item, s, path, Step::Index(i), None, depth);
                         out.merge(r);
                     } else {
                         match &schema.additional_items {
                             Some(SchemaOrBool::Schema(s)) => {
-                                let r = self.node(item, s, &p, None, depth + 1);
+                                let r = self.child(item, s, path, Step::Index(i), None, depth);
                                 out.merge(r);
                             }
                             Some(SchemaOrBool::Bool(false)) => {
@@ -847,7 +962,7 @@ impl SchemaValidator {
         &self,
         map: &Map<String, Value>,
         schema: &JsonSchemaProps,
-        path: &str,
+        path: &mut String,
         corr: Option<&Correlation<'_>>,
         depth: usize,
         out: &mut Outcome,
@@ -867,18 +982,28 @@ impl SchemaValidator {
                 .map(|(_, s)| s)
                 .collect()
         };
-        let by_pattern = |k: &str, v: &Value, out: &mut Outcome| -> bool {
+        // Each field's position among the declared properties (one lookup per field, not per
+        // declared property).
+        let declared: Vec<Option<usize>> = if schema.properties.is_empty() {
+            Vec::new()
+        } else {
+            map.keys()
+                .map(|k| schema.properties.get_index_of(k))
+                .collect()
+        };
+        let is_declared = |field: usize| declared.get(field).copied().flatten().is_some();
+        let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut Outcome| -> bool {
             let matched = matching_patterns(k);
             for s in &matched {
-                let r = self.node(v, s, &child_path(path, k), None, depth + 1);
+                let r = self.child(v, s, path, Step::Key(k), None, depth);
                 out.merge(r);
             }
             !matched.is_empty()
         };
         match &schema.additional_properties {
             Some(SchemaOrBool::Bool(false)) => {
-                for k in map.keys() {
-                    if !schema.properties.contains_key(k) && matching_patterns(k).is_empty() {
+                for (field, k) in map.keys().enumerate() {
+                    if !is_declared(field) && matching_patterns(k).is_empty() {
                         out.push(OpenApiError {
                             kind: ErrorKind::Invalid,
                             name: path.to_string(),
@@ -889,25 +1014,33 @@ impl SchemaValidator {
                 }
             }
             additional => {
-                for (k, v) in map {
-                    let matched = by_pattern(k, v, out);
-                    if schema.properties.contains_key(k) || matched {
+                for (field, (k, v)) in map.iter().enumerate() {
+                    let matched = by_pattern(k, v, path, out);
+                    if is_declared(field) || matched {
                         continue;
                     }
                     if let Some(SchemaOrBool::Schema(s)) = additional {
                         let c = corr.and_then(|c| c.property(k, true));
-                        let r = self.node(v, s, &child_path(path, k), c.as_ref(), depth + 1);
+                        let r = self.child(v, s, path, Step::Key(k), c.as_ref(), depth);
                         out.merge(r);
                     }
                 }
             }
         }
-        for (k, prop) in &schema.properties {
-            if let Some(v) = map.get(k) {
-                let c = corr.and_then(|c| c.property(k, true));
-                let r = self.node(v, prop, &child_path(path, k), c.as_ref(), depth + 1);
-                out.merge(r);
-            }
+        // The declared properties present, in the schema's order.
+        let mut present: Vec<(usize, &str, &Value)> = declared
+            .iter()
+            .zip(map)
+            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)))
+            .collect();
+        present.sort_unstable_by_key(|&(d, _, _)| d);
+        for (d, k, v) in present {
+            let Some((_, prop)) = schema.properties.get_index(d) else {
+                continue;
+            };
+            let c = corr.and_then(|c| c.property(k, true));
+            let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
+            out.merge(r);
         }
         for req in &schema.required {
             if !map.contains_key(req) {
@@ -922,9 +1055,9 @@ impl SchemaValidator {
         }
         if !schema.pattern_properties.is_empty() {
             for (k, v) in map {
-                let matched = by_pattern(k, v, out);
+                let matched = by_pattern(k, v, path, out);
                 if matched && !schema.properties.contains_key(k) {
-                    by_pattern(k, v, out);
+                    by_pattern(k, v, path, out);
                 }
             }
         }

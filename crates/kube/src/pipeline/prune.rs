@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::decode::decode_object_meta;
+use super::trail::Trail;
 use crate::field::{BadValue, FieldError, Path};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
@@ -31,19 +32,12 @@ fn additional(s: &JsonSchemaProps) -> Option<Option<&JsonSchemaProps>> {
     }
 }
 
-fn join(path: &str, k: &str) -> String {
-    if path.is_empty() {
-        k.to_string()
-    } else {
-        format!("{path}.{k}")
-    }
-}
-
 /// Removes every field the schema does not describe; returns the pruned paths, sorted.
 /// `root`: the resource root (`apiVersion`, `kind`, `metadata` are kept).
 pub fn prune(v: &mut Value, s: &JsonSchemaProps, root: bool) -> Vec<String> {
     let mut pruned = Vec::new();
-    prune_node(v, Some(s), root, "", &mut pruned, 0);
+    let base = Path::root();
+    prune_node(v, Some(s), root, &Trail::Base(&base), &mut pruned, 0);
     pruned.sort();
     pruned
 }
@@ -52,7 +46,7 @@ fn prune_node(
     v: &mut Value,
     s: Option<&JsonSchemaProps>,
     resource_root: bool,
-    path: &str,
+    path: &Trail<'_>,
     pruned: &mut Vec<String>,
     depth: usize,
 ) {
@@ -69,7 +63,7 @@ fn prune_node(
         Value::Object(m) => {
             let Some(s) = s else {
                 for k in m.keys() {
-                    pruned.push(join(path, k));
+                    pruned.push(path.child(k).text());
                 }
                 m.clear();
                 return;
@@ -81,11 +75,11 @@ fn prune_node(
                     continue;
                 }
                 if let Some(prop) = s.properties.get(k) {
-                    prune_node(child, Some(prop), false, &join(path, k), pruned, depth + 1);
+                    prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
                 } else if let Some(ap) = additional(s) {
-                    prune_node(child, ap, false, &join(path, k), pruned, depth + 1);
+                    prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
                 } else {
-                    pruned.push(join(path, k));
+                    pruned.push(path.child(k).text());
                     remove.push(k.clone());
                 }
             }
@@ -96,14 +90,7 @@ fn prune_node(
         Value::Array(a) => {
             let item_schema = s.and_then(items);
             for (i, x) in a.iter_mut().enumerate() {
-                prune_node(
-                    x,
-                    item_schema,
-                    false,
-                    &format!("{path}[{i}]"),
-                    pruned,
-                    depth + 1,
-                );
+                prune_node(x, item_schema, false, &path.index(i), pruned, depth + 1);
             }
         }
         _ => {}
@@ -114,7 +101,7 @@ fn skip_prune(
     v: &mut Value,
     s: &JsonSchemaProps,
     resource_root: bool,
-    path: &str,
+    path: &Trail<'_>,
     pruned: &mut Vec<String>,
     depth: usize,
 ) {
@@ -129,23 +116,16 @@ fn skip_prune(
                     continue;
                 }
                 if let Some(prop) = s.properties.get(k) {
-                    prune_node(child, Some(prop), false, &join(path, k), pruned, depth + 1);
+                    prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
                 } else if let Some(ap) = additional(s) {
-                    prune_node(child, ap, false, &join(path, k), pruned, depth + 1);
+                    prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
                 }
             }
         }
         Value::Array(a) => {
             if let Some(item_schema) = items(s) {
                 for (i, x) in a.iter_mut().enumerate() {
-                    skip_prune(
-                        x,
-                        item_schema,
-                        false,
-                        &format!("{path}[{i}]"),
-                        pruned,
-                        depth + 1,
-                    );
+                    skip_prune(x, item_schema, false, &path.index(i), pruned, depth + 1);
                 }
             }
         }
@@ -197,7 +177,15 @@ fn served_default(s: &JsonSchemaProps) -> Option<Value> {
     if d.is_null() {
         return None;
     }
-    prune_node(&mut d, Some(s), false, "", &mut Vec::new(), 0);
+    let base = Path::root();
+    prune_node(
+        &mut d,
+        Some(s),
+        false,
+        &Trail::Base(&base),
+        &mut Vec::new(),
+        0,
+    );
     Some(d)
 }
 
@@ -252,8 +240,7 @@ pub fn apply_defaults(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
 pub fn coerce_embedded(
     v: &mut Value,
     s: &JsonSchemaProps,
-    path: &Path,
-    text_path: &str,
+    path: &Trail<'_>,
     unknown: &mut Vec<String>,
     depth: usize,
 ) -> Result<(), Box<FieldError>> {
@@ -263,7 +250,7 @@ pub fn coerce_embedded(
     match v {
         Value::Object(m) => {
             if s.x_embedded_resource {
-                coerce_embedded_meta(m, path, text_path, unknown)?;
+                coerce_embedded_meta(m, path, unknown)?;
             }
             for (k, child) in m.iter_mut() {
                 if s.x_embedded_resource && matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
@@ -271,37 +258,16 @@ pub fn coerce_embedded(
                     continue;
                 }
                 if let Some(prop) = s.properties.get(k) {
-                    coerce_embedded(
-                        child,
-                        prop,
-                        &path.child(k),
-                        &join(text_path, k),
-                        unknown,
-                        depth + 1,
-                    )?;
+                    coerce_embedded(child, prop, &path.child(k), unknown, depth + 1)?;
                 } else if let Some(Some(ap)) = additional(s) {
-                    coerce_embedded(
-                        child,
-                        ap,
-                        &path.key(k),
-                        &join(text_path, k),
-                        unknown,
-                        depth + 1,
-                    )?;
+                    coerce_embedded(child, ap, &path.key(k), unknown, depth + 1)?;
                 }
             }
         }
         Value::Array(a) => {
             if let Some(is) = items(s) {
                 for (i, x) in a.iter_mut().enumerate() {
-                    coerce_embedded(
-                        x,
-                        is,
-                        &path.index(i),
-                        &format!("{text_path}[{i}]"),
-                        unknown,
-                        depth + 1,
-                    )?;
+                    coerce_embedded(x, is, &path.index(i), unknown, depth + 1)?;
                 }
             }
         }
@@ -312,8 +278,7 @@ pub fn coerce_embedded(
 
 fn coerce_embedded_meta(
     m: &mut Map<String, Value>,
-    path: &Path,
-    text_path: &str,
+    path: &Trail<'_>,
     unknown: &mut Vec<String>,
 ) -> Result<(), Box<FieldError>> {
     for k in ["apiVersion", "kind"] {
@@ -321,21 +286,21 @@ fn coerce_embedded_meta(
             && !x.is_string()
         {
             return Err(Box::new(FieldError::invalid(
-                path.child(k),
+                path.to_path().child(k),
                 super::openapi::bad_value_of(x),
                 "must be a string",
             )));
         }
     }
     if let Some(meta) = m.get("metadata") {
-        match decode_object_meta(meta, text_path) {
+        match decode_object_meta(meta, &path.text()) {
             Ok(d) => {
                 unknown.extend(d.unknown);
                 m.insert("metadata".into(), Value::Object(d.meta));
             }
             Err(e) => {
                 return Err(Box::new(FieldError::invalid(
-                    path.child("metadata"),
+                    path.to_path().child("metadata"),
                     BadValue::Json(meta.clone()),
                     e,
                 )));

@@ -52,8 +52,9 @@ pub enum Json {
     Object(Arc<JsonObject>),
 }
 
-/// The entries of a JSON object, in document order.
-pub type JsonObject = IndexMap<Arc<str>, Json>;
+/// The entries of a JSON object, in document order, hashed with `foldhash` (randomly seeded per
+/// process): every object of a document is built into one and rules look fields up in them.
+pub type JsonObject = IndexMap<Arc<str>, Json, foldhash::fast::RandomState>;
 
 /// Why a JSON value could not be read with its schema (Kubernetes' message text).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,7 +173,7 @@ impl Converter {
                     .into(),
             ),
             serde_json::Value::Object(m) => {
-                let mut out = JsonObject::with_capacity(m.len());
+                let mut out = JsonObject::with_capacity_and_hasher(m.len(), Default::default());
                 for (position, (k, x)) in m.iter().enumerate() {
                     let key = self.key(depth, position, k);
                     out.insert(key, self.convert(x, depth + 1)?);
