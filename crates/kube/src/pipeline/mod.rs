@@ -140,6 +140,24 @@ pub struct Response {
     pub rules_skipped: bool,
 }
 
+/// The 400 BadRequest of a body that cannot be decoded into `kind` of `version`
+/// (`transformDecodeError`).
+pub(crate) fn bad_request(kind: &str, version: &str, e: String) -> Response {
+    Response {
+        duplicate_fields: Vec::new(),
+        unknown_fields: Vec::new(),
+        status: Status::failure(
+            400,
+            "BadRequest",
+            format!("{kind} in version {version:?} cannot be handled as a {kind}: {e}"),
+        ),
+        decode_error: Some(e),
+        object: None,
+        warnings: Vec::new(),
+        rules_skipped: false,
+    }
+}
+
 /// A configured pipeline for one CRD version.
 pub struct Pipeline<'a> {
     crd: &'a CustomResourceDefinition,
@@ -366,23 +384,7 @@ impl<'a> Pipeline<'a> {
     }
 
     fn bad_request(&self, e: String) -> Response {
-        Response {
-            duplicate_fields: Vec::new(),
-            unknown_fields: Vec::new(),
-            status: Status::failure(
-                400,
-                "BadRequest",
-                format!(
-                    "{kind} in version {v:?} cannot be handled as a {kind}: {e}",
-                    kind = self.kind(),
-                    v = self.version.name
-                ),
-            ),
-            decode_error: Some(e),
-            object: None,
-            warnings: Vec::new(),
-            rules_skipped: false,
-        }
+        bad_request(self.kind(), &self.version.name, e)
     }
 
     /// [`Pipeline::run`] for an object whose JSON body repeated the keys at `duplicates`
