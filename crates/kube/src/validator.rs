@@ -181,8 +181,16 @@ impl ValidatorBuilder {
         self
     }
 
-    /// Adds every OpenAPI v3 document (`*.json`) under `dir` (`kcel validate --schemas`), as
-    /// [`ValidatorBuilder::openapi_document`] does.
+    /// [`ValidatorBuilder::schemas_dir`] for each of `dirs`, in order.
+    pub fn schemas_dirs(
+        self,
+        dirs: impl IntoIterator<Item = impl AsRef<Path>>,
+    ) -> Result<Self, Error> {
+        dirs.into_iter().try_fold(self, |b, d| b.schemas_dir(d))
+    }
+
+    /// Adds every OpenAPI v3 document (`*.json`) under `dir`, or the file `dir` (`kcel validate
+    /// --schemas`), as [`ValidatorBuilder::openapi_document`] does.
     pub fn schemas_dir(mut self, dir: impl AsRef<Path>) -> Result<Self, Error> {
         let mut files = Vec::new();
         crate::builtins::collect_json(dir.as_ref(), &mut files, 0).map_err(|e| {

@@ -149,8 +149,16 @@ impl Builtins {
         Ok(n)
     }
 
-    fn group_version(&self, api_version: &str) -> Result<Option<Arc<GroupVersion>>, BuiltinError> {
-        if let Some(gv) = self.overrides.get(api_version) {
+    /// The group-version defining `kind` of `api_version`: an OpenAPI document's, else the
+    /// shipped release's.
+    fn group_version(
+        &self,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<Option<Arc<GroupVersion>>, BuiltinError> {
+        if let Some(gv) = self.overrides.get(api_version)
+            && gv.kinds.contains_key(kind)
+        {
             return Ok(Some(gv.clone()));
         }
         let Some(release) = self.release else {
@@ -183,7 +191,7 @@ impl Builtins {
         {
             return Ok(k.clone());
         }
-        let built = match self.group_version(api_version)? {
+        let built = match self.group_version(api_version, kind)? {
             Some(gv) => build_kind(&gv, kind)?.map(Arc::new),
             None => None,
         };
