@@ -574,3 +574,15 @@ fn validators_share_converted_kinds_across_threads() {
     assert!(answers.iter().all(|a| a == &answers[0]), "{answers:?}");
     let _: HashMap<(), ()> = HashMap::new();
 }
+
+#[test]
+fn time_parsing_never_panics() {
+    let valid = "2024-01-01T00:00:00.5+01:00";
+    for i in 0..=valid.len() {
+        for insert in ["é", "\u{1F600}", "x", "", "9", "\"", "\\"] {
+            let s = format!("{}{insert}{}", &valid[..i], &valid[i..]);
+            let _ = kcel_kube::builtins::go_time::parse_rfc3339(&s);
+            let _ = kcel_kube::builtins::go_time::parse_rfc3339(&s[..i]);
+        }
+    }
+}

@@ -14,10 +14,10 @@
 //!   `ParseQuantity`), its errors unwrapped;
 //! - `[]byte` is base64 (`illegal base64 data at input byte N`).
 //!
+//! - `v1.Time` is an RFC 3339 string (`time.Parse` errors, [`super::go_time`]).
+//!
 //! Named Go types the definitions do not name (`v1.Protocol`, `v1.ResourceList`) come from a
-//! table of Kubernetes 1.35's types ([`GoType::Named`]). Not reproduced: `v1.Time` parsing (RFC
-//! 3339 strings are checked later by the schema's `date-time` format, with the validation
-//! text).
+//! table of Kubernetes 1.35's types ([`GoType::Named`]).
 
 use base64::Engine;
 use serde_json::Value;
@@ -122,9 +122,14 @@ fn check<'a>(
             a.iter()
                 .try_for_each(|x| check(x, elem, None, cx, depth + 1))
         }
-        GoType::String | GoType::Time => match v {
+        GoType::String => match v {
             Value::String(_) => Ok(()),
             _ => mismatch(cx),
+        },
+        // `metav1.Time.UnmarshalJSON`: a string, parsed as RFC 3339.
+        GoType::Time => match v {
+            Value::String(s) => super::go_time::parse_rfc3339(s),
+            _ => Err(cx.type_error(what(v), "string")),
         },
         GoType::Bool => match v {
             Value::Bool(_) => Ok(()),

@@ -7,7 +7,7 @@
 //! knowable:
 //!
 //! 1. [`decode`]: the typed decoding, as Go's decoder reports it (400 BadRequest, `json: cannot
-//!    unmarshal ... into Go struct field ...`, quantity syntax, base64);
+//!    unmarshal ... into Go struct field ...`, quantity syntax, base64, RFC 3339 times);
 //! 2. the custom-resource pipeline ([`crate::pipeline::Pipeline`]) on a CRD synthesized from the
 //!    kind's schema ([`convert`]): unknown fields (strict: 400 `strict decoding error: unknown
 //!    field "..."`, sorted as the typed decoder sorts them; warn; ignore), object metadata, types,
@@ -21,9 +21,9 @@
 //! Not checked: the rest of Kubernetes' hand-written validation
 //! (`pkg/apis/*/validation`: names of kind-specific forms such as DNS labels for namespaces,
 //! label selectors matching templates, port ranges, immutable fields on update, cross-field
-//! rules, ...), admission, defaulting by Go functions (schema `default`s apply instead), named
-//! Go types in decode errors (a string enum's type reads `string`, not `v1.Protocol`), and
-//! `v1.Time` parse errors (the `date-time` format reports them at validation instead).
+//! rules, ...), admission, defaulting by Go functions (schema `default`s apply instead), and
+//! named Go types in decode errors of types added after Kubernetes 1.35 (the table of named
+//! types is read from 1.35's Go types).
 //!
 //! Releases: the schemas of Kubernetes 1.28 to 1.35 are shipped ([`shipped`]); 1.36 and 1.37
 //! use 1.35's, with a notice ([`Builtins::notice`]). `--schemas DIR`
@@ -31,6 +31,7 @@
 
 pub mod convert;
 pub mod decode;
+pub mod go_time;
 pub mod openapi;
 pub mod overlay;
 pub mod shipped;
