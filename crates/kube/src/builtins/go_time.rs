@@ -74,72 +74,30 @@ fn parse(value: &str) -> Result<(), Failure<'_>> {
     }
     let year: i64 = v[..4].parse().unwrap_or(0);
     v = &v[4..];
-    // `skip`: a literal of the layout.
-    macro_rules! literal {
-        ($c:expr, $layout:expr) => {
-            match v.strip_prefix($c) {
-                Some(rest) => v = rest,
-                None => {
-                    return Err(Failure::Elem {
-                        layout: $layout,
-                        value: v,
-                    })
-                }
-            }
-        };
-    }
-    literal!('-', "-");
-    let Some((month, rest)) = getnum(v, true) else {
-        return Err(Failure::Elem {
-            layout: "01",
+    // `skip` the literal before a number of the layout, then `getnum` it; `range`: the values
+    // allowed and the name its error gives (days are checked at the end).
+    let mut field = |literal: &'static str,
+                     layout: &'static str,
+                     fixed: bool,
+                     range: (u32, u32, &str)|
+     -> Result<u32, Failure<'_>> {
+        v = v.strip_prefix(literal).ok_or(Failure::Elem {
+            layout: literal,
             value: v,
-        });
+        })?;
+        let (n, rest) = getnum(v, fixed).ok_or(Failure::Elem { layout, value: v })?;
+        let (min, max, what) = range;
+        if !(min..=max).contains(&n) {
+            return Err(Failure::Message(format!(": {what} out of range")));
+        }
+        v = rest;
+        Ok(n)
     };
-    if !(1..=12).contains(&month) {
-        return range("month");
-    }
-    v = rest;
-    literal!('-', "-");
-    let Some((day, rest)) = getnum(v, true) else {
-        return Err(Failure::Elem {
-            layout: "02",
-            value: v,
-        });
-    };
-    v = rest;
-    literal!('T', "T");
-    let Some((hour, rest)) = getnum(v, false) else {
-        return Err(Failure::Elem {
-            layout: "15",
-            value: v,
-        });
-    };
-    if hour >= 24 {
-        return range("hour");
-    }
-    v = rest;
-    literal!(':', ":");
-    let Some((minute, rest)) = getnum(v, true) else {
-        return Err(Failure::Elem {
-            layout: "04",
-            value: v,
-        });
-    };
-    if minute >= 60 {
-        return range("minute");
-    }
-    v = rest;
-    literal!(':', ":");
-    let Some((second, rest)) = getnum(v, true) else {
-        return Err(Failure::Elem {
-            layout: "05",
-            value: v,
-        });
-    };
-    if second >= 60 {
-        return range("second");
-    }
-    v = rest;
+    let month = field("-", "01", true, (1, 12, "month"))?;
+    let day = field("-", "02", true, (0, 99, "day"))?;
+    field("T", "15", false, (0, 23, "hour"))?;
+    field(":", "04", true, (0, 59, "minute"))?;
+    field(":", "05", true, (0, 59, "second"))?;
     // A fractional second the layout does not name: `.` or `,` then digits.
     let b = v.as_bytes();
     if b.len() >= 2 && (b[0] == b'.' || b[0] == b',') && digit(b, 1) {
