@@ -283,6 +283,12 @@ fn list_type_duplicates_and_map_keys() {
         answer(&got),
         "422 ConfigMap \"c\" is invalid: metadata.finalizers[1]: Duplicate value: \"a.io/x\""
     );
+    // No finalizer-name warnings: those are the custom-resource strategy's.
+    let ok = create(
+        &v,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, finalizers: [x]}\n",
+    );
+    assert!(ok.is_valid() && ok.warnings.is_empty(), "{:?}", ok.warnings);
     // `map` keyed by containerPort and protocol, the protocol defaulted to TCP.
     let got = create(
         &v,
