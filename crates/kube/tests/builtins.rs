@@ -592,3 +592,59 @@ fn time_parsing_never_panics() {
         }
     }
 }
+
+#[test]
+fn names_by_kind() {
+    let v = validator();
+    let cases = [
+        (
+            "v1",
+            "Namespace",
+            "a.b",
+            Some("metadata.name: Invalid value: \"a.b\": must not contain dots"),
+        ),
+        ("v1", "Namespace", "ab", None),
+        (
+            "v1",
+            "Service",
+            "1abc",
+            Some(
+                "metadata.name: Invalid value: \"1abc\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+            ),
+        ),
+        ("v1", "ConfigMap", "a.b", None),
+        (
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            "system:aggregate-to-edit",
+            None,
+        ),
+        (
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            "a/b",
+            Some("metadata.name: Invalid value: \"a/b\": may not contain '/'"),
+        ),
+        (
+            "v1",
+            "ConfigMap",
+            "a:b",
+            Some("metadata.name: Invalid value: \"a:b\": a lowercase RFC 1123 subdomain"),
+        ),
+    ];
+    for (api_version, kind, name, want) in cases {
+        let got = v
+            .validate(Request::create(
+                json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}}),
+            ))
+            .expect("a built-in kind");
+        match want {
+            None => assert!(got.is_valid(), "{kind} {name}: {}", answer(&got)),
+            Some(w) => assert!(
+                got.status.message.contains(w),
+                "{kind} {name}: {}",
+                answer(&got)
+            ),
+        }
+    }
+}

@@ -289,7 +289,7 @@ pub fn run(
         return bad_request(kind_name, version, e);
     }
     let pipeline = match Pipeline::new(crd, version, None) {
-        Ok(p) => p,
+        Ok(p) => p.with_name_rule(overlay::name_rule(&crd.spec.group, kind_name)),
         Err(e) => return bad_request(kind_name, version, e.to_string()),
     };
     let mut response = pipeline.run_with_duplicates(object, duplicates, operation, options);

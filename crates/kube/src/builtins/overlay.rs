@@ -7,10 +7,33 @@
 //! |---|---|---|---|
 //! | `io.k8s.api.core.v1.Container` | `image` | required | `pkg/apis/core/validation/validation.go` `validateContainerCommon` (`Required value` when `ctr.Image` is empty; kubectl-validate's patch `pkg/openapiclient/patches/1.23/api/v1.json` does the same) |
 //! | `io.k8s.api.core.v1.ContainerPort` | `protocol` | one of `SCTP`, `TCP`, `UDP` | `pkg/apis/core/validation/validation.go` `validateContainerPorts` (`field.NotSupported` with `supportedPortProtocols`) |
+//!
+//! Names ([`name_rule`]; every other kind's names are DNS subdomains, `NameIsDNSSubdomain`):
+//!
+//! | Kinds | Rule | Kubernetes |
+//! |---|---|---|
+//! | `Namespace` | RFC 1123 label | `pkg/apis/core/validation/validation.go` `ValidateNamespaceName` (`NameIsDNSLabel`) |
+//! | `Service` | RFC 1035 label | `pkg/apis/core/validation/validation.go` `ValidateServiceName` (`NameIsDNS1035Label`) |
+//! | `Role`, `ClusterRole`, `RoleBinding`, `ClusterRoleBinding` | path segment | `pkg/apis/rbac/validation/validation.go` `ValidateRBACName` (`path.IsValidPathSegmentName`) |
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+
+use crate::pipeline::objectmeta::NameRule;
+
+/// How names of `kind` in `group` are validated on create.
+pub fn name_rule(group: &str, kind: &str) -> NameRule {
+    match (group, kind) {
+        ("", "Namespace") => NameRule::DnsLabel,
+        ("", "Service") => NameRule::Dns1035Label,
+        (
+            "rbac.authorization.k8s.io",
+            "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding",
+        ) => NameRule::PathSegment,
+        _ => NameRule::DnsSubdomain,
+    }
+}
 
 /// Fields made required: (definition, field).
 const REQUIRED: &[(&str, &str)] = &[("io.k8s.api.core.v1.Container", "image")];

@@ -164,6 +164,8 @@ pub struct Pipeline<'a> {
     version: &'a CustomResourceDefinitionVersion,
     schema: JsonSchemaProps,
     rules: Option<&'a dyn RuleValidator>,
+    /// How `metadata.name` is validated on create (custom resources: DNS subdomains).
+    name_rule: NameRule,
 }
 
 /// Why a pipeline cannot be built.
@@ -318,7 +320,14 @@ impl<'a> Pipeline<'a> {
             version: v,
             schema,
             rules,
+            name_rule: NameRule::DnsSubdomain,
         })
+    }
+
+    /// The pipeline validating names by `rule` on create (built-in kinds have their own).
+    pub fn with_name_rule(mut self, rule: NameRule) -> Self {
+        self.name_rule = rule;
+        self
     }
 
     fn kind(&self) -> &str {
@@ -672,7 +681,7 @@ impl<'a> Pipeline<'a> {
         errs.extend(objectmeta::validate_object_meta(
             &meta,
             self.namespace_rule(),
-            NameRule::DnsSubdomain,
+            self.name_rule,
             true,
             &mpath,
         ));
