@@ -111,9 +111,6 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         .schemas_dirs(&args.schemas)
         .and_then(kcel_kube::ValidatorBuilder::try_build)
         .map_err(|e| e.to_string())?;
-    if let Some(notice) = validator.builtins_notice() {
-        eprintln!("notice: {notice}");
-    }
     let old: HashMap<ObjectKey, serde_json::Value> = match &args.old {
         Some(f) => read_documents(std::slice::from_ref(f))
             .map_err(|e| e.to_string())?
@@ -145,6 +142,9 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         };
         any_invalid |= !verdict.is_valid();
         report(doc, &verdict, args.output);
+    }
+    if let Some(notice) = validator.builtins_notice() {
+        eprintln!("notice: {notice}");
     }
     if unmatched {
         return Err("some documents could not be validated".into());

@@ -207,3 +207,17 @@ fn newer_releases_print_a_notice_once() {
     let o = validate_text("notice", two, 35);
     assert!(!stderr(&o).contains("schemas of 1.35"), "{}", stderr(&o));
 }
+
+#[test]
+fn no_notice_without_built_in_kinds() {
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.37",
+        "--crd",
+        "examples/widget-crd.yaml",
+        "examples/widget-valid.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("notice"), "{}", stderr(&o));
+}

@@ -412,8 +412,8 @@ impl Validator {
         self.kube_version
     }
 
-    /// A notice to show once when built-in kinds are validated with an older release's
-    /// schemas (Kubernetes 1.36 and 1.37 use 1.35's).
+    /// A notice to show once, after a built-in kind has served an object, when built-in kinds
+    /// are validated with an older release's schemas (Kubernetes 1.36 and 1.37 use 1.35's).
     pub fn builtins_notice(&self) -> Option<String> {
         self.builtins.notice()
     }

@@ -13,17 +13,20 @@
 //!    field "..."`, sorted as the typed decoder sorts them; warn; ignore), object metadata, types,
 //!    required fields, enums, formats, `x-kubernetes-list-type` duplicates and map keys, scope;
 //! 3. [`overlay`]: a few hand-written checks the schemas lack, each citing the Go function that
-//!    decides.
+//!    decides (container `image` required, container port `protocol` values, the name rules of
+//!    namespaces, services and RBAC objects).
 //!
 //! The status names the kind as the server does: `Pod "x" is invalid` for the core group,
 //! `Deployment.apps "x" is invalid` otherwise.
 //!
-//! Not checked: the rest of Kubernetes' hand-written validation
-//! (`pkg/apis/*/validation`: names of kind-specific forms such as DNS labels for namespaces,
-//! label selectors matching templates, port ranges, immutable fields on update, cross-field
-//! rules, ...), admission, defaulting by Go functions (schema `default`s apply instead), and
-//! named Go types in decode errors of types added after Kubernetes 1.35 (the table of named
-//! types is read from 1.35's Go types).
+//! Not checked: the rest of Kubernetes' hand-written validation (`pkg/apis/*/validation`:
+//! enumerations the published schemas no longer list (`restartPolicy`, `imagePullPolicy`,
+//! service `type`, ...), label selectors matching templates, port ranges, kind-specific name
+//! rules beyond the overlay's, immutable fields on update, cross-field rules, ...), admission,
+//! defaulting by Go functions (schema `default`s apply instead), finalizer-name warnings (a
+//! custom-resource strategy's), the CEL rules of `x-kubernetes-validations` in the published
+//! schemas (dropped), and named Go types in decode errors of types added after Kubernetes 1.35
+//! (the table of named types is read from 1.35's Go types).
 //!
 //! Releases: the schemas of Kubernetes 1.28 to 1.35 are shipped ([`shipped`]); 1.36 and 1.37
 //! use 1.35's, with a notice ([`Builtins::notice`]). `--schemas DIR`
@@ -38,6 +41,7 @@ pub mod shipped;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -90,6 +94,8 @@ pub struct Builtins {
     overrides: BTreeMap<String, Arc<GroupVersion>>,
     shipped_group_versions: Mutex<HashMap<String, Option<Arc<GroupVersion>>>>,
     kinds: Mutex<HashMap<KindKey, Option<Arc<BuiltinKind>>>>,
+    /// Whether a shipped kind has served an object.
+    used: AtomicBool,
 }
 
 /// `(apiVersion, kind)`.
@@ -112,12 +118,17 @@ impl Builtins {
             overrides: BTreeMap::new(),
             shipped_group_versions: Mutex::new(HashMap::new()),
             kinds: Mutex::new(HashMap::new()),
+            used: AtomicBool::new(false),
         }
     }
 
-    /// A notice when the shipped schemas are of an older release than the one reproduced.
+    /// A notice, once a shipped built-in kind has served an object, when the shipped schemas are
+    /// of an older release than the one reproduced.
     pub fn notice(&self) -> Option<String> {
         let release = self.release?;
+        if !self.used.load(Ordering::Relaxed) {
+            return None;
+        }
         (release != self.requested).then(|| {
             format!(
                 "built-in kinds of Kubernetes 1.{} are validated with the schemas of 1.{release}, the newest kcel ships",
@@ -184,13 +195,15 @@ impl Builtins {
         kind: &str,
     ) -> Result<Option<Arc<BuiltinKind>>, BuiltinError> {
         let key = (api_version.to_string(), kind.to_string());
-        if let Some(k) = self
+        let cached = self
             .kinds
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&key)
-        {
-            return Ok(k.clone());
+            .cloned();
+        if let Some(k) = cached {
+            self.note_use(&k);
+            return Ok(k);
         }
         let built = match self.group_version(api_version, kind)? {
             Some(gv) => build_kind(&gv, kind)?.map(Arc::new),
@@ -200,7 +213,15 @@ impl Builtins {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(key, built.clone());
+        self.note_use(&built);
         Ok(built)
+    }
+
+    /// Records that a kind served an object (shipped or not: the notice is about releases).
+    fn note_use(&self, kind: &Option<Arc<BuiltinKind>>) {
+        if kind.is_some() {
+            self.used.store(true, Ordering::Relaxed);
+        }
     }
 }
 
