@@ -51,6 +51,10 @@ pub struct Args {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
     output: Format,
+    /// OpenAPI v3 documents (`*.json`, as `kubectl get --raw /openapi/v3/apis/<group>/<version>`
+    /// saves them) whose kinds add to or override the built-in kinds (files or directories).
+    #[arg(long = "schemas", value_name = "FILE|DIR")]
+    schemas: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -104,7 +108,9 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         .fold(Validator::builder().kube_version(version), |b, crd| {
             b.located_crd(crd)
         })
-        .build();
+        .schemas_dirs(&args.schemas)
+        .and_then(kcel_kube::ValidatorBuilder::try_build)
+        .map_err(|e| e.to_string())?;
     let old: HashMap<ObjectKey, serde_json::Value> = match &args.old {
         Some(f) => read_documents(std::slice::from_ref(f))
             .map_err(|e| e.to_string())?
@@ -136,6 +142,9 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         };
         any_invalid |= !verdict.is_valid();
         report(doc, &verdict, args.output);
+    }
+    if let Some(notice) = validator.builtins_notice() {
+        eprintln!("notice: {notice}");
     }
     if unmatched {
         return Err("some documents could not be validated".into());

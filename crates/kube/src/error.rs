@@ -1,6 +1,7 @@
 //! The errors of the [`crate::Validator`] facade: requests that cannot be answered at all (as
 //! opposed to objects that are invalid, which are answers).
 
+use crate::builtins::BuiltinError;
 use crate::documents::DocumentError;
 use crate::load::LoadError;
 use crate::pipeline::PipelineError;
@@ -16,9 +17,10 @@ pub enum Error {
     /// Input documents could not be read.
     #[error(transparent)]
     Documents(#[from] DocumentError),
-    /// No CRD given serves the object's `apiVersion` and `kind`.
+    /// Neither a CRD given nor a built-in kind of the selected release (nor an OpenAPI
+    /// document given) serves the object's `apiVersion` and `kind`.
     #[error(
-        "no matches for kind {kind:?} in version {api_version:?} (no CustomResourceDefinition given serves it)"
+        "no matches for kind {kind:?} in version {api_version:?} (neither a CustomResourceDefinition given nor a built-in kind serves it)"
     )]
     NoMatchingCrd {
         /// The object's `apiVersion`.
@@ -47,6 +49,9 @@ pub enum Error {
     /// The CRD version cannot run the pipeline (it does not exist).
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
+    /// Built-in schemas cannot be read (a `--schemas` file, or damaged shipped data).
+    #[error(transparent)]
+    Builtin(#[from] BuiltinError),
     /// A [`CrdId`] of another validator.
     #[error("no CRD {0} in this validator")]
     UnknownCrd(CrdId),

@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::builtins::{BuiltinError, Builtins};
 use crate::crd::CustomResourceDefinition;
 use crate::crd_review::{CrdReview, review_crd};
 use crate::documents::LocatedCrd;
@@ -118,6 +119,8 @@ pub struct ValidatorBuilder {
     field_validation: FieldValidation,
     ratcheting: bool,
     crds: Vec<CrdEntry>,
+    builtins: bool,
+    schema_documents: Vec<(String, Value)>,
 }
 
 impl Default for ValidatorBuilder {
@@ -128,6 +131,8 @@ impl Default for ValidatorBuilder {
             field_validation: options.field_validation,
             ratcheting: options.ratcheting,
             crds: Vec::new(),
+            builtins: true,
+            schema_documents: Vec::new(),
         }
     }
 }
@@ -190,13 +195,82 @@ impl ValidatorBuilder {
         CrdId(self.crds.len() - 1)
     }
 
-    /// The validator.
+    /// Whether the built-in kinds of the selected release (shipped with kcel) serve objects no
+    /// CRD serves (default on; see [`crate::builtins`]).
+    pub fn builtins(mut self, on: bool) -> Self {
+        self.builtins = on;
+        self
+    }
+
+    /// Adds an OpenAPI v3 document (as `kubectl get --raw /openapi/v3/apis/apps/v1` saves it):
+    /// its kinds serve objects no CRD serves, before the shipped built-in kinds (`source` names
+    /// it in errors).
+    pub fn openapi_document(mut self, document: Value, source: impl Into<String>) -> Self {
+        self.schema_documents.push((source.into(), document));
+        self
+    }
+
+    /// [`ValidatorBuilder::schemas_dir`] for each of `dirs`, in order.
+    pub fn schemas_dirs(
+        self,
+        dirs: impl IntoIterator<Item = impl AsRef<Path>>,
+    ) -> Result<Self, Error> {
+        dirs.into_iter().try_fold(self, |b, d| b.schemas_dir(d))
+    }
+
+    /// Adds every OpenAPI v3 document (`*.json`) under `dir`, or the file `dir` (`kcel validate
+    /// --schemas`), as [`ValidatorBuilder::openapi_document`] does.
+    pub fn schemas_dir(mut self, dir: impl AsRef<Path>) -> Result<Self, Error> {
+        let mut files = Vec::new();
+        crate::builtins::collect_json(dir.as_ref(), &mut files, 0).map_err(|e| {
+            BuiltinError::Schemas {
+                path: dir.as_ref().display().to_string(),
+                message: e.to_string(),
+            }
+        })?;
+        files.sort();
+        for f in files {
+            let path = f.display().to_string();
+            let schemas_error = |message: String| BuiltinError::Schemas {
+                path: path.clone(),
+                message,
+            };
+            let text = std::fs::read_to_string(&f).map_err(|e| schemas_error(e.to_string()))?;
+            let doc: Value =
+                serde_json::from_str(&text).map_err(|e| schemas_error(e.to_string()))?;
+            self.schema_documents.push((path, doc));
+        }
+        Ok(self)
+    }
+
+    /// The validator; fails only on an OpenAPI document that has no `components.schemas`.
+    pub fn try_build(self) -> Result<Validator, Error> {
+        let mut builtins = Builtins::new(self.kube_version, self.builtins);
+        for (source, doc) in &self.schema_documents {
+            builtins.add_document(doc, source)?;
+        }
+        Ok(Validator {
+            kube_version: self.kube_version,
+            field_validation: self.field_validation,
+            ratcheting: self.ratcheting,
+            crds: self.crds,
+            builtins,
+        })
+    }
+
+    /// The validator. OpenAPI documents that cannot be read are left out (see
+    /// [`ValidatorBuilder::try_build`]).
     pub fn build(self) -> Validator {
+        let mut builtins = Builtins::new(self.kube_version, self.builtins);
+        for (source, doc) in &self.schema_documents {
+            let _ = builtins.add_document(doc, source);
+        }
         Validator {
             kube_version: self.kube_version,
             field_validation: self.field_validation,
             ratcheting: self.ratcheting,
             crds: self.crds,
+            builtins,
         }
     }
 }
@@ -353,6 +427,7 @@ pub struct Validator {
     field_validation: FieldValidation,
     ratcheting: bool,
     crds: Vec<CrdEntry>,
+    builtins: Builtins,
 }
 
 impl Validator {
@@ -364,6 +439,12 @@ impl Validator {
     /// The Kubernetes release reproduced.
     pub fn kube_version(&self) -> KubeVersion {
         self.kube_version
+    }
+
+    /// A notice to show once, after a built-in kind has served an object, when built-in kinds
+    /// are validated with an older release's schemas (Kubernetes 1.36 and 1.37 use 1.35's).
+    pub fn builtins_notice(&self) -> Option<String> {
+        self.builtins.notice()
     }
 
     /// Whether it has no CRD.
@@ -429,13 +510,27 @@ impl Validator {
         self.validate(Request::status_update(object, old))
     }
 
-    /// Validates a request. Errors are requests that cannot be answered: no CRD serves the
-    /// object, or the CRD's rules cannot be compiled.
+    /// Validates a request. Errors are requests that cannot be answered: neither a CRD nor a
+    /// built-in kind serves the object, or the CRD's rules cannot be compiled.
+    ///
+    /// A CRD serving the object's group and kind is used first, then the built-in kind.
     pub fn validate(&self, request: Request) -> Result<Verdict, Error> {
         let s = |p: &str| request.object.pointer(p).and_then(Value::as_str);
         let api_version = s("/apiVersion").unwrap_or("");
+        if request.target.is_none() {
+            let kind = s("/kind").unwrap_or("");
+            if self.find_kind(api_version, kind).is_none()
+                && let Some(builtin) = self.builtins.kind(api_version, kind)?
+            {
+                return Ok(
+                    self.answer(request, |object, duplicates, operation, options| {
+                        crate::builtins::run(&builtin, object, duplicates, operation, options)
+                    }),
+                );
+            }
+        }
         let (id, version) = match request.target {
-            Some((id, Some(version))) => (id, version),
+            Some((id, Some(ref version))) => (id, version.clone()),
             Some((id, None)) => {
                 let version = api_version.rsplit_once('/').map_or(api_version, |(_, v)| v);
                 (id, version.to_string())
@@ -453,6 +548,19 @@ impl Validator {
         };
         let entry = self.crds.get(id.0).ok_or(Error::UnknownCrd(id))?;
         let pipeline = entry.pipeline(&version, self.kube_version)?;
+        Ok(
+            self.answer(request, |object, duplicates, operation, options| {
+                pipeline.run_with_duplicates(object, duplicates, operation, options)
+            }),
+        )
+    }
+
+    /// Runs `request` through `run` with this validator's options, and names the answer.
+    fn answer(
+        &self,
+        request: Request,
+        run: impl FnOnce(Value, &[String], &Operation, &Options) -> Response,
+    ) -> Verdict {
         let Request {
             object,
             operation,
@@ -477,8 +585,8 @@ impl Validator {
                 .to_string()
         };
         let (kind, name) = (s("/kind"), s("/metadata/name"));
-        let response = pipeline.run_with_duplicates(object, &duplicates, &operation, &options);
-        Ok(Verdict::new(kind, name, response))
+        let response = run(object, &duplicates, &operation, &options);
+        Verdict::new(kind, name, response)
     }
 
     /// Compiles the rules of version `version` of CRD `crd` now rather than on first use.

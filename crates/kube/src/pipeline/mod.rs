@@ -144,12 +144,32 @@ pub struct Response {
     pub rules_skipped: bool,
 }
 
+/// The 400 BadRequest of a body that cannot be decoded into `kind` of `version`
+/// (`transformDecodeError`).
+pub(crate) fn bad_request(kind: &str, version: &str, e: String) -> Response {
+    Response {
+        duplicate_fields: Vec::new(),
+        unknown_fields: Vec::new(),
+        status: Status::failure(
+            400,
+            "BadRequest",
+            format!("{kind} in version {version:?} cannot be handled as a {kind}: {e}"),
+        ),
+        decode_error: Some(e),
+        object: None,
+        warnings: Vec::new(),
+        rules_skipped: false,
+    }
+}
+
 /// A configured pipeline for one CRD version.
 pub struct Pipeline<'a> {
     crd: &'a CustomResourceDefinition,
     version: &'a CustomResourceDefinitionVersion,
     prepared: Arc<PreparedSchema>,
     rules: Option<&'a dyn RuleValidator>,
+    /// How `metadata.name` is validated on create (custom resources: DNS subdomains).
+    name_rule: NameRule,
 }
 
 /// What a [`Pipeline`] derives from its CRD version's schema, built once and shared by the
@@ -331,6 +351,7 @@ impl<'a> Pipeline<'a> {
             version: v,
             prepared: Arc::new(PreparedSchema::new(v)),
             rules,
+            name_rule: NameRule::DnsSubdomain,
         })
     }
 
@@ -347,6 +368,7 @@ impl<'a> Pipeline<'a> {
             version: Self::crd_version(crd, version)?,
             prepared,
             rules,
+            name_rule: NameRule::DnsSubdomain,
         })
     }
 
@@ -368,6 +390,12 @@ impl<'a> Pipeline<'a> {
 
     fn schema_validator(&self, kv: KubeVersion) -> SchemaValidator {
         SchemaValidator::with_patterns(kv, Arc::clone(&self.prepared.patterns))
+    }
+
+    /// The pipeline validating names by `rule` on create (built-in kinds have their own).
+    pub fn with_name_rule(mut self, rule: NameRule) -> Self {
+        self.name_rule = rule;
+        self
     }
 
     fn kind(&self) -> &str {
@@ -435,23 +463,7 @@ impl<'a> Pipeline<'a> {
     }
 
     fn bad_request(&self, e: String) -> Response {
-        Response {
-            duplicate_fields: Vec::new(),
-            unknown_fields: Vec::new(),
-            status: Status::failure(
-                400,
-                "BadRequest",
-                format!(
-                    "{kind} in version {v:?} cannot be handled as a {kind}: {e}",
-                    kind = self.kind(),
-                    v = self.version.name
-                ),
-            ),
-            decode_error: Some(e),
-            object: None,
-            warnings: Vec::new(),
-            rules_skipped: false,
-        }
+        bad_request(self.kind(), &self.version.name, e)
     }
 
     /// [`Pipeline::run`] for an object whose JSON body repeated the keys at `duplicates`
@@ -742,7 +754,7 @@ impl<'a> Pipeline<'a> {
         errs.extend(objectmeta::validate_object_meta(
             &meta,
             self.namespace_rule(),
-            NameRule::DnsSubdomain,
+            self.name_rule,
             true,
             &mpath,
         ));

@@ -28,19 +28,32 @@ pub fn path_segment_name(s: &str, prefix: bool) -> Vec<String> {
         .collect()
 }
 
-/// Name validation function (`NameIsDNSSubdomain`, `ValidatePathSegmentName`).
+/// Name validation function (`NameIsDNSSubdomain`, `ValidatePathSegmentName`,
+/// `NameIsDNSLabel`, `NameIsDNS1035Label`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NameRule {
     DnsSubdomain,
     PathSegment,
+    /// `NameIsDNSLabel` (namespaces).
+    DnsLabel,
+    /// `NameIsDNS1035Label` (services).
+    Dns1035Label,
 }
 
 impl NameRule {
     fn check(self, name: &str, prefix: bool) -> Vec<String> {
+        let masked = || {
+            if prefix {
+                mask_trailing_dash(name)
+            } else {
+                name.to_string()
+            }
+        };
         match self {
-            NameRule::DnsSubdomain if prefix => is_dns1123_subdomain(&mask_trailing_dash(name)),
-            NameRule::DnsSubdomain => is_dns1123_subdomain(name),
+            NameRule::DnsSubdomain => is_dns1123_subdomain(&masked()),
             NameRule::PathSegment => path_segment_name(name, prefix),
+            NameRule::DnsLabel => crate::name_validation::is_dns1123_label(&masked()),
+            NameRule::Dns1035Label => crate::name_validation::is_dns1035_label(&masked()),
         }
     }
 }
