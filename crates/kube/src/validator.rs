@@ -110,6 +110,11 @@ impl ValidatorBuilder {
         self
     }
 
+    /// The Kubernetes release the validator will behave as.
+    pub fn selected_kube_version(&self) -> KubeVersion {
+        self.kube_version
+    }
+
     /// What happens to unknown fields (default: [`FieldValidation::Strict`], as
     /// `kubectl --validate=strict`).
     pub fn field_validation(mut self, field_validation: FieldValidation) -> Self {
