@@ -79,7 +79,16 @@ pub(super) fn collect(
             .as_ref()
             .filter(|_| o.record.outcome == Outcome::Error)
         {
-            let why = format!("{}: {}", o.record.location(), first_line(&o.record.message));
+            // A rejected CRD's record carries its 422 status, a conflicting one none.
+            let why = if o.record.status.is_some() {
+                "is rejected"
+            } else {
+                "differs from an earlier one of the same name"
+            };
+            let why = format!(
+                "the CustomResourceDefinition at {} {why}",
+                o.record.location()
+            );
             unusable.by_kind.entry(key(c)).or_insert(why);
         }
     }
@@ -92,10 +101,6 @@ pub(super) fn collect(
         unusable.by_kind.remove(&key(c));
     }
     (outcomes, unusable)
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
 }
 
 /// Decodes and reviews one CRD document.

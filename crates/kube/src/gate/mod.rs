@@ -231,7 +231,7 @@ impl Gate<'_> {
             Err(e @ Error::NoMatchingCrd { .. }) => {
                 if let Some(why) = self.unusable.reason(api_version, kind) {
                     error(format!(
-                        "{e}: its CustomResourceDefinition is not used ({why})"
+                        "no usable CustomResourceDefinition serves kind {kind:?} in version {api_version:?}: {why}"
                     ))
                 } else if self.options.ignore_missing_schemas {
                     Record::of(
