@@ -3,7 +3,7 @@
 //!
 //! [`run`] reads the `--crd` paths, the stored objects of `--old` and the inputs without
 //! stopping at a bad file ([`crate::documents::read_inputs`]); reviews every CRD found as
-//! kube-apiserver reviews a CRD being created ([`crds`]); then validates each other document
+//! kube-apiserver reviews a CRD being created (`crds.rs`); then validates each other document
 //! against the CRD serving it, on up to [`GateOptions::jobs`] threads with the records in input
 //! order ([`parallel`]). Errors (exit code 2 of [`Report::exit_code`]):
 //!

@@ -265,7 +265,7 @@ impl Report {
 pub enum Format {
     /// kubectl's messages, one line (or bullet list) per document, then the summary line.
     Text,
-    /// One JSON document: `{"documents": [...], "summary": {...}}` ([`json`](self#json)).
+    /// One JSON document: `{"documents": [...], "summary": {...}}`.
     Json,
     /// JUnit XML: a test suite per file, a test case per document.
     Junit,
