@@ -4,16 +4,18 @@
 //! or to evaluate, 2 usage error (bad arguments, unreadable input).
 
 mod check;
+mod completion;
 mod decl;
 mod env;
 mod eval;
 mod r#gen;
 mod test_cmd;
 mod validate;
+mod version;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// CEL and Kubernetes validation rules, offline.
 #[derive(Parser)]
@@ -36,6 +38,10 @@ enum Command {
     /// Run custom-resource test files: oracle-style case files, or declarative CRD test
     /// suites (`*.testsuite.yaml`) against `--crd` files.
     Test(test_cmd::Args),
+    /// Print a shell completion script.
+    Completion(completion::Args),
+    /// Print kcel's version and the Kubernetes versions it reproduces.
+    Version,
 }
 
 /// Exit code of a usage error (as clap's own).
@@ -44,12 +50,20 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_FAILED: u8 = 1;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `--version` prints what `kcel version` prints (the text is built at run time).
+    let version: &'static str = version::text().leak();
+    let matches = Cli::command().version(version).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Gen(args) => r#gen::run(args),
         Command::Check(args) => check::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Test(args) => test_cmd::run(args),
+        Command::Completion(args) => completion::run(args),
+        Command::Version => version::run(),
     }
 }

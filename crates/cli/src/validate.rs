@@ -1,31 +1,40 @@
-//! `kcel validate`: validate custom resources against their CRDs offline, as kube-apiserver
-//! validates them on create (or update, with `--old`).
+//! `kcel validate`: validate documents against their CRDs offline, as kube-apiserver
+//! validates them on create (or update, with `--old`), as a CI gate.
 //!
 //! ```text
-//! kcel validate [--crd FILE|DIR]... [--old FILE] [-n NAMESPACE] [--kube-version 1.NN] [-o text|json] FILES|DIRS|-
+//! kcel validate [--crd FILE|DIR]... [--old FILE] [-n NAMESPACE] [--kube-version 1.NN]
+//!               [--skip-kinds K,..]... [--reject-kinds K,..]... [--ignore-missing-schemas]
+//!               [--validate strict|warn|ignore] [-j N] [-o text|json|junit|tap|sarif|github]
+//!               FILES|DIRS|-
 //! ```
 //!
 //! Inputs are YAML or JSON streams (`kind: List` documents are expanded); CRDs found among them
-//! count as if given with `--crd`. Each other document is validated against the CRD serving its
-//! `apiVersion` and `kind`. Errors read as kubectl prints them (`The Widget "w1" is invalid: …`);
-//! `-o json` prints one `metav1.Status` per document (one JSON object per line).
+//! count as if given with `--crd`. Every CRD is reviewed as kube-apiserver reviews a CRD being
+//! created, and each other document is validated against the CRD serving its `apiVersion` and
+//! `kind` ([`kcel_kube::gate`]); the report is rendered in the chosen format
+//! ([`kcel_kube::report`]). What runs per document is kube-apiserver's custom-resource pipeline
+//! ([`kcel_kube::pipeline`]): decoding, pruning (unknown fields are errors under the default
+//! `--validate strict`), defaulting, OpenAPI schema validation, metadata and list-type checks,
+//! the CEL rules with the per-object cost budget, and ratcheting on update.
 //!
-//! What runs per document is kube-apiserver's custom-resource pipeline ([`kcel_kube::pipeline`]):
-//! decoding, pruning (unknown fields are errors, as `kubectl --validate=strict` makes them),
-//! defaulting, OpenAPI schema validation, metadata and list-type checks, then the CEL rules of
-//! `x-kubernetes-validations` with the per-object cost budget, and ratcheting on update.
-//!
-//! Exit codes: 0 every document valid, 1 some document invalid, 2 bad usage or unreadable input
-//! (the message names the file and line).
+//! Exit codes: 0 every document valid (or skipped), 1 some object invalid, 2 some input could
+//! not be validated (unreadable, malformed, without kind, no or a rejected CRD; the report names
+//! file and line) or bad usage.
 
-use std::collections::HashMap;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::num::NonZeroUsize;
 use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use kcel_kube::documents::{Document, Documents, LocatedCrd, ObjectKey, decode_crds};
-use kcel_kube::{Error, KubeVersion, Request, Validator, Verdict};
+use clap::builder::PossibleValuesParser;
+use kcel_kube::documents::{Document, Documents, LocatedCrd, decode_crds};
+use kcel_kube::gate::{self, GateOptions, Inputs, KindPatterns, Progress};
+use kcel_kube::report::{Format, RenderOptions};
+use kcel_kube::{Error, FieldValidation, KubeVersion, Validator};
 
-use crate::{EXIT_FAILED, EXIT_USAGE};
+use crate::EXIT_USAGE;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -48,21 +57,44 @@ pub struct Args {
     /// object's own namespace, else `default`.
     #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
     namespace: Option<String>,
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
-    output: Format,
     /// OpenAPI v3 documents (`*.json`, as `kubectl get --raw /openapi/v3/apis/<group>/<version>`
     /// saves them) whose kinds add to or override the built-in kinds (files or directories).
     #[arg(long = "schemas", value_name = "FILE|DIR")]
     schemas: Vec<String>,
+    /// Kinds not to validate (reported as skipped): comma-separated `Kind` or
+    /// `apiVersion/Kind` (`apps/v1/Deployment`), as kubeconform's `-skip`; repeatable.
+    #[arg(long = "skip-kinds", value_name = "KINDS")]
+    skip_kinds: Vec<String>,
+    /// Kinds to refuse (reported as errors): comma-separated `Kind` or `apiVersion/Kind`, as
+    /// kubeconform's `-reject`; repeatable.
+    #[arg(long = "reject-kinds", value_name = "KINDS")]
+    reject_kinds: Vec<String>,
+    /// Skip objects no CRD serves instead of reporting them as errors.
+    #[arg(long = "ignore-missing-schemas")]
+    ignore_missing_schemas: bool,
+    /// What unknown fields are (kubectl's `--validate`): strict errors, warnings, or ignored.
+    #[arg(long = "validate", value_enum, default_value_t = Validation::Strict)]
+    validate: Validation,
+    /// Threads validating documents (default: all cores); the output does not depend on it.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<NonZeroUsize>,
+    /// Output format: kubectl's messages and a summary line (text), one JSON document of
+    /// records, JUnit XML, TAP 14, SARIF 2.1.0 or GitHub Actions annotations.
+    #[arg(short = 'o', long = "output", default_value = "text",
+          value_parser = PossibleValuesParser::new(Format::NAMES))]
+    output: String,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// kubectl's messages.
-    Text,
-    /// One metav1.Status per document, one JSON object per line.
-    Json,
+enum Validation {
+    /// Unknown fields make the object invalid.
+    #[value(alias = "true")]
+    Strict,
+    /// Unknown fields are warnings.
+    Warn,
+    /// Unknown fields are dropped silently.
+    #[value(alias = "false")]
+    Ignore,
 }
 
 /// The documents of `paths`, printing a warning for each file of a directory skipped.
@@ -87,87 +119,101 @@ pub(crate) fn kube_version(v: Option<&str>) -> Result<KubeVersion, String> {
     }
 }
 
+/// Whether colour goes to standard output: a terminal, and `NO_COLOR` unset or empty
+/// (<https://no-color.org>).
+pub(crate) fn stdout_colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 pub fn run(args: Args) -> ExitCode {
-    match run_inner(&args) {
-        Ok(invalid) => ExitCode::from(if invalid { EXIT_FAILED } else { 0 }),
+    let parsed = kube_version(args.kube_version.as_deref())
+        .and_then(|v| Ok((v, args.output.parse::<Format>().map_err(|e| e.to_string())?)));
+    let (version, format) = match parsed {
+        Ok(v) => v,
         Err(message) => {
             eprintln!("kcel validate: {message}");
-            ExitCode::from(EXIT_USAGE)
+            return ExitCode::from(EXIT_USAGE);
         }
-    }
-}
-
-fn run_inner(args: &Args) -> Result<bool, String> {
-    let version = kube_version(args.kube_version.as_deref())?;
-    let crd_docs = read_documents(&args.crds).map_err(|e| e.to_string())?;
-    let docs = read_documents(&args.inputs).map_err(|e| e.to_string())?;
-    let mut crds = decode_crds(&crd_docs).map_err(|e| e.to_string())?;
-    crds.extend(decode_crds(&docs).map_err(|e| e.to_string())?);
-    let validator = crds
-        .into_iter()
-        .fold(Validator::builder().kube_version(version), |b, crd| {
-            b.located_crd(crd)
-        })
-        .schemas_dirs(&args.schemas)
-        .and_then(kcel_kube::ValidatorBuilder::try_build)
-        .map_err(|e| e.to_string())?;
-    let old: HashMap<ObjectKey, serde_json::Value> = match &args.old {
-        Some(f) => read_documents(std::slice::from_ref(f))
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|d| (ObjectKey::of(&d.value), d.value))
-            .collect(),
-        None => HashMap::new(),
     };
-    let mut any_invalid = false;
-    let mut unmatched = false;
-    for doc in docs.iter().filter(|d| !d.is_crd()) {
-        let request = match old.get(&ObjectKey::of(&doc.value)) {
-            Some(o) => Request::update(doc.value.clone(), o.clone()),
-            None => Request::create(doc.value.clone()),
+    let field_validation = match args.validate {
+        Validation::Strict => FieldValidation::Strict,
+        Validation::Warn => FieldValidation::Warn,
+        Validation::Ignore => FieldValidation::Ignore,
+    };
+    let validator = Validator::builder()
+        .kube_version(version)
+        .field_validation(field_validation)
+        .schemas_dirs(&args.schemas)
+        .and_then(|b| b.check_documents().map(|()| b));
+    let validator = match validator {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("kcel validate: --schemas: {e}");
+            return ExitCode::from(EXIT_USAGE);
         }
-        .in_namespace(args.namespace.clone());
-        let verdict = match validator.validate(request) {
-            Ok(v) => v,
-            Err(e @ Error::NoMatchingCrd { .. }) => {
-                eprintln!("kcel validate: {}: {e}", doc.location());
-                unmatched = true;
-                continue;
-            }
-            Err(e @ (Error::Rules { .. } | Error::NoSuchVersion { .. } | Error::Pipeline(_))) => {
-                let at = served_by(&validator, doc).unwrap_or_default();
-                return Err(format!("{at}: {e}"));
-            }
-            Err(e) => return Err(e.to_string()),
-        };
-        any_invalid |= !verdict.is_valid();
-        report(doc, &verdict, args.output);
+    };
+    let options = GateOptions {
+        skip_kinds: KindPatterns::parse(&args.skip_kinds),
+        reject_kinds: KindPatterns::parse(&args.reject_kinds),
+        ignore_missing_schemas: args.ignore_missing_schemas,
+        namespace: args.namespace.clone(),
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)),
+    };
+    let inputs = Inputs {
+        crds: args.crds.clone(),
+        documents: args.inputs.clone(),
+        old: args.old.clone(),
+    };
+    let progress = Progress::default();
+    let report = std::thread::scope(|scope| {
+        let (finished, stop) = mpsc::channel::<()>();
+        if std::io::stderr().is_terminal() {
+            let progress = &progress;
+            scope.spawn(move || show_progress(progress, &stop));
+        }
+        let report = gate::run(validator, &options, &inputs, Some(&progress));
+        drop(finished);
+        report
+    });
+    let render = RenderOptions {
+        colour: format == Format::Text && stdout_colour(),
+        tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if let Err(e) = report
+        .render(format, &render, &mut out)
+        .and_then(|()| out.flush())
+    {
+        eprintln!("kcel validate: writing the report: {e}");
+        return ExitCode::from(EXIT_USAGE);
     }
-    if let Some(notice) = validator.builtins_notice() {
+    for notice in &report.notices {
         eprintln!("notice: {notice}");
     }
-    if unmatched {
-        return Err("some documents could not be validated".into());
-    }
-    Ok(any_invalid)
+    ExitCode::from(report.exit_code())
 }
 
-/// Where the CRD serving `doc` was read.
-fn served_by(validator: &Validator, doc: &Document) -> Option<String> {
-    let s = |p: &str| doc.value.pointer(p).and_then(serde_json::Value::as_str);
-    let (id, _) = validator.find(s("/apiVersion").unwrap_or(""), s("/kind").unwrap_or(""))?;
-    validator.crd_location(id).map(str::to_string)
-}
+/// How long a run goes before it shows progress, and how often the line is redrawn.
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-fn report(doc: &Document, v: &Verdict, format: Format) {
-    for w in &v.warnings {
-        eprintln!("Warning: {w}");
-    }
-    match format {
-        Format::Json => println!("{}", v.status_json()),
-        Format::Text if v.is_valid() => {
-            println!("{}: {} {:?} is valid", doc.location(), v.kind, v.name);
+/// Redraws `validated N/M documents` on standard error (a terminal) once the run has taken
+/// [`PROGRESS_AFTER`], until `stop` disconnects; then erases it.
+fn show_progress(progress: &Progress, stop: &mpsc::Receiver<()>) {
+    let start = Instant::now();
+    let mut shown = false;
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(PROGRESS_EVERY) {
+        if start.elapsed() < PROGRESS_AFTER {
+            continue;
         }
-        Format::Text => println!("{}: {}", doc.location(), v.kubectl_message()),
+        let done = progress.done.load(std::sync::atomic::Ordering::Relaxed);
+        let total = progress.total.load(std::sync::atomic::Ordering::Relaxed);
+        eprint!("\rvalidated {done}/{total} documents");
+        shown = true;
+    }
+    if shown {
+        eprint!("\r\x1b[K");
     }
 }

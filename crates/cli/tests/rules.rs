@@ -110,7 +110,7 @@ fn validate_reports_like_kubectl() {
 }
 
 #[test]
-fn validate_json_output_is_a_status_per_document() {
+fn validate_json_output_holds_each_documents_status() {
     let o = kcel(&[
         "validate",
         "-o",
@@ -119,7 +119,11 @@ fn validate_json_output_is_a_status_per_document() {
         "examples/widget-invalid.yaml",
     ]);
     let out = stdout(&o);
-    let status: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let report: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    // The CRD (accepted), then the Widget.
+    assert_eq!(report["documents"][0]["kind"], "CustomResourceDefinition");
+    assert_eq!(report["documents"][0]["verdict"], "valid");
+    let status = &report["documents"][1]["status"];
     assert_eq!(status["code"], 422);
     assert_eq!(status["reason"], "Invalid");
     assert_eq!(status["details"]["kind"], "Widget");
@@ -184,9 +188,10 @@ spec:
         "{out}"
     );
     assert!(
-        stderr(&o).contains("Warning: spec.size: Invalid value: 20: too big"),
-        "{}",
-        stderr(&o)
+        out.contains(&format!(
+            "{new}:1: Warning: spec.size: Invalid value: 20: too big"
+        )),
+        "{out}"
     );
     let o = kcel(&["validate", "--crd", &crd, &new]);
     assert!(
@@ -210,11 +215,15 @@ fn validate_rejects_bad_usage_with_exit_2() {
     let o = kcel(&["validate", "examples/widget-valid.yaml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("examples/widget-valid.yaml:1: no matches for kind \"Widget\""),
+        stdout(&o).contains("examples/widget-valid.yaml:1: error: no matches for kind \"Widget\""),
         "{}",
-        stderr(&o)
+        stdout(&o)
     );
     let o = kcel_stdin(&["validate", "-"], "a: [1,\n");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("<stdin>:"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("<stdin>:2: error: syntax error"),
+        "{}",
+        stdout(&o)
+    );
 }

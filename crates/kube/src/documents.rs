@@ -24,8 +24,13 @@ const STDIN_NAME: &str = "<stdin>";
 pub struct Document {
     /// The file it was read from (`<stdin>` for standard input).
     pub source: String,
-    /// The line its text starts at (1-based).
+    /// The line its text starts at (1-based); for an item of a `kind: List` document, the
+    /// line the item starts at.
     pub line: usize,
+    /// Its position in the file's stream (0-based, empty documents counted).
+    pub index: usize,
+    /// Its position in the `items` of the `kind: List` document it came from, if it did.
+    pub item: Option<usize>,
     /// The document.
     pub value: Value,
 }
@@ -94,6 +99,13 @@ pub enum DocumentError {
         /// The path (or `<stdin>`).
         source: String,
     },
+    /// A file is not UTF-8 text (a binary file, or another encoding).
+    NotUtf8 {
+        /// The path (or `<stdin>`).
+        source: String,
+        /// The line of the first byte that is not UTF-8 (1-based).
+        line: usize,
+    },
     /// A YAML or JSON syntax error.
     Syntax {
         /// The path (or `<stdin>`).
@@ -114,33 +126,60 @@ pub enum DocumentError {
     },
     /// A CRD document does not decode as a CustomResourceDefinition.
     Crd {
-        /// `file:line` of the document.
-        location: String,
+        /// The path (or `<stdin>`).
+        source: String,
+        /// The line the document starts at.
+        line: usize,
         /// The decoder's message.
         message: String,
     },
 }
 
+impl DocumentError {
+    /// The file (or path, or `<stdin>`) concerned, and the line when one is known.
+    pub fn location(&self) -> (&str, Option<usize>) {
+        match self {
+            DocumentError::Io { source, .. } | DocumentError::TooLarge { source } => (source, None),
+            DocumentError::NotUtf8 { source, line }
+            | DocumentError::Syntax { source, line, .. }
+            | DocumentError::NotAnObject { source, line }
+            | DocumentError::Crd { source, line, .. } => (source, Some(*line)),
+        }
+    }
+
+    /// What is wrong, without the location.
+    pub fn message(&self) -> String {
+        match self {
+            DocumentError::Io { error, .. } => error.to_string(),
+            DocumentError::TooLarge { source } if source == STDIN_NAME => {
+                format!("input is larger than {MAX_INPUT_BYTES} bytes")
+            }
+            DocumentError::TooLarge { .. } => {
+                format!("file is larger than {MAX_INPUT_BYTES} bytes")
+            }
+            DocumentError::NotUtf8 { .. } => "not UTF-8 text (a binary file?)".into(),
+            DocumentError::Syntax {
+                column, message, ..
+            } => format!("syntax error at column {column}: {message}"),
+            DocumentError::NotAnObject { .. } => "a document must be an object".into(),
+            DocumentError::Crd { message, .. } => message.clone(),
+        }
+    }
+}
+
 impl fmt::Display for DocumentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DocumentError::Io { source, error } => write!(f, "{source}: {error}"),
-            DocumentError::TooLarge { source } if source == STDIN_NAME => {
-                write!(f, "{source}: input is larger than {MAX_INPUT_BYTES} bytes")
-            }
-            DocumentError::TooLarge { source } => {
-                write!(f, "{source}: file is larger than {MAX_INPUT_BYTES} bytes")
-            }
             DocumentError::Syntax {
                 source,
                 line,
                 column,
                 message,
             } => write!(f, "{source}:{line}:{column}: {message}"),
-            DocumentError::NotAnObject { source, line } => {
-                write!(f, "{source}:{line}: a document must be an object")
-            }
-            DocumentError::Crd { location, message } => write!(f, "{location}: {message}"),
+            _ => match self.location() {
+                (source, Some(line)) => write!(f, "{source}:{line}: {}", self.message()),
+                (source, None) => write!(f, "{source}: {}", self.message()),
+            },
         }
     }
 }
@@ -199,35 +238,69 @@ pub fn expand(path: &str) -> Result<Vec<String>, DocumentError> {
     Ok(out)
 }
 
-/// The text of a file, or of standard input for `-`, at most [`MAX_INPUT_BYTES`].
+/// The text of a file, or of standard input for `-`, at most [`MAX_INPUT_BYTES`], UTF-8.
 fn read_text(source: &str) -> Result<String, DocumentError> {
-    if source == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(MAX_INPUT_BYTES + 1)
-            .read_to_string(&mut s)
-            .map_err(|error| DocumentError::Io {
-                source: STDIN_NAME.into(),
-                error,
-            })?;
-        if s.len() as u64 > MAX_INPUT_BYTES {
-            return Err(DocumentError::TooLarge {
-                source: STDIN_NAME.into(),
-            });
-        }
-        return Ok(s);
-    }
+    let name = if source == "-" { STDIN_NAME } else { source };
     let io = |error| DocumentError::Io {
-        source: source.to_string(),
+        source: name.to_string(),
         error,
     };
-    let len = std::fs::metadata(source).map_err(io)?.len();
-    if len > MAX_INPUT_BYTES {
-        return Err(DocumentError::TooLarge {
-            source: source.to_string(),
-        });
+    let too_large = || DocumentError::TooLarge {
+        source: name.to_string(),
+    };
+    let mut bytes = Vec::new();
+    if source == "-" {
+        std::io::stdin()
+            .take(MAX_INPUT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+    } else {
+        let file = std::fs::File::open(source).map_err(io)?;
+        if file.metadata().map_err(io)?.len() > MAX_INPUT_BYTES {
+            return Err(too_large());
+        }
+        file.take(MAX_INPUT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
     }
-    std::fs::read_to_string(source).map_err(io)
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        DocumentError::NotUtf8 {
+            source: name.to_string(),
+            line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+        }
+    })
+}
+
+/// One input of a run: a document, or why a path, a file or a document could not be read.
+pub type Input = Result<Document, DocumentError>;
+
+/// Reads every path (directories expanded, `-` for standard input) without stopping at the
+/// first problem: each file that cannot be read or parsed (named directly or found in a
+/// directory) is an `Err` in its place, and the other files are read on. This is how a gate
+/// fails closed: nothing unreadable goes unreported.
+pub fn read_inputs(paths: &[String]) -> Vec<Input> {
+    let mut out = Vec::new();
+    for p in paths {
+        let files = match expand(p) {
+            Ok(files) => files,
+            Err(e) => {
+                out.push(Err(e));
+                continue;
+            }
+        };
+        for file in files {
+            let name = if file == "-" { STDIN_NAME } else { &file };
+            match read_text(&file).and_then(|text| parse_documents(name, &text)) {
+                Ok(docs) => out.extend(docs.into_iter().map(Ok)),
+                Err(e) => out.push(Err(e)),
+            }
+        }
+    }
+    out
 }
 
 /// Reads the documents of every path (directories expanded, `-` for standard input). Files
@@ -238,13 +311,8 @@ pub fn read_documents(paths: &[String]) -> Result<Documents, DocumentError> {
     for p in paths {
         let from_dir = p != "-" && Path::new(p).is_dir();
         for file in expand(p)? {
-            let text = read_text(&file)?;
-            let name = if file == "-" {
-                STDIN_NAME.to_string()
-            } else {
-                file
-            };
-            match parse_documents(&name, &text) {
+            let name = if file == "-" { STDIN_NAME } else { &file };
+            match read_text(&file).and_then(|text| parse_documents(name, &text)) {
                 Ok(docs) => out.documents.extend(docs),
                 Err(e) if from_dir => out.skipped.push(e),
                 Err(e) => return Err(e),
@@ -254,11 +322,12 @@ pub fn read_documents(paths: &[String]) -> Result<Documents, DocumentError> {
     Ok(out)
 }
 
-/// Splits a YAML or JSON stream into documents, expanding `*List` kinds; `source` names it in
-/// locations.
+/// Splits a YAML or JSON stream into documents, expanding `*List` kinds (each item located at
+/// its own line); `source` names it in locations.
 pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, DocumentError> {
     let trimmed = text.trim_start();
-    let mut raw = Vec::new();
+    // Each document: its line, its value, and the lines of its `items` when it is a list.
+    let mut raw: Vec<(usize, Value, Vec<usize>)> = Vec::new();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
         loop {
@@ -266,8 +335,12 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
             match stream.next() {
                 None => break,
                 Some(Ok(v)) => {
-                    let line = text[..start].matches('\n').count() + 1;
-                    raw.push((line, v));
+                    let line_at = |offset: usize| text[..offset].matches('\n').count() + 1;
+                    let items = json_item_offsets(&text[start..stream.byte_offset()])
+                        .into_iter()
+                        .map(|o| line_at(start + o))
+                        .collect();
+                    raw.push((line_at(start), v, items));
                 }
                 Some(Err(e)) => {
                     return Err(DocumentError::Syntax {
@@ -287,29 +360,46 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
             message: e.message,
         })?;
         for d in docs {
-            raw.push((d.start.line, d.value));
+            let count = d
+                .value
+                .get("items")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            let items = (0..count)
+                .map(|i| {
+                    d.positions
+                        .locate(&format!("/items/{i}"))
+                        .map_or(d.start.line, |p| p.line)
+                })
+                .collect();
+            raw.push((d.start.line, d.value, items));
         }
     }
     let mut out = Vec::new();
-    let document = |line, value| Document {
-        source: source.to_string(),
-        line,
-        value,
-    };
-    for (line, v) in raw {
+    for (index, (line, v, item_lines)) in raw.into_iter().enumerate() {
+        let document = |line, item, value| Document {
+            source: source.to_string(),
+            line,
+            index,
+            item,
+            value,
+        };
         match v {
             Value::Null => {}
-            Value::Object(ref o)
+            Value::Object(mut o)
                 if o.get("kind")
                     .and_then(Value::as_str)
                     .is_some_and(|k| k.ends_with("List"))
                     && o.get("items").is_some_and(Value::is_array) =>
             {
-                if let Some(Value::Array(items)) = o.get("items") {
-                    out.extend(items.iter().map(|item| document(line, item.clone())));
+                if let Some(Value::Array(items)) = o.remove("items") {
+                    for (i, item) in items.into_iter().enumerate() {
+                        let at = item_lines.get(i).copied().unwrap_or(line);
+                        out.push(document(at, Some(i), item));
+                    }
                 }
             }
-            Value::Object(_) => out.push(document(line, v)),
+            Value::Object(_) => out.push(document(line, None, v)),
             _ => {
                 return Err(DocumentError::NotAnObject {
                     source: source.to_string(),
@@ -319,6 +409,24 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
         }
     }
     Ok(out)
+}
+
+/// The byte offsets, in `json` (one JSON value), of the elements of its top-level `items`
+/// array; empty when it has none.
+fn json_item_offsets(json: &str) -> Vec<usize> {
+    #[derive(serde::Deserialize)]
+    struct Items<'a> {
+        #[serde(borrow, default)]
+        items: Option<Vec<&'a serde_json::value::RawValue>>,
+    }
+    let base = json.as_ptr() as usize;
+    serde_json::from_str::<Items<'_>>(json)
+        .ok()
+        .and_then(|l| l.items)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.get().as_ptr() as usize - base)
+        .collect()
 }
 
 /// A CRD decoded from a document, with the document's `file:line`.
@@ -332,20 +440,21 @@ pub struct LocatedCrd {
 
 /// Decodes the CRDs among `docs`.
 pub fn decode_crds(docs: &[Document]) -> Result<Vec<LocatedCrd>, DocumentError> {
-    docs.iter()
-        .filter(|d| d.is_crd())
-        .map(|d| {
-            serde_json::from_value::<CustomResourceDefinition>(d.value.clone())
-                .map(|crd| LocatedCrd {
-                    crd,
-                    location: d.location(),
-                })
-                .map_err(|e| DocumentError::Crd {
-                    location: d.location(),
-                    message: e.to_string(),
-                })
+    docs.iter().filter(|d| d.is_crd()).map(decode_crd).collect()
+}
+
+/// Decodes `doc` as a CustomResourceDefinition.
+pub fn decode_crd(doc: &Document) -> Result<LocatedCrd, DocumentError> {
+    serde_json::from_value::<CustomResourceDefinition>(doc.value.clone())
+        .map(|crd| LocatedCrd {
+            crd,
+            location: doc.location(),
         })
-        .collect()
+        .map_err(|e| DocumentError::Crd {
+            source: doc.source.clone(),
+            line: doc.line,
+            message: e.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -357,7 +466,9 @@ mod tests {
         let text = "a: 1\n---\nkind: WidgetList\nitems:\n- {kind: Widget}\n- {kind: Widget}\n";
         let docs = parse_documents("f.yaml", text).expect("parses");
         let lines: Vec<usize> = docs.iter().map(|d| d.line).collect();
-        assert_eq!(lines, [1, 3, 3]);
+        assert_eq!(lines, [1, 5, 6]);
+        let at: Vec<(usize, Option<usize>)> = docs.iter().map(|d| (d.index, d.item)).collect();
+        assert_eq!(at, [(0, None), (1, Some(0)), (1, Some(1))]);
         assert_eq!(docs[1].kind(), "Widget");
     }
 
@@ -365,6 +476,11 @@ mod tests {
     fn json_streams_and_errors_name_file_and_line() {
         let docs = parse_documents("f.json", "{\"kind\":\"A\"}\n\n{\"kind\":\"B\"}").expect("ok");
         assert_eq!(docs[1].location(), "f.json:3");
+        let list =
+            "{\"kind\": \"List\",\n \"items\": [\n  {\"kind\": \"A\"},\n\n  {\"kind\": \"B\"}]}";
+        let docs = parse_documents("l.json", list).expect("ok");
+        let lines: Vec<usize> = docs.iter().map(|d| d.line).collect();
+        assert_eq!(lines, [3, 5]);
         let err = parse_documents("f.json", "[1]").expect_err("not an object");
         assert_eq!(err.to_string(), "f.json:1: a document must be an object");
     }

@@ -144,6 +144,11 @@ impl ValidatorBuilder {
         self
     }
 
+    /// The Kubernetes release the validator will behave as.
+    pub fn selected_kube_version(&self) -> KubeVersion {
+        self.kube_version
+    }
+
     /// What happens to unknown fields (default: [`FieldValidation::Strict`], as
     /// `kubectl --validate=strict`).
     pub fn field_validation(mut self, field_validation: FieldValidation) -> Self {
@@ -241,6 +246,16 @@ impl ValidatorBuilder {
             self.schema_documents.push((path, doc));
         }
         Ok(self)
+    }
+
+    /// Checks the OpenAPI documents added so far as [`ValidatorBuilder::try_build`] would,
+    /// without building: for callers that hand the builder on (e.g. to [`crate::gate::run`]).
+    pub fn check_documents(&self) -> Result<(), Error> {
+        let mut builtins = Builtins::new(self.kube_version, false);
+        for (source, doc) in &self.schema_documents {
+            builtins.add_document(doc, source)?;
+        }
+        Ok(())
     }
 
     /// The validator; fails only on an OpenAPI document that has no `components.schemas`.

@@ -1,0 +1,267 @@
+//! Validating a whole set of inputs as a CI gate does: every document of every file gets a
+//! [`Record`] in a [`Report`], and nothing unreadable or unvalidatable passes silently.
+//!
+//! [`run`] reads the `--crd` paths, the stored objects of `--old` and the inputs without
+//! stopping at a bad file ([`crate::documents::read_inputs`]); reviews every CRD found as
+//! kube-apiserver reviews a CRD being created (`crds.rs`); then validates each other document
+//! against the CRD serving it, on up to [`GateOptions::jobs`] threads with the records in input
+//! order ([`parallel`]). Errors (exit code 2 of [`Report::exit_code`]):
+//!
+//! - a path, file or document that cannot be read: not found, not UTF-8, too large, a YAML or
+//!   JSON syntax error, a document that is not an object;
+//! - a document without `kind` or `apiVersion` (apimachinery's `Object 'Kind' is missing`,
+//!   `runtime/error.go`);
+//! - a CRD that does not decode, that kube-apiserver would reject, or that differs from an
+//!   earlier CRD of the same `metadata.name`;
+//! - an object no CRD serves ([`crate::Error::NoMatchingCrd`]), unless
+//!   [`GateOptions::ignore_missing_schemas`] (then skipped), or whose CRD is one of the above;
+//! - an object of a kind matching [`GateOptions::reject_kinds`] (kubeconform's
+//!   `prohibited resource kind`).
+//!
+//! Objects matching [`GateOptions::skip_kinds`] are skipped before anything else is checked
+//! (as kubeconform skips before it rejects). Empty documents are not records.
+
+mod crds;
+pub mod kinds;
+pub mod parallel;
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+use crate::documents::{Document, ObjectKey, read_inputs};
+use crate::error::Error;
+use crate::report::{Outcome, Record, Report};
+use crate::validator::{Request, Validator, ValidatorBuilder};
+
+pub use kinds::KindPatterns;
+
+/// The paths a run reads.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// Files or directories of CRDs (`--crd`); their other documents are ignored.
+    pub crds: Vec<String>,
+    /// Files or directories (or `-`) of documents to validate; CRDs among them are used too.
+    pub documents: Vec<String>,
+    /// A file of the objects as stored before (validates as updates: matched by apiVersion,
+    /// kind, namespace and name).
+    pub old: Option<String>,
+}
+
+/// How a run validates.
+#[derive(Clone, Debug)]
+pub struct GateOptions {
+    /// Kinds not validated (skipped).
+    pub skip_kinds: KindPatterns,
+    /// Kinds refused (errors).
+    pub reject_kinds: KindPatterns,
+    /// Skip objects no CRD serves instead of reporting them as errors.
+    pub ignore_missing_schemas: bool,
+    /// The request namespace (`kubectl -n`).
+    pub namespace: Option<String>,
+    /// How many threads validate.
+    pub jobs: NonZeroUsize,
+}
+
+impl Default for GateOptions {
+    fn default() -> Self {
+        GateOptions {
+            skip_kinds: KindPatterns::default(),
+            reject_kinds: KindPatterns::default(),
+            ignore_missing_schemas: false,
+            namespace: None,
+            jobs: NonZeroUsize::MIN,
+        }
+    }
+}
+
+/// How far a run is, for a progress display on another thread.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Documents to validate, known once the inputs are read.
+    pub total: AtomicUsize,
+    /// Documents validated so far.
+    pub done: AtomicUsize,
+}
+
+/// Reads `inputs`, reviews their CRDs, adds the usable ones to `validator` (which brings the
+/// Kubernetes version, field validation and whatever else the caller configured) and validates
+/// every document. `progress`, if given, counts the documents as they are validated.
+pub fn run(
+    validator: ValidatorBuilder,
+    options: &GateOptions,
+    inputs: &Inputs,
+    progress: Option<&Progress>,
+) -> Report {
+    let crd_inputs = read_inputs(&inputs.crds);
+    let old_inputs = inputs
+        .old
+        .as_ref()
+        .map(|p| read_inputs(std::slice::from_ref(p)))
+        .unwrap_or_default();
+    let doc_inputs = read_inputs(&inputs.documents);
+
+    // Every CRD document: those of `--crd` files first, then those among the inputs.
+    let crd_docs: Vec<&Document> = crd_inputs
+        .iter()
+        .chain(&doc_inputs)
+        .filter_map(|i| i.as_ref().ok())
+        .filter(|d| d.is_crd())
+        .collect();
+    let version = validator.selected_kube_version();
+    let (crd_outcomes, unusable) = crds::collect(&crd_docs, version, options.jobs);
+    let mut crd_outcomes = crd_outcomes.into_iter();
+    let mut builder = validator;
+    let mut records = Vec::new();
+    for input in &crd_inputs {
+        match input {
+            Err(e) => records.push(Record::unreadable(e)),
+            Ok(d) if d.is_crd() => {
+                if let Some(o) = crd_outcomes.next() {
+                    if o.record.outcome == Outcome::Error {
+                        records.push(o.record);
+                    }
+                    if let Some(c) = o.crd.filter(|_| o.used) {
+                        builder = builder.located_crd(c);
+                    }
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    let mut old = HashMap::new();
+    for input in old_inputs {
+        match input {
+            Ok(d) => {
+                old.insert(ObjectKey::of(&d.value), d.value);
+            }
+            Err(e) => records.push(Record::unreadable(&e)),
+        }
+    }
+    // The inputs' own records: CRDs reviewed above, objects validated below.
+    enum Pending<'i> {
+        Done(Box<Record>),
+        Object(&'i Document),
+    }
+    let mut pending = Vec::with_capacity(doc_inputs.len());
+    for input in &doc_inputs {
+        pending.push(match input {
+            Err(e) => Pending::Done(Box::new(Record::unreadable(e))),
+            Ok(d) if d.is_crd() => match crd_outcomes.next() {
+                Some(o) => {
+                    if let Some(c) = o.crd.filter(|_| o.used) {
+                        builder = builder.located_crd(c);
+                    }
+                    Pending::Done(Box::new(o.record))
+                }
+                None => Pending::Object(d),
+            },
+            Ok(d) => Pending::Object(d),
+        });
+    }
+    let gate = Gate {
+        validator: builder.build(),
+        options,
+        old,
+        unusable,
+    };
+    let objects: Vec<&Document> = pending
+        .iter()
+        .filter_map(|p| match p {
+            Pending::Object(d) => Some(*d),
+            Pending::Done(_) => None,
+        })
+        .collect();
+    if let Some(p) = progress {
+        p.total.store(objects.len(), Ordering::Relaxed);
+    }
+    let mut validated = parallel::ordered_map(&objects, options.jobs, |doc| {
+        let record = gate.check(doc);
+        if let Some(p) = progress {
+            p.done.fetch_add(1, Ordering::Relaxed);
+        }
+        record
+    })
+    .into_iter();
+    for p in pending {
+        match p {
+            Pending::Done(r) => records.push(*r),
+            Pending::Object(_) => records.extend(validated.next()),
+        }
+    }
+    Report {
+        records,
+        notices: gate.validator.builtins_notice().into_iter().collect(),
+    }
+}
+
+/// What validating one object needs.
+struct Gate<'o> {
+    validator: Validator,
+    options: &'o GateOptions,
+    old: HashMap<ObjectKey, Value>,
+    unusable: crds::Unusable,
+}
+
+impl Gate<'_> {
+    /// The record of one object document.
+    fn check(&self, doc: &Document) -> Record {
+        let error = |message: String| Record::of(doc, Outcome::Error, message);
+        let s = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let (api_version, kind) = (s("/apiVersion"), s("/kind"));
+        // apimachinery's decoders check the kind first (`runtime/serializer/json`).
+        if kind.is_empty() {
+            return error("Object 'Kind' is missing".into());
+        }
+        if api_version.is_empty() {
+            return error("Object 'apiVersion' is missing".into());
+        }
+        if self.options.skip_kinds.matches(api_version, kind) {
+            return Record::of(doc, Outcome::Skipped, "kind skipped (--skip-kinds)".into());
+        }
+        if self.options.reject_kinds.matches(api_version, kind) {
+            return error(format!("prohibited resource kind {kind}"));
+        }
+        let request = match self.old.get(&ObjectKey::of(&doc.value)) {
+            Some(o) => Request::update(doc.value.clone(), o.clone()),
+            None => Request::create(doc.value.clone()),
+        }
+        .in_namespace(self.options.namespace.clone());
+        match self.validator.validate(request) {
+            Ok(verdict) => Record::answered(doc, verdict),
+            Err(e @ Error::NoMatchingCrd { .. }) => {
+                if let Some(why) = self.unusable.reason(api_version, kind) {
+                    error(format!(
+                        "no usable CustomResourceDefinition serves kind {kind:?} in version {api_version:?}: {why}"
+                    ))
+                } else if self.options.ignore_missing_schemas {
+                    Record::of(
+                        doc,
+                        Outcome::Skipped,
+                        "no schema (--ignore-missing-schemas)".into(),
+                    )
+                } else {
+                    error(e.to_string())
+                }
+            }
+            Err(e) => {
+                let served_by = self
+                    .validator
+                    .find_kind(api_version, kind)
+                    .and_then(|id| self.validator.crd_location(id));
+                match served_by {
+                    Some(at) => error(format!("{e} (CustomResourceDefinition at {at})")),
+                    None => error(e.to_string()),
+                }
+            }
+        }
+    }
+}
+
+/// A [`Validator`] is shared by the threads of a run.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Validator>();
+};
