@@ -3,21 +3,15 @@
 
 #![allow(dead_code)]
 
+pub mod fuzz_harness;
 pub mod raw_json;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kcel_kube::pipeline::Status;
 use serde_json::Value;
 
-/// `../shared` (or `KCEL_SHARED`), if present.
-pub fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("KCEL_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    dir.is_dir().then_some(dir)
-}
+pub use fuzz_harness::shared_dir;
 
 /// [`shared_dir`], or `None` after a visible notice that `what` is skipped;
 /// under `CI=true` a missing folder fails the test instead.
