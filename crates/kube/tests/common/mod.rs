@@ -5,6 +5,7 @@
 
 pub mod fuzz_harness;
 pub mod raw_json;
+pub mod replay;
 
 use std::path::PathBuf;
 
