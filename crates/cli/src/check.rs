@@ -1,9 +1,18 @@
 //! `kcel check`: the checks kube-apiserver makes on the CEL rules of CRDs when they are created:
 //! every problem with the rules (kubectl's messages), and a table of every rule and
-//! messageExpression with its estimated cost against the limits.
+//! messageExpression with its estimated cost against the limits, most expensive first.
+//!
+//! Kubernetes compares two numbers (apiextensions-apiserver
+//! `pkg/apis/apiextensions/validation/validation.go`, limits from
+//! `pkg/apiserver/schema/cel/compilation.go`): each expression's cost × the cardinality of its
+//! node with the per-expression `StaticEstimatedCostLimit`, and the sum of those over a schema
+//! with the per-CRD `StaticEstimatedCRDCostLimit`. The table has one column for each; rows over the
+//! per-expression limit are marked `!`, and under each expression that costs at least 1% of the
+//! per-CRD limit are the unbounded lists, maps and strings that drive its cost
+//! ([`kcel_kube::rules::unbounded`]). `-o json` prints the same as one JSON document.
 //!
 //! ```text
-//! kcel check [--kube-version 1.NN] [--old FILE] <CRD files or dirs>...
+//! kcel check [--kube-version 1.NN] [--old FILE] [-q] [-o text|json] <CRD files or dirs>...
 //! ```
 //!
 //! Exit codes: 0 every CRD would be accepted, 1 some CRD would be rejected, 2 bad usage or
@@ -11,11 +20,16 @@
 
 use std::process::ExitCode;
 
+use clap::ValueEnum;
 use kcel_kube::Validator;
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::crd_review::CrdReview;
+use kcel_kube::crd_review::{
+    CrdReview, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
+use kcel_kube::field::FieldError;
 use kcel_kube::kubectl::invalid_message;
-use kcel_kube::rules::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
+use kcel_kube::rules::crd_check::ExpressionCost;
+use serde_json::{Value, json};
 
 use crate::validate::{kube_version, read_crds};
 use crate::{EXIT_FAILED, EXIT_USAGE};
@@ -32,9 +46,18 @@ pub struct Args {
     /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
     #[arg(long = "kube-version", value_name = "1.NN")]
     kube_version: Option<String>,
-    /// Only print CRDs with problems (no cost table).
+    /// Only print CRDs with problems (no cost table; with `-o json`, only rejected CRDs).
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
+    output: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -62,6 +85,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     };
     let validator = Validator::builder().kube_version(version).build();
     let mut rejected = 0usize;
+    let mut records = Vec::new();
     for located in &crds {
         let crd = &located.crd;
         let old_crd = old
@@ -75,14 +99,102 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         if args.quiet && review.accepted() {
             continue;
         }
-        print_report(crd, &located.location, &review, args.quiet);
+        match args.output {
+            Format::Text => print_report(crd, &located.location, &review, args.quiet),
+            Format::Json => records.push(crd_record(crd, &located.location, &review)),
+        }
     }
-    println!(
-        "{} CustomResourceDefinition(s) checked with Kubernetes {version}: {} accepted, {rejected} rejected",
-        crds.len(),
-        crds.len() - rejected
-    );
+    match args.output {
+        Format::Text => println!(
+            "{} CustomResourceDefinition(s) checked with Kubernetes {version}: {} accepted, {rejected} rejected",
+            crds.len(),
+            crds.len() - rejected
+        ),
+        Format::Json => {
+            let doc = json!({
+                "kubeVersion": version.to_string(),
+                "limits": {
+                    "StaticEstimatedCostLimit": STATIC_ESTIMATED_COST_LIMIT,
+                    "StaticEstimatedCRDCostLimit": STATIC_ESTIMATED_CRD_COST_LIMIT,
+                },
+                "checked": crds.len(),
+                "accepted": crds.len() - rejected,
+                "rejected": rejected,
+                "crds": records,
+            });
+            let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+            println!("{text}");
+        }
+    }
     Ok(rejected > 0)
+}
+
+/// The expressions of a review, most expensive (cost × cardinality) first; expressions without
+/// an estimate last, in schema order.
+fn by_cost(review: &CrdReview) -> Vec<&ExpressionCost> {
+    let mut costs: Vec<&ExpressionCost> = review.costs.iter().collect();
+    costs.sort_by_key(|c| std::cmp::Reverse(c.total));
+    costs
+}
+
+/// A field error as JSON: its path, type, and text without the path.
+fn error_record(e: &FieldError) -> Value {
+    json!({
+        "field": e.path.to_string(),
+        "type": e.type_.reason(),
+        "message": e.body(),
+    })
+}
+
+/// One CRD of `-o json`.
+fn crd_record(crd: &CustomResourceDefinition, at: &str, review: &CrdReview) -> Value {
+    let expressions: Vec<Value> = by_cost(review)
+        .into_iter()
+        .map(|c| {
+            json!({
+                "version": c.version,
+                "path": c.path,
+                "expression": c.expression,
+                "cost": c.max_cost,
+                "cardinality": c.cardinality,
+                "total": c.total,
+                "limit": STATIC_ESTIMATED_COST_LIMIT,
+                "limitName": "StaticEstimatedCostLimit",
+                "overLimit": c.over_limit(),
+                "errors": review.errors_at(&c.path).map(error_record).collect::<Vec<_>>(),
+                "unbounded": c.unbounded.iter().map(|u| json!({
+                    "path": u.path,
+                    "missing": u.missing.keyword(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let totals: Vec<Value> = review
+        .schema_totals()
+        .into_iter()
+        .map(|(version, total)| {
+            json!({
+                "version": version,
+                "total": total,
+                "limit": STATIC_ESTIMATED_CRD_COST_LIMIT,
+                "limitName": "StaticEstimatedCRDCostLimit",
+                "overLimit": total > STATIC_ESTIMATED_CRD_COST_LIMIT,
+            })
+        })
+        .collect();
+    json!({
+        "file": at,
+        "name": crd.metadata.name,
+        "accepted": review.accepted(),
+        "expressions": expressions,
+        "schemaTotals": totals,
+        "errors": review.crd_errors().map(error_record).collect::<Vec<_>>(),
+        "message": (!review.accepted()).then(|| invalid_message(
+            "CustomResourceDefinition",
+            &crd.metadata.name,
+            &review.errors,
+        )),
+    })
 }
 
 fn thousands(n: u64) -> String {
@@ -97,6 +209,16 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// `part` as a percentage of `limit`, one decimal; `>999%` beyond ten times the limit.
+fn percent(part: u64, limit: u64) -> String {
+    let p = part as f64 * 100.0 / limit as f64;
+    if p > 999.0 {
+        ">999%".into()
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
 fn print_report(crd: &CustomResourceDefinition, at: &str, report: &CrdReview, quiet: bool) {
     let verdict = if report.errors.is_empty() {
         "accepted"
@@ -109,24 +231,23 @@ fn print_report(crd: &CustomResourceDefinition, at: &str, report: &CrdReview, qu
     );
     if !quiet && !report.costs.is_empty() {
         println!(
-            "  {:>14} {:>9} {:>14} {:>8}  EXPRESSION",
-            "COST", "×CARD", "TOTAL", "LIMIT%"
+            "  COST×CARD is compared with the per-expression StaticEstimatedCostLimit ({}), the sum of a schema's with the per-CRD StaticEstimatedCRDCostLimit ({}); ! marks a row over its limit",
+            thousands(STATIC_ESTIMATED_COST_LIMIT),
+            thousands(STATIC_ESTIMATED_CRD_COST_LIMIT)
         );
-        let mut total = 0u64;
-        for c in &report.costs {
-            let (cost, t, pct) = match (c.max_cost, c.total) {
-                (Some(m), Some(t)) => {
-                    total = total.saturating_add(t);
-                    (
-                        thousands(m),
-                        thousands(t),
-                        format!(
-                            "{:.1}%",
-                            t as f64 * 100.0 / STATIC_ESTIMATED_COST_LIMIT as f64
-                        ),
-                    )
-                }
-                _ => ("-".into(), "-".into(), "-".into()),
+        println!(
+            "    {:>14} {:>9} {:>14} {:>11} {:>10}  EXPRESSION",
+            "COST", "×CARD", "COST×CARD", "%EXPR-LIMIT", "%CRD-LIMIT"
+        );
+        for c in by_cost(report) {
+            let (cost, total, expr_pct, crd_pct) = match (c.max_cost, c.total) {
+                (Some(m), Some(t)) => (
+                    thousands(m),
+                    thousands(t),
+                    percent(t, STATIC_ESTIMATED_COST_LIMIT),
+                    percent(t, STATIC_ESTIMATED_CRD_COST_LIMIT),
+                ),
+                _ => ("-".into(), "-".into(), "-".into(), "-".into()),
             };
             let expr: String = c.expression.replace('\n', " ");
             let expr = if expr.chars().count() > 60 {
@@ -134,18 +255,30 @@ fn print_report(crd: &CustomResourceDefinition, at: &str, report: &CrdReview, qu
             } else {
                 expr
             };
+            let mark = if c.over_limit() { '!' } else { ' ' };
             println!(
-                "  {cost:>14} {:>9} {t:>14} {pct:>8}  {expr}",
+                "  {mark} {cost:>14} {:>9} {total:>14} {expr_pct:>11} {crd_pct:>10}  {expr}",
                 thousands(c.cardinality)
             );
-            println!("    at {}", c.path);
+            println!("      at {}", c.path);
+            for u in &c.unbounded {
+                println!("      unbounded: {} (no {})", u.path, u.missing.keyword());
+            }
         }
-        println!(
-            "  total {} of {} ({:.1}%)",
-            thousands(total),
-            thousands(STATIC_ESTIMATED_CRD_COST_LIMIT),
-            total as f64 * 100.0 / STATIC_ESTIMATED_CRD_COST_LIMIT as f64
-        );
+        for (version, total) in report.schema_totals() {
+            let mark = if total > STATIC_ESTIMATED_CRD_COST_LIMIT {
+                '!'
+            } else {
+                ' '
+            };
+            let of = version.map_or(String::new(), |v| format!(" (version {v})"));
+            println!(
+                "  {mark} total{of} {} of StaticEstimatedCRDCostLimit {} ({})",
+                thousands(total),
+                thousands(STATIC_ESTIMATED_CRD_COST_LIMIT),
+                percent(total, STATIC_ESTIMATED_CRD_COST_LIMIT)
+            );
+        }
     }
     if !report.errors.is_empty() {
         println!(

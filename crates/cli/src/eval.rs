@@ -1,10 +1,17 @@
 //! `kcel eval`: compile an expression in the full environment (with the
-//! messages of `--proto` files), evaluate it against `--var` bindings, print
-//! the result.
+//! messages of `--proto` files), or with `--kube` in the environment of
+//! Kubernetes' validation rules for a release, evaluate it against `--var`
+//! bindings, print the result.
+//!
+//! Every evaluation is bounded: by a runtime cost limit (default: Kubernetes'
+//! per-call limit with `--kube`, [`DEFAULT_COST_LIMIT`] otherwise) and by a
+//! deadline ([`DEFAULT_TIMEOUT`]); past either it stops with an evaluation
+//! error that says which bound was reached and how to raise it.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use cel::proto::ProtoTypes;
 use cel::{Type, Value};
@@ -14,6 +21,13 @@ use crate::{EXIT_FAILED, EXIT_USAGE, decl, env};
 
 /// Inputs larger than this are refused (`--var name=@file`).
 const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// The runtime cost limit without `--kube` and without `--cost-limit`: ten times Kubernetes'
+/// per-object budget (`RuntimeCELCostBudget`), a few seconds of evaluation.
+pub const DEFAULT_COST_LIMIT: u64 = 100_000_000;
+
+/// The deadline without `--timeout`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -51,8 +65,62 @@ pub struct Args {
     includes: Vec<String>,
     /// The container (package) names are resolved in (`TestAllTypes` in
     /// `pkg` is `pkg.TestAllTypes`).
-    #[arg(long = "container", default_value = "")]
+    #[arg(long = "container", default_value = "", conflicts_with = "kube")]
     container: String,
+    /// Compile and evaluate in the environment of Kubernetes' validation
+    /// rules (its libraries: quantity, url, regex, lists, sets, ip, cidr,
+    /// format, semver, authz, …; its runtime costs; as stored rules run).
+    #[arg(long = "kube", conflicts_with_all = ["protos", "includes"])]
+    kube: bool,
+    /// The Kubernetes release whose rule environment `--kube` uses (1.28 to
+    /// 1.37; default the newest).
+    #[arg(long = "kube-version", value_name = "1.NN", requires = "kube")]
+    kube_version: Option<String>,
+    /// Stop the evaluation past this runtime cost (`none`: no limit; default:
+    /// Kubernetes' per-call limit, 1000000, with `--kube`, else 100000000).
+    #[arg(long = "cost-limit", value_name = "N|none")]
+    cost_limit: Option<String>,
+    /// Stop the evaluation after this long (`500ms`, `10s`, `2m`; `none`: no
+    /// deadline; default 10s).
+    #[arg(long = "timeout", value_name = "DURATION|none")]
+    timeout: Option<String>,
+}
+
+/// The bounds of one evaluation.
+struct Bounds {
+    cost_limit: Option<u64>,
+    timeout: Option<Duration>,
+}
+
+/// `--cost-limit` and `--timeout` with their defaults.
+fn bounds(args: &Args) -> Result<Bounds, String> {
+    let cost_limit = match args.cost_limit.as_deref() {
+        Some("none") => None,
+        Some(n) => Some(
+            n.parse::<u64>()
+                .map_err(|e| format!("--cost-limit {n:?}: {e} (a number, or none)"))?,
+        ),
+        None if args.kube => Some(kcel_kube::rules::env::PER_CALL_LIMIT),
+        None => Some(DEFAULT_COST_LIMIT),
+    };
+    let timeout = match args.timeout.as_deref() {
+        Some("none") => None,
+        Some(text) => {
+            let d: jiff::SignedDuration = text.parse().map_err(|e| {
+                format!("--timeout {text:?}: {e} (a duration such as 500ms, 10s or 2m, or none)")
+            })?;
+            let d = Duration::try_from(d)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| format!("--timeout {text:?}: must be positive"))?;
+            Some(d)
+        }
+        None => Some(DEFAULT_TIMEOUT),
+    };
+    Ok(Bounds {
+        cost_limit,
+        timeout,
+    })
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -80,7 +148,28 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let mut builder = env::full();
+    let limits = match bounds(&args) {
+        Ok(b) => b,
+        Err(message) => {
+            eprintln!("kcel eval: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let kube = match args
+        .kube
+        .then(|| crate::validate::kube_version(args.kube_version.as_deref()))
+        .transpose()
+    {
+        Ok(k) => k,
+        Err(message) => {
+            eprintln!("kcel eval: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let mut builder = match kube {
+        Some(version) => env::kube(version),
+        None => env::full(),
+    };
     builder.options_mut().container = args.container.clone();
     if let Some(types) = types {
         builder = builder.type_provider(types);
@@ -103,17 +192,20 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let estimate = args.cost.then(|| {
-        cel::cost::estimate(
+    let estimate = args.cost.then(|| match kube {
+        Some(version) => kcel_kube::rules::estimate::estimate_unsized(&env, &checked, version),
+        None => cel::cost::estimate(
             &checked,
             &env,
             &cel::cost::EstimateOptions::default(),
             cel::cost::Hooks::none(),
-        )
+        ),
     });
     let options = cel::EvalOptions {
         track_cost: args.cost,
-        ..cel::EvalOptions::default()
+        cost_limit: limits.cost_limit,
+        cancel: None,
+        deadline: limits.timeout.map(|t| Instant::now() + t),
     };
     let evaluation = program.eval_with(&bindings, &options);
     let mut notes = Vec::new();
@@ -129,7 +221,8 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => format!("estimated cost: {e}"),
         });
     }
-    if let Some(actual) = evaluation.cost {
+    // A cost limit tracks the cost too; it is shown when asked for.
+    if let Some(actual) = evaluation.cost.filter(|_| args.cost) {
         notes.push(format!("actual cost: {actual}"));
     }
     let value = match evaluation.value {
@@ -139,6 +232,9 @@ pub fn run(args: Args) -> ExitCode {
                 eprintln!("{n}");
             }
             eprintln!("evaluation error: {e}");
+            if let Some(bound) = bound_reached(&e, &limits) {
+                eprintln!("kcel eval: {bound}");
+            }
             return ExitCode::from(EXIT_FAILED);
         }
     };
@@ -246,4 +342,23 @@ fn read_file(path: &str) -> Result<String, String> {
         return Err(format!("{path}: larger than {MAX_INPUT_BYTES} bytes"));
     }
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+/// Which bound stopped an evaluation, and how to raise it; `None` for other errors.
+fn bound_reached(error: &cel::EvalError, limits: &Bounds) -> Option<String> {
+    match error.kind() {
+        cel::ErrorKind::CostLimitExceeded => {
+            let limit = limits.cost_limit.map_or("none".into(), |l| l.to_string());
+            Some(format!(
+                "the runtime cost limit ({limit}) was reached; raise it with --cost-limit N or lift it with --cost-limit none"
+            ))
+        }
+        cel::ErrorKind::Cancelled => {
+            let timeout = limits.timeout.map_or("none".into(), |t| format!("{t:?}"));
+            Some(format!(
+                "the evaluation ran past the timeout ({timeout}); raise it with --timeout DURATION or lift it with --timeout none"
+            ))
+        }
+        _ => None,
+    }
 }

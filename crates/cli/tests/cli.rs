@@ -218,3 +218,120 @@ fn evaluates_over_protobuf_messages() {
     assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
     assert!(stderr(&o).contains("no/such.proto"), "{}", stderr(&o));
 }
+
+/// `--kube` evaluates with Kubernetes' rule libraries, by release.
+#[test]
+fn kube_environment_has_the_kubernetes_libraries() {
+    for (expr, want) in [
+        ("quantity('1Gi').isGreaterThan(quantity('500Mi'))", "true"),
+        (
+            "url('https://example.com:8443/a?b=c').getPort()",
+            "\"8443\"",
+        ),
+        ("isIP('10.0.0.1') ? ip('10.0.0.1').family() : 0", "4"),
+        ("cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))", "true"),
+        (
+            "format.dns1123Label().validate('Bad_Name').hasValue()",
+            "true",
+        ),
+        ("'abc123def45'.findAll('[0-9]+')", "[\"123\", \"45\"]"),
+        ("[3, 1, 2].isSorted() || [1, 2, 3].sum() == 6", "true"),
+        ("semver('1.2.3').major()", "1"),
+        ("sets.contains([1, 2, 3], [2])", "true"),
+    ] {
+        let o = kcel(&["eval", "--kube", expr]);
+        assert_eq!(o.status.code(), Some(0), "{expr}: {}", stderr(&o));
+        assert_eq!(stdout(&o), format!("{want}\n"), "{expr}");
+    }
+    // `format` arrived in 1.31: an older release's environment does not have it.
+    let o = kcel(&[
+        "eval",
+        "--kube",
+        "--kube-version",
+        "1.30",
+        "format.dns1123Label().validate('x').hasValue()",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("undeclared reference to 'format'"),
+        "{}",
+        stderr(&o)
+    );
+    // Kubernetes' libraries are not in the plain environment.
+    let o = kcel(&["eval", "quantity('1Gi')"]);
+    assert_eq!(o.status.code(), Some(1));
+    // Flags that need --kube, or do not go with it, are usage errors.
+    for args in [
+        vec!["eval", "--kube-version", "1.30", "1"],
+        vec!["eval", "--kube", "--proto", "x.proto", "1"],
+        vec!["eval", "--kube", "--kube-version", "1.2", "1"],
+    ] {
+        assert_eq!(kcel(&args).status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// `[1..10]` mapped seven deep: ten million numbers, a cost of about 270 million.
+const RUNAWAY: &str = "[1,2,3,4,5,6,7,8,9,10].map(z, [1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, [1,2,3,4,5,6,7,8,9,10].map(e, [1,2,3,4,5,6,7,8,9,10].map(f, a + b + c + d + e + f)))))))";
+
+/// Without flags a runaway expression ends at the default cost limit (Kubernetes' per-call
+/// limit with `--kube`), with an error saying which bound and how to raise it.
+#[test]
+fn runaway_expressions_end_at_the_default_bound() {
+    let started = std::time::Instant::now();
+    let o = kcel(&["eval", "--kube", RUNAWAY]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert_eq!(
+        stderr(&o),
+        "evaluation error: operation cancelled: actual cost limit exceeded\n\
+         kcel eval: the runtime cost limit (1000000) was reached; raise it with --cost-limit N or lift it with --cost-limit none\n"
+    );
+    let o = kcel(&["eval", RUNAWAY]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the runtime cost limit (100000000) was reached"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // --cost-limit sets the limit; --cost shows where it stopped.
+    let o = kcel(&["eval", "--cost", "--cost-limit", "50", RUNAWAY]);
+    assert_eq!(o.status.code(), Some(1));
+    let actual: u64 = stderr(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("actual cost: "))
+        .and_then(|n| n.parse().ok())
+        .expect("the cost where it stopped");
+    assert!((51..100).contains(&actual), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the runtime cost limit (50) was reached"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Without a cost limit, the deadline ends it.
+#[test]
+fn the_timeout_ends_an_evaluation_without_a_cost_limit() {
+    let started = std::time::Instant::now();
+    let o = kcel(&[
+        "eval",
+        "--cost-limit",
+        "none",
+        "--timeout",
+        "200ms",
+        RUNAWAY,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("kcel eval: the evaluation ran past the timeout (200ms); raise it with --timeout DURATION or lift it with --timeout none"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    for bad in ["0s", "1x", "-1s"] {
+        let o = kcel(&["eval", "--timeout", bad, "1"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
+    let o = kcel(&["eval", "--cost-limit", "many", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -227,3 +227,150 @@ fn validate_rejects_bad_usage_with_exit_2() {
         stdout(&o)
     );
 }
+
+/// A CRD with an unbounded list of objects whose rule is over the per-expression limit, a
+/// cheaper rule on a map, and a bounded one.
+const UNBOUNDED_CRD: &str = include_str!("testdata/check/unbounded-crd.yaml");
+
+#[test]
+fn check_json_has_a_record_per_rule_sorted_by_cost_with_unbounded_hints() {
+    let o = kcel_stdin(&["check", "-o", "json", "-"], UNBOUNDED_CRD);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["limits"]["StaticEstimatedCostLimit"], 10_000_000);
+    assert_eq!(doc["limits"]["StaticEstimatedCRDCostLimit"], 100_000_000);
+    assert_eq!(doc["rejected"], 1);
+    let crd = &doc["crds"][0];
+    assert_eq!(crd["name"], "tags.example.com");
+    assert_eq!(crd["accepted"], false);
+    let exprs = crd["expressions"].as_array().expect("expressions");
+    let list: Vec<(&str, bool)> = exprs
+        .iter()
+        .map(|e| {
+            (
+                e["expression"].as_str().unwrap_or(""),
+                e["overLimit"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(
+        list,
+        [
+            ("self.all(x, x.contains('gpu'))", true),
+            ("self.labels.all(k, self.labels[k] == 'x')", false),
+            ("self.owner != ''", false),
+        ]
+    );
+    let totals: Vec<u64> = exprs
+        .iter()
+        .map(|e| e["total"].as_u64().expect("an estimate"))
+        .collect();
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]), "{totals:?}");
+    let base = "spec.validation.openAPIV3Schema.properties[spec]";
+    let hints = |e: &serde_json::Value| -> Vec<String> {
+        e["unbounded"]
+            .as_array()
+            .expect("unbounded")
+            .iter()
+            .map(|u| {
+                format!(
+                    "{} {}",
+                    u["path"].as_str().unwrap_or(""),
+                    u["missing"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        hints(&exprs[0]),
+        [
+            format!("{base}.properties[groups] maxItems"),
+            format!("{base}.properties[groups].items.properties[tags] maxItems"),
+            format!("{base}.properties[groups].items.properties[tags].items maxLength"),
+        ]
+    );
+    assert_eq!(
+        hints(&exprs[1]),
+        [
+            format!("{base}.properties[labels] maxProperties"),
+            format!("{base}.properties[labels].additionalProperties maxLength"),
+        ]
+    );
+    assert!(hints(&exprs[2]).is_empty());
+    assert_eq!(exprs[0]["limitName"], "StaticEstimatedCostLimit");
+    let errors = exprs[0]["errors"].as_array().expect("errors");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Forbidden: estimated rule cost exceeds budget")),
+        "{errors:?}"
+    );
+    // The per-CRD total and its error, not about one rule.
+    assert_eq!(crd["schemaTotals"][0]["overLimit"], true);
+    assert_eq!(
+        crd["schemaTotals"][0]["limitName"],
+        "StaticEstimatedCRDCostLimit"
+    );
+    assert_eq!(crd["errors"][0]["field"], "spec.validation.openAPIV3Schema");
+}
+
+#[test]
+fn check_text_table_marks_rows_over_the_limit_and_names_unbounded_fields() {
+    let o = kcel_stdin(&["check", "-"], UNBOUNDED_CRD);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("StaticEstimatedCostLimit (10,000,000)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("StaticEstimatedCRDCostLimit (100,000,000)"),
+        "{out}"
+    );
+    assert!(out.contains("%EXPR-LIMIT %CRD-LIMIT"), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            l.ends_with("self.all(x, x.contains('gpu'))") || l.ends_with("self.owner != ''")
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows[0].starts_with("  ! "), "{out}");
+    assert!(rows[1].starts_with("    "), "{out}");
+    assert!(
+        out.contains("      unbounded: spec.validation.openAPIV3Schema.properties[spec].properties[groups].items.properties[tags].items (no maxLength)"),
+        "{out}"
+    );
+    assert!(out.contains("  ! total "), "{out}");
+}
+
+/// A real over-budget CRD (openshift/crd-schema-checker's test data): the hints name the
+/// unbounded list and the string its rule matches, not the field it does not read.
+#[test]
+fn check_hints_on_a_real_over_budget_crd() {
+    let shared = match std::env::var_os("KCEL_SHARED") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    let file = shared.join("corpora/crd-schema-checker/pkg/manifestcomparators/testdata/must_not_exceed_cost_budget/list_over_budget_x_validation/new.yaml");
+    if !file.is_file() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "shared/ is missing under CI"
+        );
+        eprintln!("NOTICE: {} not found; skipped", file.display());
+        return;
+    }
+    let o = kcel(&["check", "-o", "json", file.to_str().expect("UTF-8 path")]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let e = &doc["crds"][0]["expressions"][0];
+    assert_eq!(e["overLimit"], true);
+    let base = "spec.validation.openAPIV3Schema.properties[spec].properties[badCELList]";
+    assert_eq!(
+        e["unbounded"],
+        serde_json::json!([
+            {"path": base, "missing": "maxItems"},
+            {"path": format!("{base}.items.properties[key]"), "missing": "maxLength"},
+        ])
+    );
+}

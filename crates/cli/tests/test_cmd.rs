@@ -41,9 +41,22 @@ fn case_file_json_output_matches_the_out_file() {
     assert_eq!(got, want);
 }
 
+/// A fresh folder holding `cases.yaml` and, when given, expected results beside it.
+fn case_dir(tag: &str, expected: Option<&str>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kcel-test-cmd-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::copy(data("cases.yaml"), dir.join("cases.yaml")).expect("copy");
+    if let Some(text) = expected {
+        std::fs::write(dir.join("cases.out.json"), text).expect("write expected");
+    }
+    dir
+}
+
 #[test]
 fn case_file_text_output_has_one_line_per_case() {
-    let o = kcel(&["test", &path("cases.yaml")]);
+    // Without expected results: one line per case with its outcome, exit 0.
+    let dir = case_dir("plain", None);
+    let o = kcel(&["test", dir.join("cases.yaml").to_str().expect("UTF-8")]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     assert_eq!(
         stdout(&o),
@@ -51,6 +64,105 @@ fn case_file_text_output_has_one_line_per_case() {
          too-big: Widget.example.com \"b\" is invalid: spec.count: Invalid value: 11: spec.count in body should be less than or equal to 10\n\
          duplicate-and-unknown: Success\n"
     );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn case_file_with_expected_results_beside_it_passes() {
+    let o = kcel(&["test", &path("cases.yaml")]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "PASS valid\nPASS too-big\nPASS duplicate-and-unknown\n3 passed, 0 failed, 0 skipped\n"
+    );
+}
+
+#[test]
+fn a_mismatch_exits_1_with_a_diff() {
+    let want = std::fs::read_to_string(data("cases.out.json")).expect("out file");
+    let changed = want.replace(
+        "spec.count in body should be less than or equal to 10",
+        "spec.count in body should be less than or equal to 12",
+    );
+    assert_ne!(want, changed);
+    let dir = case_dir("mismatch", Some(&changed));
+    let file = dir.join("cases.yaml");
+    let o = kcel(&["test", file.to_str().expect("UTF-8")]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("PASS valid\n"), "{out}");
+    assert!(out.contains("FAIL too-big: --- expected  +++ got\nstatus.details.causes:\n  - FieldValueInvalid|spec.count|Invalid value: 11: spec.count in body should be less than or equal to 12\n  + FieldValueInvalid|spec.count|Invalid value: 11: spec.count in body should be less than or equal to 10\n"), "{out}");
+    assert!(out.ends_with("2 passed, 1 failed, 0 skipped\n"), "{out}");
+    // With -o json: the results on standard output, the report on standard error.
+    let o = kcel(&["test", file.to_str().expect("UTF-8"), "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let results: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON results");
+    assert_eq!(results.as_array().map(Vec::len), Some(3));
+    assert!(stderr(&o).contains("FAIL too-big"), "{}", stderr(&o));
+    // --expected names the file explicitly.
+    let o = kcel(&[
+        "test",
+        file.to_str().expect("UTF-8"),
+        "--expected",
+        &path("cases.out.json"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn flags_that_do_not_apply_are_usage_errors() {
+    let cases = path("cases.yaml");
+    let suite = path("widgets.testsuite.yaml");
+    let crd = path("widgets.crd.yaml");
+    for (args, says) in [
+        (
+            vec!["test", &cases, "--crd", &crd],
+            "--crd applies to test suites",
+        ),
+        (
+            vec!["test", &cases, "--feature-gate", "X"],
+            "--feature-gate applies to test suites",
+        ),
+        (
+            vec!["test", &suite, "--crd", &crd, "--expected", &cases],
+            "--expected applies to exactly one case file",
+        ),
+        (
+            vec!["test", &suite, &cases, "--crd", &crd, "-o", "json"],
+            "-o json prints case results or suite results",
+        ),
+    ] {
+        let o = kcel(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn suites_print_json_records() {
+    let o = kcel(&[
+        "test",
+        "--crd",
+        &path("widgets.crd.yaml"),
+        &path("widgets.testsuite.yaml"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let records: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let records = records.as_array().expect("an array");
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[0]["result"], "pass");
+    assert_eq!(records[0]["operation"], "onCreate");
+    assert_eq!(records[1]["result"], "fail");
+    assert!(
+        records[1]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("rejected: ")),
+        "{records:?}"
+    );
+    assert!(stderr(&o).contains("passed, 1 failed"), "{}", stderr(&o));
 }
 
 #[test]

@@ -7,6 +7,8 @@ use crate::field::FieldError;
 use crate::pipeline::status::Status;
 use crate::pipeline::{KubeVersion, crd_validation};
 use crate::rules::crd_check::{CheckOptions, ExpressionCost, check_crd};
+pub use crate::rules::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
+pub use crate::rules::unbounded::{MissingBound, Unbounded};
 
 /// What reviewing a CRD found.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +24,39 @@ impl CrdReview {
     /// Whether kube-apiserver would accept the CRD.
     pub fn accepted(&self) -> bool {
         self.errors.is_empty()
+    }
+
+    /// The errors about the expression at `path` (a rule's or messageExpression's field path,
+    /// [`ExpressionCost::path`]): its compile errors and its cost over the per-expression limit.
+    pub fn errors_at<'r>(&'r self, path: &'r str) -> impl Iterator<Item = &'r FieldError> + 'r {
+        self.errors
+            .iter()
+            .filter(move |e| e.path.to_string() == path)
+    }
+
+    /// The errors not about one expression: the schema's own, and the per-CRD cost total.
+    pub fn crd_errors(&self) -> impl Iterator<Item = &FieldError> + '_ {
+        let expressions: std::collections::HashSet<&str> =
+            self.costs.iter().map(|c| c.path.as_str()).collect();
+        self.errors
+            .iter()
+            .filter(move |e| !expressions.contains(e.path.to_string().as_str()))
+    }
+
+    /// The estimated cost total of each schema's rules, which Kubernetes compares with
+    /// [`STATIC_ESTIMATED_CRD_COST_LIMIT`]: one total when every version shares the schema
+    /// (version `None`), else one per version, in the order of the costs.
+    pub fn schema_totals(&self) -> Vec<(Option<&str>, u64)> {
+        let mut totals: Vec<(Option<&str>, u64)> = Vec::new();
+        for c in &self.costs {
+            let version = c.version.as_deref();
+            let add = c.total.unwrap_or(0);
+            match totals.iter_mut().find(|(v, _)| *v == version) {
+                Some((_, t)) => *t = t.saturating_add(add),
+                None => totals.push((version, add)),
+            }
+        }
+        totals
     }
 
     /// The 422 `Invalid` status kube-apiserver answers a rejected write of `crd` with.

@@ -24,6 +24,7 @@
 //! node's rules cheap views of the same tree.
 
 pub mod builtins;
+pub mod case_compare;
 pub mod cases;
 pub mod crd;
 pub mod crd_review;

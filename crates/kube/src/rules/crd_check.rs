@@ -18,6 +18,7 @@ use std::sync::Arc;
 use super::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
 use super::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
 use super::field_path::valid_field_path;
+use super::unbounded::{Unbounded, missing_bound, unbounded_below};
 use crate::crd::CustomResourceDefinition;
 use crate::field::{BadValue, ErrorType, FieldError, Path, go_json};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
@@ -46,6 +47,21 @@ pub struct ExpressionCost {
     pub cardinality: u64,
     /// What Kubernetes compares with the per-expression limit: cost × cardinality, saturating.
     pub total: Option<u64>,
+    /// The version whose schema holds it (`None` when every version has the same schema).
+    pub version: Option<String>,
+    /// For an expression whose `total` reaches 1% of the per-CRD limit (the share Kubernetes
+    /// names among the top contributors, and above the per-expression limit when it exceeds it):
+    /// the unbounded lists, maps and strings that drive its cost
+    /// ([`super::unbounded`]), the node's unbounded ancestors first. Empty otherwise.
+    pub unbounded: Vec<Unbounded>,
+}
+
+impl ExpressionCost {
+    /// Whether `total` exceeds the per-expression limit ([`STATIC_ESTIMATED_COST_LIMIT`], which
+    /// Kubernetes enforces on create and on a changed schema).
+    pub fn over_limit(&self) -> bool {
+        self.total.is_some_and(|t| t > STATIC_ESTIMATED_COST_LIMIT)
+    }
 }
 
 /// The outcome of checking one CRD.
@@ -199,6 +215,7 @@ pub fn check_crd(crd: &CustomResourceDefinition, options: &CheckOptions<'_>) -> 
         });
         let mut walker = Walker {
             loader: &loader,
+            version: version_name,
             suppress_per_expression_cost: suppress,
             total: 0,
             most_expensive: Vec::new(),
@@ -209,6 +226,7 @@ pub fn check_crd(crd: &CustomResourceDefinition, options: &CheckOptions<'_>) -> 
             cardinality: Some(1),
             forbid_old_self: None,
             is_root: true,
+            unbounded_ancestors: Vec::new(),
         };
         walker.schema(schema, &path, &ctx, 0);
         let mut errors = walker.errors;
@@ -242,11 +260,13 @@ struct NodeContext {
     /// The highest uncorrelatable ancestor, below which `oldSelf` is forbidden.
     forbid_old_self: Option<Path>,
     is_root: bool,
+    /// The unbounded lists and maps above the node (they make its cardinality unbounded).
+    unbounded_ancestors: Vec<Unbounded>,
 }
 
 impl NodeContext {
-    /// The context of a child of `p`.
-    fn child(&self, p: &JsonSchemaProps) -> NodeContext {
+    /// The context of a child of `p` (at `path`).
+    fn child(&self, p: &JsonSchemaProps, path: &Path) -> NodeContext {
         let factor = match p.type_.as_deref() {
             Some("object") if p.additional_properties.is_some() => {
                 p.max_properties.map(|m| m.max(0) as u64)
@@ -261,6 +281,17 @@ impl NodeContext {
             },
             forbid_old_self: self.forbid_old_self.clone(),
             is_root: false,
+            unbounded_ancestors: match factor {
+                Some(_) => self.unbounded_ancestors.clone(),
+                None => {
+                    let mut above = self.unbounded_ancestors.clone();
+                    above.extend(missing_bound(p).map(|missing| Unbounded {
+                        path: path.to_string(),
+                        missing,
+                    }));
+                    above
+                }
+            },
         }
     }
 
@@ -274,6 +305,8 @@ impl NodeContext {
 
 struct Walker<'a> {
     loader: &'a EnvLoader,
+    /// The version whose schema is walked (`None`: every version's).
+    version: Option<&'a str>,
     suppress_per_expression_cost: bool,
     total: u64,
     /// The top 4 contributors of at least 1% of the CRD limit, most expensive first.
@@ -329,7 +362,7 @@ impl Walker<'_> {
             schema_errors += self.schema(
                 ap,
                 &path.child("additionalProperties"),
-                &ctx.child(p),
+                &ctx.child(p, path),
                 depth + 1,
             );
         }
@@ -338,14 +371,14 @@ impl Walker<'_> {
             None | Some("granular") | Some("atomic")
         );
         for (name, prop) in &p.properties {
-            let mut c = ctx.child(p);
+            let mut c = ctx.child(p, path);
             if !correlatable {
                 c = c.forbidding_old_self(path);
             }
             schema_errors += self.schema(prop, &path.child("properties").key(name), &c, depth + 1);
         }
         if let Some(SchemaOrArray::Schema(items)) = &p.items {
-            let mut c = ctx.child(p);
+            let mut c = ctx.child(p, path);
             if p.x_list_type.as_deref() != Some("map") {
                 c = c.forbidding_old_self(path);
             }
@@ -471,11 +504,17 @@ impl Walker<'_> {
         if schema_errors > 0 || errors_below > 0 {
             return schema_errors;
         }
-        self.compile_and_check(p, &base, ctx);
+        self.compile_and_check(p, path, &base, ctx);
         0
     }
 
-    fn compile_and_check(&mut self, p: &JsonSchemaProps, base: &Path, ctx: &NodeContext) {
+    fn compile_and_check(
+        &mut self,
+        p: &JsonSchemaProps,
+        path: &Path,
+        base: &Path,
+        ctx: &NodeContext,
+    ) {
         let internal = |detail: String| FieldError::internal(base.clone(), detail);
         let schema = match Structural::from_props(p) {
             Ok(s) => Arc::new(s),
@@ -497,7 +536,7 @@ impl Walker<'_> {
             }
         };
         for (i, (cr, r)) in results.iter().zip(&p.x_validations).enumerate() {
-            self.check_result(cr, r, &base.index(i), ctx);
+            self.check_result(cr, r, &base.index(i), ctx, p, path);
         }
     }
 
@@ -507,8 +546,18 @@ impl Walker<'_> {
         r: &ValidationRule,
         at: &Path,
         ctx: &NodeContext,
+        node: &JsonSchemaProps,
+        node_path: &Path,
     ) {
         let rule_path = at.child("rule");
+        let hints = |total: Option<u64>, expression: &str, ancestors: &[Unbounded]| {
+            if total.unwrap_or(0) < STATIC_ESTIMATED_CRD_COST_LIMIT / 100 {
+                return Vec::new();
+            }
+            let mut found = ancestors.to_vec();
+            found.extend(unbounded_below(node, node_path, expression));
+            found
+        };
         let cardinality = ctx.cardinality.unwrap_or(cr.max_cardinality);
         let expression_cost = cr.max_cost.map(|c| multiply(c, cardinality));
         let cost = expression_cost.unwrap_or(0);
@@ -526,6 +575,8 @@ impl Walker<'_> {
                 max_cost: cr.max_cost,
                 cardinality,
                 total: expression_cost,
+                version: self.version.map(str::to_string),
+                unbounded: hints(expression_cost, &r.rule, &ctx.unbounded_ancestors),
             });
         }
         if let Some(e) = &cr.error {
@@ -561,6 +612,8 @@ impl Walker<'_> {
                 max_cost: cr.message_expression_max_cost,
                 cardinality: 1,
                 total: cr.message_expression_max_cost,
+                version: self.version.map(str::to_string),
+                unbounded: hints(cr.message_expression_max_cost, &r.message_expression, &[]),
             });
         }
         if cr.uses_old_self {
@@ -676,5 +729,49 @@ mod tests {
                 "spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)".to_string(),
             ]
         );
+    }
+
+    #[test]
+    fn expensive_rules_name_their_unbounded_declarations() {
+        let c = crd(json!({"type": "object", "properties": {
+            "groups": {"type": "array", "items": {"type": "object", "properties": {
+                "tags": {"type": "array", "items": {"type": "string"},
+                    "x-kubernetes-validations": [{"rule": "self.all(x, x.contains('gpu'))"}]},
+                "note": {"type": "string"}
+            }}},
+            "bounded": {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 4},
+                "x-kubernetes-validations": [{"rule": "self.all(x, x.contains('gpu'))"}]}
+        }}));
+        let report = check_crd(
+            &c,
+            &CheckOptions {
+                version: KubeVersion::default(),
+                old: None,
+            },
+        );
+        let base = "spec.validation.openAPIV3Schema.properties";
+        let hints: Vec<Vec<String>> = report
+            .costs
+            .iter()
+            .map(|c| {
+                c.unbounded
+                    .iter()
+                    .map(|u| format!("{} {}", u.path, u.missing.keyword()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            hints,
+            vec![
+                vec![
+                    format!("{base}[groups] maxItems"),
+                    format!("{base}[groups].items.properties[tags] maxItems"),
+                    format!("{base}[groups].items.properties[tags].items maxLength"),
+                ],
+                vec![],
+            ]
+        );
+        assert!(report.costs[0].over_limit());
+        assert!(!report.costs[1].over_limit());
     }
 }

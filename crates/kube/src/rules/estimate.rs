@@ -108,17 +108,37 @@ pub fn max_cost(
     let Some(checked) = checked else {
         return Ok(None);
     };
-    let sizes = DeclSizes { root: decl };
-    let calls = KubeCalls::new(&sizes);
+    estimate_with_sizes(env, checked, &DeclSizes { root: decl }, version)
+        .map(|c| Some(c.max))
+        .map_err(|e| e.to_string())
+}
+
+/// cel-go's estimate with Kubernetes' options and call estimator over `sizes`.
+fn estimate_with_sizes(
+    env: &Env,
+    checked: &CheckedAst,
+    sizes: &dyn SizeEstimator,
+    version: KubeVersion,
+) -> Result<cost::CostEstimate, cost::EstimateError> {
+    let calls = KubeCalls::new(sizes);
     let options = EstimateOptions {
         presence_test_cost: 0,
         version: version.cel_go(),
     };
     let hooks = Hooks {
-        size: &sizes,
+        size: sizes,
         calls: &calls,
     };
     cost::estimate(checked, env, &options, hooks)
-        .map(|c| Some(c.max))
-        .map_err(|e| e.to_string())
+}
+
+/// The estimated cost range of `checked` in a Kubernetes environment without a schema: Kubernetes'
+/// call estimator ([`KubeCalls`]) with no size knowledge of the variables (cel-go's defaults), as
+/// `kcel eval --kube --cost` reports it.
+pub fn estimate_unsized(
+    env: &Env,
+    checked: &CheckedAst,
+    version: KubeVersion,
+) -> Result<cost::CostEstimate, cost::EstimateError> {
+    estimate_with_sizes(env, checked, &cost::NoEstimates, version)
 }

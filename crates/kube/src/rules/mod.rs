@@ -19,6 +19,7 @@ pub mod field_path;
 pub mod literals;
 pub mod ratchet;
 pub mod step;
+pub mod unbounded;
 pub mod validator;
 
 pub use crate::version::KubeVersion;

@@ -3,21 +3,16 @@
 
 #![allow(dead_code)]
 
+pub mod fuzz_harness;
 pub mod raw_json;
+pub mod replay;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kcel_kube::pipeline::Status;
 use serde_json::Value;
 
-/// `../shared` (or `KCEL_SHARED`), if present.
-pub fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("KCEL_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    dir.is_dir().then_some(dir)
-}
+pub use fuzz_harness::shared_dir;
 
 /// [`shared_dir`], or `None` after a visible notice that `what` is skipped;
 /// under `CI=true` a missing folder fails the test instead.
@@ -43,105 +38,25 @@ pub fn skip_list(text: &str) -> std::collections::HashMap<String, String> {
         .collect()
 }
 
-/// Causes as `field: message` strings.
-pub fn cause_strings(status: &Value) -> Vec<String> {
-    status
-        .pointer("/details/causes")
-        .and_then(Value::as_array)
-        .map(|cs| {
-            cs.iter()
-                .map(|c| {
-                    format!(
-                        "{}|{}|{}",
-                        c.get("reason").and_then(Value::as_str).unwrap_or(""),
-                        c.get("field").and_then(Value::as_str).unwrap_or(""),
-                        c.get("message").and_then(Value::as_str).unwrap_or("")
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
+// Re-exported for the runners that use them (not every test binary does).
+#[allow(unused_imports)]
+pub use kcel_kube::case_compare::cause_strings;
 
 pub fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();
     v
 }
 
-/// Compares two statuses: code, reason, causes as a multiset, and the message after putting our
-/// causes in the expected order.
+/// Compares two statuses ([`kcel_kube::case_compare::compare_status_rendered`]): code,
+/// reason, causes as a multiset, and the message of our causes in the expected order as `render`
+/// gives it.
 pub fn compare_status(
     got: &Status,
     want: &Value,
     render: &dyn Fn(&[usize]) -> String,
 ) -> Result<(), String> {
-    let got_v = serde_json::to_value(got).map_err(|e| e.to_string())?;
-    for k in ["status", "code", "reason"] {
-        if got_v.get(k) != want.get(k) {
-            return Err(format!(
-                "{k}: got {:?}, want {:?}",
-                got_v.get(k),
-                want.get(k)
-            ));
-        }
-    }
-    for k in ["name", "group", "kind"] {
-        let g = got_v.pointer(&format!("/details/{k}"));
-        let w = want.pointer(&format!("/details/{k}"));
-        if g != w {
-            return Err(format!("details.{k}: got {g:?}, want {w:?}"));
-        }
-    }
-    let gc = cause_strings(&got_v);
-    let wc = cause_strings(want);
-    if sorted(gc.clone()) != sorted(wc.clone()) {
-        return Err(format!(
-            "causes differ:\n  got:  {:#?}\n  want: {:#?}",
-            sorted(gc),
-            sorted(wc)
-        ));
-    }
-    // Reorder our causes as the expected ones, then the message must match exactly.
-    let mut used = vec![false; gc.len()];
-    let mut order = Vec::with_capacity(wc.len());
-    for w in &wc {
-        if let Some(i) = (0..gc.len()).find(|&i| !used[i] && gc[i] == *w) {
-            used[i] = true;
-            order.push(i);
-        }
-    }
-    let msg = if gc.is_empty() {
-        got.message.clone()
-    } else {
-        render(&order)
-    };
-    let want_msg = want.get("message").and_then(Value::as_str).unwrap_or("");
-    if msg != want_msg {
-        return Err(format!("message:\n  got:  {msg}\n  want: {want_msg}"));
-    }
-    Ok(())
+    kcel_kube::case_compare::compare_status_rendered(got, want, render).map_err(|m| m.to_string())
 }
 
-/// The status message with our causes in `order`, rebuilt from the cause strings.
-pub fn reorder_message(status: &Status, order: &[usize]) -> String {
-    let Some(details) = &status.details else {
-        return status.message.clone();
-    };
-    let strings: Vec<String> = order
-        .iter()
-        .filter_map(|&i| details.causes.get(i))
-        .map(|c| format!("{}: {}", c.field, c.message))
-        .collect();
-    let qualified = if details.group.is_empty() {
-        details.kind.clone()
-    } else {
-        format!("{}.{}", details.kind, details.group)
-    };
-    match kcel_kube::pipeline::status::aggregate(&strings) {
-        Some(agg) => format!(
-            "{qualified} {} is invalid: {agg}",
-            kcel_kube::gofmt::quote(&details.name)
-        ),
-        None => status.message.clone(),
-    }
-}
+#[allow(unused_imports)]
+pub use kcel_kube::case_compare::reorder_message;
