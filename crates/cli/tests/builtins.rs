@@ -2,41 +2,10 @@
 //! are built-in kinds), `--schemas`, and the notice for releases newer than the shipped schemas.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn kcel(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    Command::new(env!("CARGO_BIN_EXE_kcel"))
-        .args(args)
-        .current_dir(root)
-        .output()
-        .expect("the kcel binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// `../shared` (or `KCEL_SHARED`); under `CI=true` its absence fails.
-fn shared() -> Option<PathBuf> {
-    let dir = match std::env::var_os("KCEL_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "shared/ is missing under CI"
-    );
-    eprintln!("NOTICE: ../shared not found; Gateway API examples skipped");
-    None
-}
+mod common;
+use common::{kcel, shared, stderr, stdout};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -54,7 +23,7 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn gateway_api_examples_with_namespaces() {
-    let Some(shared) = shared() else {
+    let Some(shared) = shared("Gateway API examples") else {
         return;
     };
     let root = shared.join("corpora/gateway-api");

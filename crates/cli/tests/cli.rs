@@ -1,24 +1,7 @@
 //! End-to-end tests of the `kcel` binary: outputs, messages and exit codes.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn kcel(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    Command::new(env!("CARGO_BIN_EXE_kcel"))
-        .args(args)
-        .current_dir(root)
-        .output()
-        .expect("the kcel binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{kcel, stderr, stdout};
 
 /// The README's first command.
 #[test]

@@ -1,37 +1,10 @@
 //! End-to-end tests of `kcel check` and `kcel validate` on the bundled example
 //! (`examples/widget-*.yaml`): outputs, messages and exit codes.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-fn kcel_stdin(args: &[&str], stdin: &str) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kcel"))
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the kcel binary runs");
-    if let Some(mut i) = child.stdin.take() {
-        i.write_all(stdin.as_bytes()).expect("stdin written");
-    }
-    child.wait_with_output().expect("kcel finishes")
-}
-
-fn kcel(args: &[&str]) -> Output {
-    kcel_stdin(args, "")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{kcel, kcel_stdin, stderr, stdout};
 
 #[test]
 fn check_accepts_the_example_crd_and_lists_costs() {

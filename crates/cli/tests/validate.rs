@@ -3,27 +3,13 @@
 //! inputs are still validated), selects kinds, renders each report format, and prints the same
 //! bytes whatever `-j` says.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
+
+mod common;
+use common::{kcel, root, stdout};
 
 const CRD: &str = "examples/widget-crd.yaml";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn kcel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kcel"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the kcel binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// A fresh directory for one test, removed when dropped.
 struct TempDir(PathBuf);
