@@ -283,24 +283,36 @@ pub type Input = Result<Document, DocumentError>;
 /// directory) is an `Err` in its place, and the other files are read on. This is how a gate
 /// fails closed: nothing unreadable goes unreported.
 pub fn read_inputs(paths: &[String]) -> Vec<Input> {
+    input_files(paths)
+        .into_iter()
+        .flat_map(|file| match file {
+            Ok(file) => read_file(&file),
+            Err(e) => vec![Err(e)],
+        })
+        .collect()
+}
+
+/// The files `paths` name, directories expanded as [`read_inputs`] expands them; a path that
+/// cannot be listed is an `Err` in its place.
+pub fn input_files(paths: &[String]) -> Vec<Result<String, DocumentError>> {
     let mut out = Vec::new();
     for p in paths {
-        let files = match expand(p) {
-            Ok(files) => files,
-            Err(e) => {
-                out.push(Err(e));
-                continue;
-            }
-        };
-        for file in files {
-            let name = if file == "-" { STDIN_NAME } else { &file };
-            match read_text(&file).and_then(|text| parse_documents(name, &text)) {
-                Ok(docs) => out.extend(docs.into_iter().map(Ok)),
-                Err(e) => out.push(Err(e)),
-            }
+        match expand(p) {
+            Ok(files) => out.extend(files.into_iter().map(Ok)),
+            Err(e) => out.push(Err(e)),
         }
     }
     out
+}
+
+/// The documents of one file (`-`: standard input) as [`read_inputs`] reads them: its
+/// documents, or one `Err` when it cannot be read or parsed.
+pub fn read_file(file: &str) -> Vec<Input> {
+    let name = if file == "-" { STDIN_NAME } else { file };
+    match read_text(file).and_then(|text| parse_documents(name, &text)) {
+        Ok(docs) => docs.into_iter().map(Ok).collect(),
+        Err(e) => vec![Err(e)],
+    }
 }
 
 /// Reads the documents of every path (directories expanded, `-` for standard input). Files

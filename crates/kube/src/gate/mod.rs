@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-use crate::documents::{Document, ObjectKey, read_inputs};
+use crate::documents::{Document, Input, ObjectKey, input_files, read_file, read_inputs};
 use crate::error::Error;
 use crate::report::{Outcome, Record, Report};
 use crate::validator::{Request, Validator, ValidatorBuilder};
@@ -101,7 +101,21 @@ pub fn run(
         .as_ref()
         .map(|p| read_inputs(std::slice::from_ref(p)))
         .unwrap_or_default();
-    let doc_inputs = read_inputs(&inputs.documents);
+    // Files are parsed on `jobs` threads, their documents kept in input order.
+    let files = input_files(&inputs.documents);
+    let names: Vec<Option<&str>> = files
+        .iter()
+        .map(|f| f.as_ref().ok().map(String::as_str))
+        .collect();
+    let parsed = parallel::ordered_map(&names, options.jobs, |name| name.map(read_file));
+    let doc_inputs: Vec<Input> = files
+        .into_iter()
+        .zip(parsed)
+        .flat_map(|(file, docs)| match file {
+            Ok(_) => docs.unwrap_or_default(),
+            Err(e) => vec![Err(e)],
+        })
+        .collect();
 
     // Every CRD document: those of `--crd` files first, then those among the inputs.
     let crd_docs: Vec<&Document> = crd_inputs
