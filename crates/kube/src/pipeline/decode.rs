@@ -10,16 +10,20 @@ pub const MAX_REQUEST_BODY_DEPTH: usize = 10_000;
 /// Parses a JSON body: whole numbers that fit `int64` are integers, every other number a float
 /// (`1.0`, `1e3`, `9223372036854775808`); a repeated key keeps its last value. Use
 /// [`super::json::parse`] to learn about repeated keys.
-pub fn parse_json(text: &str) -> Result<Value, String> {
+#[cfg(test)]
+pub(crate) fn parse_json(text: &str) -> Result<Value, String> {
     super::json::parse(text).map(|p| p.value)
 }
 
+/// A request body nested deeper than [`MAX_REQUEST_BODY_DEPTH`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("JSON nests deeper than {MAX_REQUEST_BODY_DEPTH} levels")]
+pub struct TooDeep;
+
 /// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.
-pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), String> {
+pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), TooDeep> {
     if depth > MAX_REQUEST_BODY_DEPTH {
-        return Err(format!(
-            "JSON nests deeper than {MAX_REQUEST_BODY_DEPTH} levels"
-        ));
+        return Err(TooDeep);
     }
     match v {
         Value::Number(n) if !n.is_f64() && n.as_i64().is_none() => {
@@ -133,7 +137,7 @@ pub struct DecodedMeta {
 }
 
 /// Decodes `metadata` (`parent` is the path of the object holding it, empty at the root).
-pub fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta, String> {
+pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta, String> {
     let prefix = if parent.is_empty() {
         "metadata".to_string()
     } else {

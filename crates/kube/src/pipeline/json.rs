@@ -72,7 +72,7 @@ impl Context {
 /// `runtime/serializer/json/meta.go`), so the text is Go's syntax error behind `couldn't get
 /// version/kind; json parse error: ` (a UTF-8 byte-order mark is such an error). What Go reads
 /// but serde_json refuses (nesting beyond 128, numbers beyond `float64`) keeps serde_json's text.
-pub fn parse(text: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
     let mut ctx = Context {
         path: Vec::new(),
         duplicates: Vec::new(),

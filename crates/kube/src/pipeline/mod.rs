@@ -412,8 +412,8 @@ impl<'a> Pipeline<'a> {
 
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
     /// coercion, defaults. Returns the object and the unknown-field paths.
-    pub fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), String> {
-        decode::normalize_numbers(&mut obj, 0)?;
+    pub(crate) fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), String> {
+        decode::normalize_numbers(&mut obj, 0).map_err(|e| e.to_string())?;
         let Value::Object(root) = &mut obj else {
             return Err(format!(
                 "Object 'Kind' is missing in '{}'",

@@ -5,7 +5,7 @@ use base64::Engine;
 use cel::value::{Duration, Timestamp};
 
 /// `format: duration`: Go's `time.ParseDuration`, then strfmt's lenient form (`3 days`).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     if let Some(nanos) = go_parse_duration(s) {
         return Ok(Duration { nanos });
     }
@@ -148,7 +148,7 @@ fn lenient_duration(s: &str) -> Option<i64> {
 }
 
 /// `format: date`: `YYYY-MM-DD` (Go layout `2006-01-02`), UTC midnight.
-pub fn parse_date(s: &str) -> Result<Timestamp, String> {
+pub(crate) fn parse_date(s: &str) -> Result<Timestamp, String> {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| -> Option<i32> {
         let part = s.get(r)?;
@@ -181,7 +181,7 @@ pub fn parse_date(s: &str) -> Result<Timestamp, String> {
 /// `format: date-time`: an RFC 3339 timestamp. The value keeps the text's
 /// UTC offset, as the `time.Time` Kubernetes parses does (`string()` of it
 /// prints `2011-08-18T19:03:37.01+01:00`).
-pub fn parse_date_time(s: &str) -> Result<Timestamp, String> {
+pub(crate) fn parse_date_time(s: &str) -> Result<Timestamp, String> {
     let ts: jiff::Timestamp = s.parse().map_err(|e: jiff::Error| e.to_string())?;
     let offset = jiff::fmt::temporal::Pieces::parse(s)
         .ok()
@@ -196,7 +196,7 @@ pub fn parse_date_time(s: &str) -> Result<Timestamp, String> {
 }
 
 /// `format: byte`: standard base64 with padding.
-pub fn parse_byte(s: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn parse_byte(s: &str) -> Result<Vec<u8>, String> {
     base64::engine::general_purpose::STANDARD
         .decode(s)
         .map_err(|e| e.to_string())

@@ -31,7 +31,8 @@ use cel::Value;
 use cel::value::{List, Map, Opaque};
 use indexmap::IndexMap;
 
-pub use formats::{go_parse_duration, parse_byte, parse_date, parse_date_time, parse_duration};
+pub use formats::go_parse_duration;
+pub(crate) use formats::{parse_byte, parse_date, parse_date_time, parse_duration};
 pub use lists::{ListKind, ListView};
 pub use objects::{MapView, ObjectView};
 
