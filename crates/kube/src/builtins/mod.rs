@@ -227,14 +227,19 @@ impl Builtins {
     }
 }
 
+/// How deep `--schemas` directories are searched.
+const MAX_SCHEMAS_DIR_DEPTH: usize = 16;
+
 /// The `*.json` files under `dir` (or `dir` itself when it is a file), recursively.
 pub(crate) fn collect_json(
     dir: &Path,
     out: &mut Vec<std::path::PathBuf>,
     depth: usize,
 ) -> std::io::Result<()> {
-    if depth > 16 {
-        return Ok(());
+    if depth > MAX_SCHEMAS_DIR_DEPTH {
+        return Err(std::io::Error::other(format!(
+            "directories nest deeper than {MAX_SCHEMAS_DIR_DEPTH} levels"
+        )));
     }
     if dir.is_file() {
         out.push(dir.to_path_buf());
@@ -320,16 +325,11 @@ pub fn run(
         return bad_request(kind_name, version, e);
     }
     let pipeline = match Pipeline::with_prepared(crd, version, Arc::clone(&kind.prepared), None) {
-        Ok(p) => p.with_name_rule(overlay::name_rule(&crd.spec.group, kind_name)),
+        Ok(p) => p.as_builtin_kind(overlay::name_rule(&crd.spec.group, kind_name)),
         Err(e) => return bad_request(kind_name, version, e.to_string()),
     };
     let mut response = pipeline.run_with_duplicates(object, duplicates, operation, options);
     sort_unknown_fields(&mut response, kind_name, version);
-    // Finalizer-name warnings are the custom-resource strategy's
-    // (apiextensions-apiserver `customresource/validator.go`); built-in kinds give none.
-    response
-        .warnings
-        .retain(|w| !w.starts_with("metadata.finalizers: "));
     response
 }
 

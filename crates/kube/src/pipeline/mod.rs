@@ -170,6 +170,9 @@ pub struct Pipeline<'a> {
     rules: Option<&'a dyn RuleValidator>,
     /// How `metadata.name` is validated on create (custom resources: DNS subdomains).
     name_rule: NameRule,
+    /// Whether writes get the custom-resource strategy's finalizer-name warnings
+    /// (apiextensions-apiserver `customresource/validator.go`); built-in kinds' strategies give none.
+    finalizer_warnings: bool,
 }
 
 /// What a [`Pipeline`] derives from its CRD version's schema, built once and shared by the
@@ -352,6 +355,7 @@ impl<'a> Pipeline<'a> {
             prepared: Arc::new(PreparedSchema::new(v)),
             rules,
             name_rule: NameRule::DnsSubdomain,
+            finalizer_warnings: true,
         })
     }
 
@@ -369,6 +373,7 @@ impl<'a> Pipeline<'a> {
             prepared,
             rules,
             name_rule: NameRule::DnsSubdomain,
+            finalizer_warnings: true,
         })
     }
 
@@ -392,9 +397,11 @@ impl<'a> Pipeline<'a> {
         SchemaValidator::with_patterns(kv, Arc::clone(&self.prepared.patterns))
     }
 
-    /// The pipeline validating names by `rule` on create (built-in kinds have their own).
-    pub fn with_name_rule(mut self, rule: NameRule) -> Self {
+    /// The pipeline as a built-in kind's registry strategy runs it: names validated by `rule` on
+    /// create, and no finalizer-name warnings.
+    pub fn as_builtin_kind(mut self, rule: NameRule) -> Self {
         self.name_rule = rule;
+        self.finalizer_warnings = false;
         self
     }
 
@@ -773,7 +780,7 @@ impl<'a> Pipeline<'a> {
                 &mpath,
             ));
         }
-        if errs.is_empty() {
+        if errs.is_empty() && self.finalizer_warnings {
             warnings.extend(finalizer_warnings(&meta, None));
         }
         skipped
@@ -834,7 +841,7 @@ impl<'a> Pipeline<'a> {
             errs.extend(listtype::validate(&Path::root(), self.schema(), obj));
         }
         let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
-        if errs.is_empty() {
+        if errs.is_empty() && self.finalizer_warnings {
             warnings.extend(finalizer_warnings(&meta_of(obj), Some(&meta_of(old))));
         }
         skipped
