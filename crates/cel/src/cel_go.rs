@@ -3,12 +3,10 @@
 //! and with which text, what it costs.
 //!
 //! The newest release is the default and is what every library implements
-//! directly. `adapt` turns an environment into an older release's when it is
+//! directly. `library::adapt` turns an environment into an older release's when it is
 //! built (declarations and implementations are replaced there, once), so no
 //! evaluation path ever asks which release it runs: the interpreter and its
 //! fast paths are the same for every release.
-
-use crate::env::EnvBuilder;
 
 /// A cel-go release (the ones hosts pin in practice). Ordered: a release
 /// compares greater than the ones before it.
@@ -37,18 +35,4 @@ pub enum CelGoVersion {
     /// `matches(s, re)` is priced as `s.matches(re)` (d4efa771).
     #[default]
     V0_29,
-}
-
-/// Makes the environment being built behave as `b`'s chosen release: called
-/// once by [`EnvBuilder::build`]; a no-op for the newest release.
-pub(crate) fn adapt(b: &mut EnvBuilder) {
-    let v = b.options.cel_go;
-    b.options.parser.cel_go = v;
-    if v >= CelGoVersion::V0_29 {
-        return;
-    }
-    crate::library::std::convert::adapt(b, v);
-    crate::library::ext::strings::adapt(b, v);
-    crate::library::ext::lists::adapt(b, v);
-    crate::library::std::adapt_accessors(b, v);
 }

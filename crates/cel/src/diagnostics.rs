@@ -26,11 +26,14 @@ pub struct Issue {
 /// The issues of one compilation, with the source they refer to.
 #[derive(Clone, Debug)]
 pub struct Issues {
+    /// The expression the issues are about.
     pub source: Arc<Source>,
+    /// The issues, in the order reported.
     pub issues: Vec<Issue>,
 }
 
 impl Issues {
+    /// No issues yet, about `source`.
     pub fn new(source: Arc<Source>) -> Self {
         Issues {
             source,
@@ -38,10 +41,12 @@ impl Issues {
         }
     }
 
+    /// Whether no issue was reported.
     pub fn is_empty(&self) -> bool {
         self.issues.is_empty()
     }
 
+    /// Reports `message` about node `expr_id`, at code-point `offset` of the source when known (cel-go's `Errors.ReportErrorAtID`).
     pub fn push(&mut self, offset: Option<usize>, expr_id: i64, message: impl Into<String>) {
         self.issues.push(Issue {
             offset,

@@ -40,6 +40,7 @@ struct Inner {
 pub type EvalResult<T = crate::Value> = Result<T, EvalError>;
 
 impl EvalError {
+    /// An error of `kind` with `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         EvalError(Box::new(Inner {
             kind,
@@ -58,10 +59,12 @@ impl EvalError {
         Self::new(ErrorKind::NoSuchOverload, "no such overload")
     }
 
+    /// What kind of error this is.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
     }
 
+    /// The error's text, as cel-go words it.
     pub fn message(&self) -> &str {
         &self.0.message
     }

@@ -19,7 +19,9 @@ pub type ClosureFn = Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>;
 /// An implementation of one overload.
 #[derive(Clone)]
 pub enum FnImpl {
+    /// A plain function of one argument.
     Unary(fn(&Value) -> EvalResult),
+    /// A plain function of two arguments.
     Binary(fn(&Value, &Value) -> EvalResult),
     /// Any arity; the receiver of a member call comes first.
     Nary(fn(&[Value]) -> EvalResult),
@@ -61,6 +63,7 @@ pub struct Overload {
     pub member: bool,
     /// Parameter types, receiver first for member overloads.
     pub params: Vec<Type>,
+    /// The result type.
     pub result: Type,
     /// Names of the type parameters used in `params` and `result`.
     pub type_params: Vec<String>,
@@ -151,11 +154,14 @@ pub type RuntimeCostHook =
 /// A function: a name and its overloads.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// The function's name (`size`, `_+_`, `strings.quote`, ...).
     pub name: String,
+    /// Its overloads, in the order declared.
     pub overloads: Vec<Overload>,
 }
 
 impl Function {
+    /// A function named `name` without overloads.
     pub fn new(name: &str) -> Self {
         Function {
             name: name.to_string(),
@@ -163,6 +169,7 @@ impl Function {
         }
     }
 
+    /// Adds overload `o`.
     pub fn overload(mut self, o: Overload) -> Self {
         self.overloads.push(o);
         self

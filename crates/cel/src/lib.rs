@@ -18,32 +18,38 @@
 //! [`checker::TypeProvider`], their values through [`value::MapProvider`] and
 //! [`value::ListProvider`], and their functions through [`Library`].
 
-pub mod activation;
-pub mod cel_go;
+#![deny(missing_docs)]
+
+mod activation;
+mod cel_go;
 pub mod checker;
 pub mod cost;
-pub mod diagnostics;
-pub mod env;
-pub mod error;
-pub mod eval;
-pub mod functions;
+mod diagnostics;
+mod env;
+mod error;
+mod eval;
+mod functions;
 pub mod go;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals;
 pub mod library;
 mod name_hash;
 pub mod policy;
-pub mod program;
+mod program;
 #[cfg(feature = "proto")]
 pub mod proto;
 pub mod syntax;
-pub mod types;
+mod types;
 pub mod value;
 
 pub use activation::Activation;
 pub use cel_go::CelGoVersion;
 pub use diagnostics::{Issue, Issues};
-pub use env::{Env, EnvBuilder, EnvOptions, Library};
+pub use env::{AstValidator, Env, EnvBuilder, EnvOptions, Library};
 pub use error::{ErrorKind, EvalError, EvalResult};
-pub use functions::{FnImpl, Function, Overload};
-pub use program::{EvalOptions, Evaluation, Program};
+pub use eval::{EvalOptions, Evaluation};
+pub use functions::{ClosureFn, FnImpl, Function, Overload, OverloadCostFn, RuntimeCostHook};
+pub use program::Program;
 pub use types::Type;
 pub use value::Value;

@@ -9,13 +9,21 @@ use std::sync::Arc;
 /// [`Type::runtime_name`], ignoring type parameters, as cel-go does.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
+    /// `dyn`: any type, checked at runtime.
     Dyn,
+    /// `null_type`.
     Null,
+    /// `bool`.
     Bool,
+    /// `int`: signed 64-bit.
     Int,
+    /// `uint`: unsigned 64-bit.
     Uint,
+    /// `double`.
     Double,
+    /// `string`.
     String,
+    /// `bytes`.
     Bytes,
     /// `google.protobuf.Any`.
     Any,
@@ -23,7 +31,9 @@ pub enum Type {
     Timestamp,
     /// `google.protobuf.Duration`.
     Duration,
+    /// `list(T)`.
     List(Arc<Type>),
+    /// `map(K, V)`.
     Map(Arc<Type>, Arc<Type>),
     /// The type of a type value; `Type(None)` is the plain `type`.
     Type(Option<Arc<Type>>),
@@ -43,34 +53,42 @@ pub enum Type {
 pub const OPTIONAL_TYPE_NAME: &str = "optional_type";
 
 impl Type {
+    /// `list(elem)`.
     pub fn list(elem: Type) -> Type {
         Type::List(Arc::new(elem))
     }
 
+    /// `map(key, value)`.
     pub fn map(key: Type, value: Type) -> Type {
         Type::Map(Arc::new(key), Arc::new(value))
     }
 
+    /// `optional_type(inner)`.
     pub fn optional(inner: Type) -> Type {
         Type::Opaque(OPTIONAL_TYPE_NAME.into(), Arc::from([inner]))
     }
 
+    /// `type(t)`: the type of the type value of `t`.
     pub fn type_of(t: Type) -> Type {
         Type::Type(Some(Arc::new(t)))
     }
 
+    /// The type parameter `name` of a function signature.
     pub fn param(name: &str) -> Type {
         Type::TypeParam(name.into())
     }
 
+    /// The opaque type `name(params)`.
     pub fn opaque(name: &str, params: Vec<Type>) -> Type {
         Type::Opaque(name.into(), params.into())
     }
 
+    /// The object (message) type of full name `name`.
     pub fn object(name: &str) -> Type {
         Type::Object(name.into())
     }
 
+    /// The wrapper of primitive `prim` (`google.protobuf.Int64Value` for `int`).
     pub fn wrapper(prim: Type) -> Type {
         Type::Wrapper(Arc::new(prim))
     }

@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cel::checker::format::format_type;
-use cel::checker::names::well_known_type;
+use cel::checker::format_type;
 use cel::checker::{CheckedAst, TypeProvider};
+use cel::internals::checker::names::well_known_type;
 use cel::library::Std;
 use cel::library::ext::{Encoders, Math, Optionals, Sets, Strings};
 use cel::syntax::{Expr, ExprKind, Literal};
@@ -814,7 +814,7 @@ fn bench_protocol_parse_and_check() {
         let start = std::time::Instant::now();
         for _ in 0..n {
             let ast = env.parse(e).expect("parses");
-            let c = cel::checker::check_owned(&env, ast).expect("checks");
+            let c = env.check_owned(ast).expect("checks");
             std::hint::black_box(c);
         }
         let total = start.elapsed() / n;

@@ -23,8 +23,8 @@ use std::path::Path;
 use cel::cost::{
     self, AstNode, CostEstimate, EstimateOptions, Hooks, NoEstimates, SizeEstimate, SizeEstimator,
 };
+use cel::library::Std;
 use cel::library::ext::{Optionals, Sets, Strings};
-use cel::library::std::Std;
 use cel::syntax::macros;
 use cel::{Env, Function, Overload, Type};
 use serde_json::Value as Json;
@@ -104,7 +104,7 @@ fn library_env() -> Env {
                 None,
             )),
     );
-    cost::install_sets_estimators(&mut builder);
+    cel::internals::cost::install_sets_estimators(&mut builder);
     builder.build()
 }
 

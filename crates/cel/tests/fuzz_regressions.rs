@@ -115,7 +115,7 @@ fn replay(harness: &Harness, target: Target, bytes: Vec<u8>) -> Result<(), Strin
     catch_unwind(AssertUnwindSafe(|| match target {
         Target::Parse => match harness.env().parse(&text) {
             Ok(ast) => {
-                let _ = cel::syntax::debug::to_debug_string(&ast.expr);
+                let _ = cel::internals::syntax::debug::to_debug_string(&ast.expr);
             }
             Err(issues) => {
                 let _ = issues.to_string();

@@ -14,9 +14,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cel::syntax::debug::{KindAdorner, to_adorned_debug_string};
+use cel::internals::syntax::debug::{KindAdorner, to_adorned_debug_string};
+use cel::internals::syntax::{parse, parse_source};
 use cel::syntax::macros::{self, Macro, MacroContext, MacroError};
-use cel::syntax::{Expr, ParserOptions, Source, parse, parse_source};
+use cel::syntax::{Expr, ParserOptions, Source};
 
 fn shared_dir() -> Option<PathBuf> {
     let dir = match std::env::var("KCEL_SHARED") {
@@ -281,20 +282,20 @@ fn long_chains_behave_like_cel_go() {
     let nots = "!".repeat(50_001) + "true";
     let ast = parse(&nots, &opts).expect("nots");
     assert_eq!(
-        cel::syntax::debug::to_debug_string(&ast.expr),
+        cel::internals::syntax::debug::to_debug_string(&ast.expr),
         "!_(\n  true\n)"
     );
     let negs = "-".repeat(50_000) + "x";
     assert_eq!(
-        cel::syntax::debug::to_debug_string(&parse(&negs, &opts).expect("negs").expr),
+        cel::internals::syntax::debug::to_debug_string(&parse(&negs, &opts).expect("negs").expr),
         "x"
     );
     assert_eq!(
-        cel::syntax::debug::to_debug_string(&parse("-----1", &opts).expect("-1").expr),
+        cel::internals::syntax::debug::to_debug_string(&parse("-----1", &opts).expect("-1").expr),
         "-_(\n  1\n)"
     );
     assert_eq!(
-        cel::syntax::debug::to_debug_string(&parse("-1", &opts).expect("-1").expr),
+        cel::internals::syntax::debug::to_debug_string(&parse("-1", &opts).expect("-1").expr),
         "-1"
     );
     // At the limit: 250 nested selections parse, 251 do not.
@@ -349,7 +350,7 @@ fn deepest_accepted_nesting_fits_a_small_stack() {
         .stack_size(2 * 1024 * 1024)
         .spawn(move || {
             let ast = parse(&text, &opts).map_err(|e| e.to_string())?;
-            let printed = cel::syntax::debug::to_debug_string(&ast.expr);
+            let printed = cel::internals::syntax::debug::to_debug_string(&ast.expr);
             let copy = ast.expr.clone();
             drop(ast);
             Ok::<usize, String>(printed.len() + usize::from(copy.id > 0))
@@ -394,7 +395,8 @@ fn error_texts_and_positions() {
 #[test]
 fn extension_macros_expand_like_cel_go() {
     let opts = conformance_options(false);
-    let show = |t: &str| cel::syntax::debug::to_debug_string(&parse(t, &opts).expect(t).expr);
+    let show =
+        |t: &str| cel::internals::syntax::debug::to_debug_string(&parse(t, &opts).expect(t).expr);
     assert_eq!(
         show("cel.bind(x, 1, x + x)"),
         "__comprehension__(\n  // Variable\n  #unused,\n  // Target\n  [],\n  // Accumulator\n  x,\n  // Init\n  1,\n  // LoopCondition\n  false,\n  // LoopStep\n  x,\n  // Result\n  _+_(\n    x,\n    x\n  ))"
@@ -440,7 +442,7 @@ fn populate_macro_calls_records_the_call() {
         .source_info
         .macro_calls
         .values()
-        .map(cel::syntax::debug::to_debug_string)
+        .map(cel::internals::syntax::debug::to_debug_string)
         .collect();
     assert!(calls.contains(&"has(\n  a.b\n)".to_string()), "{calls:?}");
     // Every node has a position.

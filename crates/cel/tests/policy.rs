@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use cel::functions::{FnImpl, Function, Overload};
 use cel::library::ext::Lists;
 use cel::policy::naming::NameProblem;
 use cel::policy::{
@@ -14,6 +13,7 @@ use cel::policy::{
     RepeatedRule, StandardVariable, StoredExpression, VersionError,
 };
 use cel::value::Timestamp;
+use cel::{FnImpl, Function, Overload};
 use cel::{Type, Value};
 
 type Vars = HashMap<String, Value>;

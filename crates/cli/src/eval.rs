@@ -212,7 +212,7 @@ pub fn run(args: Args) -> ExitCode {
     if args.show_type {
         notes.push(format!(
             "type: {}",
-            cel::checker::format::format_type(checked.result_type())
+            cel::checker::format_type(checked.result_type())
         ));
     }
     if let Some(estimate) = estimate {

@@ -8,11 +8,11 @@
 //!   them (`100000000000000000000`, `1e-7`, `-0`), so an object printed back matches what the
 //!   API server stores and returns.
 //!
-//! The first two are the engine's ([`cel::library::ext::gofmt`]), re-exported here.
+//! The first two are the engine's ([`cel::go::fmt`]), re-exported here.
 
 use std::io;
 
-pub use cel::library::ext::gofmt::{FloatStyle, format_float, quote};
+pub use cel::go::fmt::{FloatStyle, format_float, quote};
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
 

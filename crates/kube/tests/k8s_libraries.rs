@@ -114,7 +114,6 @@ fn cost_env() -> Env {
         .library(jsonpatch::JsonPatch)
         .library(Optionals::default())
         .library(semver::SemverLib { version: 1 });
-    cel_cost::install_sets_estimators(&mut b);
     b = b.runtime_cost_hook(Arc::new(
         |f: &str, id: &str, args: &[Value], result: Option<&Value>| {
             cost::call_cost(f, id, args, result.unwrap_or(&Value::Null))

@@ -17,7 +17,7 @@ use serde_json::Value as Json;
 fn outcome(version: KubeVersion, expr: &str) -> String {
     let spec = EnvSpec::new(version, EnvKind::StoredExpressions);
     let env = spec.env();
-    let checked = check_expression(&env, expr, spec.has_literal_validators());
+    let checked = check_expression(&env, expr);
     let program = match checked.and_then(|c| plan(&env, &c)) {
         Ok(p) => p,
         Err(issues) => return format!("compile: {issues}"),

@@ -15,7 +15,7 @@ fuzz_target!(|text: &str| {
     let env = ENV.get_or_init(|| full_env::builder().build());
     match env.parse(text) {
         Ok(ast) => {
-            let _ = cel::syntax::debug::to_debug_string(&ast.expr);
+            let _ = cel::internals::syntax::debug::to_debug_string(&ast.expr);
         }
         // Rendering the issues (source line, caret) is part of the surface.
         Err(issues) => {

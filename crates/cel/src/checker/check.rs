@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use crate::diagnostics::Issues;
 use crate::env::Env;
 use crate::functions::{Function, Overload};
-use crate::syntax::{Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
+use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -21,7 +21,61 @@ use super::names::{
 use super::unify::{
     Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
-use super::{NodeMap, NodeTypes, Reference};
+use super::{CheckedAst, NodeMap, NodeTypes, Reference};
+
+/// Checks `ast` in `env`.
+pub(crate) fn check(env: &Env, ast: &Ast) -> Result<CheckedAst, Issues> {
+    check_owned(env, ast.clone())
+}
+
+/// Checks `ast` in `env`, reusing the tree (no copy).
+pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues> {
+    let nodes = usize::try_from(ast.next_id)
+        .unwrap_or(0)
+        .max(ast.source_info.offsets.len());
+    let issues = Issues::new(ast.source.clone());
+    let mut checker = Checker::new(env, &ast.source_info, issues, nodes);
+    checker.check(&mut ast.expr);
+    let types = checker.finish_types();
+    let references = std::mem::take(&mut checker.references);
+    let issues = std::mem::replace(&mut checker.issues, Issues::new(ast.source.clone()));
+    drop(checker);
+    if !issues.is_empty() {
+        return Err(issues);
+    }
+    let options = env.options();
+    if options.homogeneous_aggregate_literals {
+        let mut issues = issues;
+        super::homogeneous::validate(
+            &ast.expr,
+            &types,
+            &options.homogeneous_literal_exempt_functions,
+            &ast.source_info,
+            &mut issues,
+        );
+        if !issues.is_empty() {
+            return Err(issues);
+        }
+    }
+    let checked = CheckedAst {
+        ast,
+        types,
+        references,
+    };
+    // cel-go's `Env.Check`: the environment's AST validators, in the order added, all
+    // reporting into one set of issues.
+    let validators = env.ast_validators();
+    if !validators.is_empty() {
+        let mut issues = Issues::new(checked.ast.source.clone());
+        for v in validators {
+            v.validate(env, &checked, &mut issues);
+        }
+        if !issues.is_empty() {
+            return Err(issues);
+        }
+    }
+    Ok(checked)
+}
 
 /// Deepest expression nesting the walk accepts: three times the parser's limit,
 /// and within a 2 MiB stack in debug builds.

@@ -3,11 +3,11 @@
 //! reproducing cel-go's checker (its inference, its overload sets and its
 //! error messages).
 //!
-//! * [`names`]: container-relative name resolution, built-in type names,
+//! * `names`: container-relative name resolution, built-in type names,
 //!   well-known protobuf types;
-//! * [`unify`]: assignability, type parameter substitution;
+//! * `unify`: assignability, type parameter substitution;
 //! * `check`: the walk over the expression;
-//! * [`mod@format`]: types printed as cel-go prints them;
+//! * `format` ([`format_type`]): types printed as cel-go prints them;
 //! * `homogeneous`: the homogeneous aggregate literal validator run after
 //!   a successful check.
 
@@ -15,17 +15,17 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use crate::diagnostics::Issues;
-use crate::env::Env;
 use crate::syntax::{Ast, ExprId};
 use crate::types::Type;
 use crate::value::Value;
 
-mod check;
-pub mod format;
+pub(crate) mod check;
+pub(crate) mod format;
 mod homogeneous;
-pub mod names;
-pub mod unify;
+pub(crate) mod names;
+pub(crate) mod unify;
+
+pub use format::format_type;
 
 /// Object types supplied by the host (Kubernetes schemas, messages).
 pub trait TypeProvider: Send + Sync {
@@ -112,6 +112,7 @@ pub struct NodeTypes {
 const DENSE_IDS: usize = 1 << 16;
 
 impl NodeTypes {
+    /// An empty map.
     pub fn new() -> Self {
         Self::default()
     }
@@ -149,6 +150,7 @@ impl NodeTypes {
         self.dense.iter().filter(|t| t.is_some()).count() + self.sparse.len()
     }
 
+    /// Whether no node has a type (the expression was not checked).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -194,8 +196,11 @@ impl FromIterator<(ExprId, Type)> for NodeTypes {
 /// qualified type name.
 #[derive(Clone, Debug)]
 pub struct CheckedAst {
+    /// The checked expression, rewritten as cel-go rewrites it.
     pub ast: Ast,
+    /// The type of every node, by id.
     pub types: NodeTypes,
+    /// What each resolved identifier, selection and call refers to, by node id.
     pub references: NodeMap<Reference>,
 }
 
@@ -209,47 +214,6 @@ impl CheckedAst {
     pub fn type_of(&self, id: ExprId) -> Option<&Type> {
         self.types.get(&id)
     }
-}
-
-/// Checks `ast` in `env`.
-pub fn check(env: &Env, ast: &Ast) -> Result<CheckedAst, Issues> {
-    check_owned(env, ast.clone())
-}
-
-/// Checks `ast` in `env`, reusing the tree (no copy).
-pub fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues> {
-    let nodes = usize::try_from(ast.next_id)
-        .unwrap_or(0)
-        .max(ast.source_info.offsets.len());
-    let issues = Issues::new(ast.source.clone());
-    let mut checker = check::Checker::new(env, &ast.source_info, issues, nodes);
-    checker.check(&mut ast.expr);
-    let types = checker.finish_types();
-    let references = std::mem::take(&mut checker.references);
-    let issues = std::mem::replace(&mut checker.issues, Issues::new(ast.source.clone()));
-    drop(checker);
-    if !issues.is_empty() {
-        return Err(issues);
-    }
-    let options = env.options();
-    if options.homogeneous_aggregate_literals {
-        let mut issues = issues;
-        homogeneous::validate(
-            &ast.expr,
-            &types,
-            &options.homogeneous_literal_exempt_functions,
-            &ast.source_info,
-            &mut issues,
-        );
-        if !issues.is_empty() {
-            return Err(issues);
-        }
-    }
-    Ok(CheckedAst {
-        ast,
-        types,
-        references,
-    })
 }
 
 #[cfg(test)]

@@ -164,6 +164,7 @@ fn well_known_field(message: &str, field: &str) -> Option<Type> {
 /// Object types: the host's provider first, then the well-known types.
 #[derive(Clone, Copy)]
 pub struct Types<'a> {
+    /// The host's object types, if any.
     pub provider: Option<&'a dyn TypeProvider>,
 }
 
@@ -199,12 +200,14 @@ impl Types<'_> {
 pub struct IdentDecl<'a> {
     /// The fully qualified name.
     pub name: Cow<'a, str>,
+    /// The declared type.
     pub ty: Type,
     /// The constant value (enum constants, type names).
     pub value: Option<Value>,
 }
 
 impl IdentDecl<'_> {
+    /// A type name used as an identifier: its value is the type value of `t`.
     pub fn type_ident(name: String, t: Type) -> IdentDecl<'static> {
         let value = Value::Type(Arc::new(t.clone()));
         IdentDecl {

@@ -10,7 +10,8 @@ use crate::syntax::{
 };
 use crate::types::Type;
 
-use super::{CheckedAst, TypeProvider, check};
+use super::check::{check, check_owned};
+use super::{CheckedAst, TypeProvider};
 
 /// Builds trees with dense ids; every node gets offset `at` (set per node).
 struct B {
@@ -711,7 +712,7 @@ fn bench_e1() {
     let n = 100_000;
     let start = std::time::Instant::now();
     for _ in 0..n {
-        let c = super::check_owned(&env, ast.clone()).expect("checks");
+        let c = check_owned(&env, ast.clone()).expect("checks");
         std::hint::black_box(c);
     }
     println!("E1 check: {:?} per expression", start.elapsed() / n);
@@ -730,7 +731,7 @@ fn deep_nesting_checks_within_a_small_stack() {
             e = b.call(0, "_+_", vec![e, one]);
         }
         let ast = b.finish("1", e);
-        let result = super::check_owned(&env, ast);
+        let result = check_owned(&env, ast);
         assert_eq!(result.is_ok(), ok_expected);
         if let Err(e) = &result {
             assert!(e.to_string().contains("nesting exceeds"));

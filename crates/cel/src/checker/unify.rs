@@ -375,18 +375,6 @@ pub fn has_type_param(t: &Type) -> bool {
     }
 }
 
-/// Replaces the named type parameters of a declaration (`params[i]` by
-/// `fresh[i]`), leaving everything else alone.
-pub fn instantiate(t: &Type, params: &[String], fresh: &[Type]) -> Type {
-    instantiate_with(t, &|name| {
-        params
-            .iter()
-            .position(|p| p == name)
-            .and_then(|i| fresh.get(i))
-            .cloned()
-    })
-}
-
 /// Replaces each type parameter `p` of `t` by `fresh(p)` (when `Some`).
 pub fn instantiate_with(t: &Type, fresh: &dyn Fn(&str) -> Option<Type>) -> Type {
     match t {

@@ -8,7 +8,9 @@ use crate::library::ext::cost::{Range, multiply_by_cost_factor};
 /// An estimated cost range (cel-go's `checker.CostEstimate`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CostEstimate {
+    /// The least cost.
     pub min: u64,
+    /// The greatest cost (`u64::MAX`: unbounded).
     pub max: u64,
 }
 
@@ -16,7 +18,9 @@ pub struct CostEstimate {
 /// map (entries), as CEL's `size()` counts (cel-go's `checker.SizeEstimate`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SizeEstimate {
+    /// The least size.
     pub min: u64,
+    /// The greatest size (`u64::MAX`: unbounded).
     pub max: u64,
 }
 
@@ -27,6 +31,7 @@ impl CostEstimate {
         max: u64::MAX,
     };
 
+    /// The range `min..=max`.
     pub const fn new(min: u64, max: u64) -> Self {
         CostEstimate { min, max }
     }
@@ -80,6 +85,7 @@ impl SizeEstimate {
         max: u64::MAX,
     };
 
+    /// The range `min..=max`.
     pub const fn new(min: u64, max: u64) -> Self {
         SizeEstimate { min, max }
     }

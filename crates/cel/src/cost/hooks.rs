@@ -76,7 +76,9 @@ pub trait SizeEstimator {
 /// the size of the result (cel-go's `checker.CallEstimate`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallEstimate {
+    /// The cost of the call itself.
     pub cost: CostEstimate,
+    /// The size of the result, for calls producing strings, bytes, lists or maps.
     pub result_size: Option<SizeEstimate>,
 }
 
@@ -131,7 +133,9 @@ impl CallCostEstimator for NoEstimates {
 /// The host's hooks for one estimate.
 #[derive(Clone, Copy)]
 pub struct Hooks<'a> {
+    /// The host's sizes of data reached from variables.
     pub size: &'a dyn SizeEstimator,
+    /// The host's pricing of calls.
     pub calls: &'a dyn CallCostEstimator,
 }
 

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use super::hooks::{AstNode, CallEstimate, OverloadEstimateFn, SizeEstimator, size_of};
 use crate::env::EnvBuilder;
 use crate::library::ext::cost::{
-    self as ext_cost, EstimateInput, Range, lists_estimated_cost, sets_estimated_cost,
+    self as ext_cost, COMPARABLE_TYPES, EstimateInput, Range, lists_estimated_cost,
+    sets_estimated_cost,
 };
-use crate::library::ext::lists::COMPARABLE_TYPES;
 use crate::syntax::{ExprKind, Literal};
 
 /// cel-go's `nodeAsUintValue`: the value of an int literal argument (negative

@@ -11,7 +11,7 @@
 //! and arguments plus the widest estimate over the overloads the checker kept.
 //! A call's own estimate comes from, in order: the estimator a library
 //! attached to the overload ([`OverloadEstimateFn`], e.g. ext.Lists v3 and
-//! ext.Sets, see [`library`]), the host's [`CallCostEstimator`], cel-go's
+//! ext.Sets, see `library`), the host's [`CallCostEstimator`], cel-go's
 //! built-in table (`builtins`).
 //!
 //! Sizes (string code points, bytes, list and map entries) drive the numbers:
@@ -29,8 +29,8 @@
 mod builtins;
 mod coster;
 mod estimate;
-mod hooks;
-pub mod library;
+pub(crate) mod hooks;
+pub(crate) mod library;
 mod path;
 
 use std::fmt;
@@ -41,7 +41,7 @@ pub use hooks::{
     AstNode, CallCostEstimator, CallEstimate, Hooks, NoEstimates, OverloadEstimateFn,
     SizeEstimator, size_of,
 };
-pub use library::{install_lists_estimators, install_sets_estimators};
+pub(crate) use library::{install_lists_estimators, install_sets_estimators};
 
 use crate::checker::CheckedAst;
 use crate::env::Env;
@@ -52,9 +52,7 @@ use crate::syntax::ExprId;
 /// rejected by the parser and the checker before they get here).
 pub const MAX_NESTING_DEPTH: usize = 750;
 
-/// The cel-go release whose estimates to reproduce, where they differ (the
-/// global `matches(s, re)` is priced as `s.matches(re)` from v0.29 on).
-pub use crate::cel_go::CelGoVersion;
+use crate::cel_go::CelGoVersion;
 
 /// Options of one estimate.
 #[derive(Clone, Debug)]
@@ -79,7 +77,12 @@ impl Default for EstimateOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EstimateError {
     /// The expression nests deeper than [`MAX_NESTING_DEPTH`].
-    NestingTooDeep { expr_id: ExprId, limit: usize },
+    NestingTooDeep {
+        /// The node where the estimator stopped.
+        expr_id: ExprId,
+        /// The nesting depth allowed.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for EstimateError {

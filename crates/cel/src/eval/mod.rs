@@ -36,16 +36,17 @@ mod fold;
 mod interp;
 mod node;
 mod object;
+mod options;
 mod planner;
 
 use crate::activation::Activation;
 use crate::checker::CheckedAst;
 use crate::diagnostics::Issues;
 use crate::env::Env;
-use crate::program::{EvalOptions, Evaluation};
 use crate::syntax::Ast;
 
 use node::Node;
+pub use options::{EvalOptions, Evaluation};
 
 /// A planned expression.
 pub struct Plan {

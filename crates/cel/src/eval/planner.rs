@@ -402,10 +402,27 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// True when the environment's `name` has only standard-library overloads
-    /// (so the interpreter may call the standard implementation directly).
+    /// True when the environment's `name` exists and every one of its overloads
+    /// has a standard-library overload id, so that the interpreter may call the
+    /// standard implementation directly. The set of such names is computed once
+    /// per environment (and shared by those derived with
+    /// [`Env::with_declarations`]).
     fn only_std(&self, name: &str) -> bool {
-        self.env.has_only_std_overloads(name)
+        self.env
+            .std_only_functions()
+            .get_or_init(|| {
+                let std = crate::library::std::overload_ids_by_function();
+                self.env
+                    .function_map()
+                    .values()
+                    .filter(|f| {
+                        std.get(f.name.as_str())
+                            .is_some_and(|ids| f.overloads.iter().all(|o| ids.contains(&*o.id)))
+                    })
+                    .map(|f| f.name.clone())
+                    .collect()
+            })
+            .contains(name)
     }
 
     fn plan_call(&mut self, e: &Expr, c: &crate::syntax::Call) -> PResult {

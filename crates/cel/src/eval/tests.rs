@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::checker::{CheckedAst, Reference};
+use crate::eval::EvalOptions;
 use crate::library::std::Std;
-use crate::program::EvalOptions;
 use crate::syntax::{self, Ast, Call, Comprehension, Expr, ExprKind, Literal, Select, SourceInfo};
 use crate::value::Value;
 use crate::{Env, ErrorKind, EvalError};

@@ -1,10 +1,11 @@
 //! Function libraries: the standard library and the extensions, each a
 //! [`crate::Library`] that an environment opts into.
 
+pub(crate) mod adapt;
 pub mod ext;
-pub mod std;
+pub(crate) mod std;
 
-pub use self::std::Std;
+pub use self::std::{Block, GoDurationMilliseconds, Std};
 
 use crate::env::EnvBuilder;
 use crate::types::Type;

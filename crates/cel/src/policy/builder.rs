@@ -35,27 +35,43 @@ pub enum ConfigError {
     /// The deadline is zero or longer than [`MAX_DEADLINE`].
     Deadline(Duration),
     /// A variable or property name breaks the naming rules.
-    VariableName { name: String, problem: NameProblem },
+    VariableName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        problem: NameProblem,
+    },
     /// Two declarations map to the same CEL variable.
     DuplicateVariable(String),
     /// A size is given for a variable that is not declared.
     UnknownVariable(String),
     /// A host function's name is not lower camel case (or is reserved).
-    FunctionName { name: String, problem: NameProblem },
+    FunctionName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        problem: NameProblem,
+    },
     /// A host function overload returns `dyn` (or a type containing it).
     DynamicResult {
+        /// The function's name.
         function: String,
+        /// The overload's id.
         overload_id: String,
     },
     /// A host function overload has no implementation.
     MissingImplementation {
+        /// The function's name.
         function: String,
+        /// The overload's id.
         overload_id: String,
     },
     /// A host function overload reuses the id of an overload the environment
     /// already has (it would replace standard behaviour).
     OverloadRedefined {
+        /// The function's name.
         function: String,
+        /// The overload's id.
         overload_id: String,
     },
 }

@@ -47,13 +47,19 @@ pub(crate) struct Inner {
 #[derive(Clone, Debug)]
 pub enum ExpressionError {
     /// Longer than the environment's maximum length (code points).
-    TooLong { length: usize, limit: usize },
+    TooLong {
+        /// The expression's length in code points.
+        length: usize,
+        /// The largest length allowed.
+        limit: usize,
+    },
     /// A syntax error, including nesting deeper than the environment allows
     /// (the parser's `expression recursion limit exceeded: N` and `max
     /// recursion depth exceeded`).
     Syntax(Issues),
     /// A rule repeated more often than the environment allows.
     TooManyRepetitions {
+        /// Which rule was repeated too often, and the limit.
         exceeded: RepetitionExceeded,
         /// Where, when the node has a position.
         location: Option<Location>,
@@ -61,9 +67,19 @@ pub enum ExpressionError {
     /// A type error (undeclared names, no matching overload, ...).
     Check(Issues),
     /// The expression's type is not the expected result type.
-    ResultType { expected: Type, actual: Type },
+    ResultType {
+        /// The result type the environment requires.
+        expected: Type,
+        /// The expression's checked type.
+        actual: Type,
+    },
     /// The estimated cost (its upper bound) is above the environment's limit.
-    TooCostly { estimate: CostEstimate, limit: u64 },
+    TooCostly {
+        /// cel-go's estimated cost of the expression.
+        estimate: CostEstimate,
+        /// The largest cost allowed.
+        limit: u64,
+    },
     /// The cost could not be estimated.
     CostEstimate(EstimateError),
     /// The expression cannot be planned (e.g. an invalid constant regular

@@ -16,7 +16,8 @@ use super::builder::Declaration;
 use super::env::{PolicyEnv, compatible};
 use crate::activation::Activation;
 use crate::error::{ErrorKind, EvalError};
-use crate::program::{EvalOptions, Program};
+use crate::eval::EvalOptions;
+use crate::program::Program;
 use crate::value::Value;
 
 /// An accepted expression, ready to evaluate (many times, from many threads).
@@ -51,6 +52,7 @@ impl PolicyOutcome {
 pub struct Abort {
     /// Time from the start of the evaluation to the abort.
     pub elapsed: Duration,
+    /// Why evaluation stopped.
     pub reason: AbortReason,
 }
 
@@ -59,9 +61,15 @@ pub struct Abort {
 pub enum AbortReason {
     /// It ran past the environment's deadline (interrupted, or finished
     /// late: either way the guideline's rule applies).
-    Deadline { limit: Duration },
+    Deadline {
+        /// The time allowed.
+        limit: Duration,
+    },
     /// Its runtime cost passed the environment's cost limit.
-    CostLimit { limit: u64 },
+    CostLimit {
+        /// The cost allowed.
+        limit: u64,
+    },
     /// The host's cancel flag was raised.
     Cancelled,
 }

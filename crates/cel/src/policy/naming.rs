@@ -51,9 +51,15 @@ pub fn is_lower_camel_case(name: &str) -> bool {
 pub enum NameProblem {
     /// A segment is not lower snake case (variables) or lower camel case
     /// (functions).
-    Case { segment: String },
+    Case {
+        /// The offending dot-separated part of the name.
+        segment: String,
+    },
     /// A segment is a reserved identifier: CEL would not parse the name.
-    Reserved { segment: String },
+    Reserved {
+        /// The offending dot-separated part of the name.
+        segment: String,
+    },
 }
 
 /// Checks a variable name (possibly dotted): each segment lower snake case

@@ -97,9 +97,11 @@ impl fmt::Display for RepeatedRule {
 /// The first place an expression repeats a rule more often than allowed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RepetitionExceeded {
+    /// The rule repeated too often.
     pub rule: RepeatedRule,
     /// The repetitions found there (at least `limit + 1`).
     pub count: usize,
+    /// How many repetitions are allowed.
     pub limit: usize,
     /// The node where the limit was passed.
     pub expr_id: ExprId,

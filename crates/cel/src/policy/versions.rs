@@ -25,7 +25,9 @@ use super::{ExpressionError, Policy, PolicyEnv};
 /// version it was written against.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StoredExpression {
+    /// The expression, verbatim.
     pub text: String,
+    /// The API version it was written against.
     pub api_version: String,
 }
 
@@ -56,6 +58,7 @@ pub struct PolicyVersions {
 }
 
 impl PolicyVersions {
+    /// No versions registered yet.
     pub fn new() -> Self {
         Self::default()
     }

@@ -15,7 +15,9 @@ pub type ExprId = i64;
 /// One expression node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
+    /// The node's id, unique within its [`Ast`].
     pub id: ExprId,
+    /// What the node is.
     pub kind: ExprKind,
 }
 
@@ -44,19 +46,28 @@ pub enum ExprKind {
 /// A literal constant.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A signed 64-bit integer (`1`, `-0x10`).
     Int(i64),
+    /// An unsigned 64-bit integer (`1u`).
     Uint(u64),
+    /// A double (`1.5`, `1e3`).
     Double(f64),
+    /// A string, unescaped.
     String(Arc<str>),
+    /// A bytes literal, unescaped.
     Bytes(Arc<[u8]>),
 }
 
 /// `operand.field` or `has(operand.field)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Select {
+    /// The expression selected from.
     pub operand: Expr,
+    /// The field name.
     pub field: String,
     /// True for the presence test produced by the `has()` macro.
     pub test_only: bool,
@@ -71,13 +82,16 @@ pub struct Select {
 pub struct Call {
     /// The receiver of a member call, `None` for a global call.
     pub target: Option<Expr>,
+    /// The function or operator name (`size`, `_+_`, `strings.quote`).
     pub function: String,
+    /// The parenthesised arguments, the receiver excluded.
     pub args: Vec<Expr>,
 }
 
 /// A list literal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct List {
+    /// The elements, in order.
     pub elements: Vec<Expr>,
     /// Indices into `elements` of the optional entries (`[?e]`).
     pub optional_indices: Vec<usize>,
@@ -86,8 +100,11 @@ pub struct List {
 /// One entry of a map literal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapEntry {
+    /// The entry's own id (positions of `:`).
     pub id: ExprId,
+    /// The key expression.
     pub key: Expr,
+    /// The value expression.
     pub value: Expr,
     /// `{?k: v}`: the entry is present only when `v` is a present optional.
     pub optional: bool,
@@ -96,16 +113,22 @@ pub struct MapEntry {
 /// A message construction `Type{field: value}`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Struct {
+    /// The message type's name, as written (fully qualified after checking).
     pub type_name: String,
+    /// The field initializers, in order.
     pub fields: Vec<StructField>,
 }
 
 /// One field initializer of a message construction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructField {
+    /// The initializer's own id.
     pub id: ExprId,
+    /// The field name.
     pub name: String,
+    /// The value assigned.
     pub value: Expr,
+    /// `?field: v`: the field is set only when `v` is a present optional.
     pub optional: bool,
 }
 
@@ -123,13 +146,21 @@ pub struct StructField {
 /// element; over a map, the key and the value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comprehension {
+    /// The (first) iteration variable.
     pub iter_var: String,
+    /// The second iteration variable of two-variable comprehensions.
     pub iter_var2: Option<String>,
+    /// The list or map iterated over.
     pub iter_range: Expr,
+    /// The accumulator variable.
     pub accu_var: String,
+    /// The accumulator's initial value.
     pub accu_init: Expr,
+    /// Evaluated before each iteration; `false` stops the loop.
     pub loop_condition: Expr,
+    /// The accumulator's next value, evaluated in each iteration.
     pub loop_step: Expr,
+    /// The comprehension's value, evaluated after the loop.
     pub result: Expr,
 }
 
@@ -167,14 +198,18 @@ impl SourceInfo {
 /// A parsed (and macro-expanded) expression with its source.
 #[derive(Clone, Debug)]
 pub struct Ast {
+    /// The root of the tree.
     pub expr: Expr,
+    /// Node positions and macro records.
     pub source_info: SourceInfo,
+    /// The text parsed.
     pub source: Arc<super::Source>,
     /// One more than the largest id in the tree: the next free id.
     pub next_id: ExprId,
 }
 
 impl Expr {
+    /// A node with `id` and `kind`.
     pub fn new(id: ExprId, kind: ExprKind) -> Self {
         Expr { id, kind }
     }

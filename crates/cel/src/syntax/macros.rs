@@ -15,21 +15,19 @@
 // expanders may also grow or shrink the argument list.
 #![allow(clippy::ptr_arg)]
 
-use std::sync::Arc;
-
 use super::ExprId;
 use super::ast::{Call, Comprehension, Expr, ExprKind, List, Literal, MapEntry, Select};
 
 /// The accumulator variable of every built-in comprehension macro (cel-go's
 /// `HiddenAccumulatorName`: not writable in source, so it cannot collide).
-pub const ACCUMULATOR: &str = "@result";
+pub(crate) const ACCUMULATOR: &str = "@result";
 
 /// The accumulator name older cel-go versions used; still rejected as an
 /// iteration variable name.
-pub const LEGACY_ACCUMULATOR: &str = "__result__";
+pub(crate) const LEGACY_ACCUMULATOR: &str = "__result__";
 
 /// The iteration variable of bind-style comprehensions over an empty list.
-pub const UNUSED_ITER_VAR: &str = "#unused";
+pub(crate) const UNUSED_ITER_VAR: &str = "#unused";
 
 /// What an expander gets to build new nodes with: fresh ids carrying the
 /// position of the macro call, and error reporting.
@@ -59,6 +57,7 @@ impl MacroContext<'_> {
         ACCUMULATOR
     }
 
+    /// A new identifier node.
     pub fn ident(&mut self, name: &str) -> Expr {
         Expr::new(self.next_id(), ExprKind::Ident(name.to_string()))
     }
@@ -68,14 +67,17 @@ impl MacroContext<'_> {
         self.ident(ACCUMULATOR)
     }
 
+    /// A new literal node.
     pub fn literal(&mut self, l: Literal) -> Expr {
         Expr::new(self.next_id(), ExprKind::Literal(l))
     }
 
+    /// A new `bool` literal node.
     pub fn bool(&mut self, b: bool) -> Expr {
         self.literal(Literal::Bool(b))
     }
 
+    /// A new `int` literal node.
     pub fn int(&mut self, i: i64) -> Expr {
         self.literal(Literal::Int(i))
     }
@@ -100,6 +102,7 @@ impl MacroContext<'_> {
         Expr::new(self.next_id(), ExprKind::Call(Box::new(call)))
     }
 
+    /// A new list literal node.
     pub fn list(&mut self, elements: Vec<Expr>) -> Expr {
         Expr::new(
             self.next_id(),
@@ -266,6 +269,7 @@ pub type Expander = fn(
 /// A macro expansion error, reported as a syntax error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MacroError {
+    /// The error text.
     pub message: String,
     /// The id of the node the error points at.
     pub expr_id: ExprId,
@@ -274,15 +278,18 @@ pub struct MacroError {
 /// A macro: a function name, its call style and arity, and its expander.
 #[derive(Clone, Debug)]
 pub struct Macro {
+    /// The function name the macro expands.
     pub name: String,
     /// `target.name(args)` when true, `name(args)` otherwise.
     pub receiver_style: bool,
     /// Exact argument count, or `None` for any count.
     pub arg_count: Option<usize>,
+    /// Builds the expansion.
     pub expander: Expander,
 }
 
 impl Macro {
+    /// A global macro `name(args)` of `arg_count` arguments.
     pub fn global(name: &str, arg_count: usize, expander: Expander) -> Macro {
         Macro {
             name: name.to_string(),
@@ -292,6 +299,7 @@ impl Macro {
         }
     }
 
+    /// A receiver macro `target.name(args)` of `arg_count` arguments.
     pub fn receiver(name: &str, arg_count: usize, expander: Expander) -> Macro {
         Macro {
             name: name.to_string(),
@@ -850,7 +858,7 @@ fn expand_transform_map_entry(
 }
 
 /// The accumulator of the bind-style comprehension `sortBy` expands to.
-pub const SORT_BY_INPUT: &str = "@__sortBy_input__";
+pub(crate) const SORT_BY_INPUT: &str = "@__sortBy_input__";
 
 fn expand_sort_by(
     ctx: &mut MacroContext<'_>,
@@ -887,9 +895,4 @@ fn expand_sort_by(
         input,
         call,
     )))
-}
-
-/// Literal helper for expanders that build strings.
-pub fn string_literal(s: &str) -> Literal {
-    Literal::String(Arc::from(s))
 }

@@ -12,22 +12,28 @@
 //! chains are balanced. Recursive passes over such an AST stay within a few
 //! thousand frames.
 
-pub mod ast;
-pub mod debug;
+mod ast;
+#[cfg(any(test, feature = "internals"))]
+pub(crate) mod debug;
 mod lexer;
 pub mod macros;
 mod parser;
 mod reserved;
 mod source;
 mod unescape;
+mod visit;
 
 use std::sync::Arc;
 
-pub use ast::*;
+pub use ast::{
+    Ast, Call, Comprehension, Expr, ExprId, ExprKind, List, Literal, MapEntry, Select, SourceInfo,
+    Struct, StructField,
+};
 pub use macros::{Macro, MacroError};
 pub use parser::{MAX_NESTING_DEPTH_CAP, MIN_NESTING_DEPTH};
 pub use reserved::{RESERVED_WORDS, is_reserved_word};
 pub use source::{Location, Source};
+pub use visit::{Children, PreOrder};
 
 /// Parser settings.
 #[derive(Clone, Debug)]
@@ -72,7 +78,7 @@ impl Default for ParserOptions {
 }
 
 /// Parses `text` (described as `<input>` in messages) into a macro-expanded AST.
-pub fn parse(text: &str, options: &ParserOptions) -> Result<Ast, crate::Issues> {
+pub(crate) fn parse(text: &str, options: &ParserOptions) -> Result<Ast, crate::Issues> {
     if text.len() > options.max_expression_length.saturating_mul(4) {
         // Certainly over the code-point limit: do not copy the text around.
         let size = text.chars().count();
@@ -91,6 +97,9 @@ pub fn parse(text: &str, options: &ParserOptions) -> Result<Ast, crate::Issues> 
 }
 
 /// Parses the text of `source` into a macro-expanded AST.
-pub fn parse_source(source: Arc<Source>, options: &ParserOptions) -> Result<Ast, crate::Issues> {
+pub(crate) fn parse_source(
+    source: Arc<Source>,
+    options: &ParserOptions,
+) -> Result<Ast, crate::Issues> {
     parser::parse_source(source, options)
 }

@@ -29,7 +29,9 @@ impl Eq for Source {}
 /// (messages print the column plus one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// 1-based line.
     pub line: usize,
+    /// 0-based column, in code points.
     pub column: usize,
 }
 
@@ -39,6 +41,7 @@ impl Source {
         Self::described(text.into(), Cow::Borrowed("<input>"))
     }
 
+    /// The source `text`, named `description` in messages (instead of `<input>`).
     pub fn with_description(text: impl Into<String>, description: impl Into<String>) -> Self {
         Self::described(text.into(), Cow::Owned(description.into()))
     }
@@ -61,10 +64,12 @@ impl Source {
         }
     }
 
+    /// The text.
     pub fn text(&self) -> &str {
         &self.text
     }
 
+    /// The name messages give the source (`<input>` by default).
     pub fn description(&self) -> &str {
         &self.description
     }

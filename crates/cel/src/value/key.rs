@@ -9,22 +9,31 @@ use indexmap::Equivalent;
 /// An owned map key.
 #[derive(Clone, Debug)]
 pub enum Key {
+    /// A `bool` key.
     Bool(bool),
+    /// An `int` key.
     Int(i64),
+    /// A `uint` key.
     Uint(u64),
+    /// A `string` key.
     String(Arc<str>),
 }
 
 /// A borrowed map key, for lookups that must not allocate.
 #[derive(Clone, Copy, Debug)]
 pub enum KeyRef<'a> {
+    /// A `bool` key.
     Bool(bool),
+    /// An `int` key.
     Int(i64),
+    /// A `uint` key.
     Uint(u64),
+    /// A `string` key.
     String(&'a str),
 }
 
 impl Key {
+    /// The key, borrowed.
     pub fn as_ref(&self) -> KeyRef<'_> {
         match self {
             Key::Bool(b) => KeyRef::Bool(*b),
@@ -46,6 +55,7 @@ impl Key {
 }
 
 impl KeyRef<'_> {
+    /// The key, owned.
     pub fn to_owned_key(&self) -> Key {
         match *self {
             KeyRef::Bool(b) => Key::Bool(b),

@@ -11,11 +11,13 @@ use crate::error::EvalResult;
 /// Implementations must be cheap to index; `get` may build the element on the
 /// fly (for example by wrapping a node of a host document).
 pub trait ListProvider: fmt::Debug + Send + Sync {
+    /// The number of elements.
     fn len(&self) -> usize;
 
     /// The element at `index`, `None` past the end.
     fn get(&self, index: usize) -> Option<Value>;
 
+    /// Whether there are no elements.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -43,15 +45,19 @@ pub trait ListProvider: fmt::Debug + Send + Sync {
 /// A list value: plain, or provided by the host.
 #[derive(Clone)]
 pub enum List {
+    /// Values held by the engine.
     Values(Arc<Vec<Value>>),
+    /// Elements supplied by the host, read on demand.
     Provided(Arc<dyn ListProvider>),
 }
 
 impl List {
+    /// A list of `values`.
     pub fn new(values: Vec<Value>) -> Self {
         List::Values(Arc::new(values))
     }
 
+    /// The number of elements.
     pub fn len(&self) -> usize {
         match self {
             List::Values(v) => v.len(),
@@ -59,10 +65,12 @@ impl List {
         }
     }
 
+    /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The element at `index`, if any.
     pub fn get(&self, index: usize) -> Option<Value> {
         match self {
             List::Values(v) => v.get(index).cloned(),

@@ -10,6 +10,7 @@ use crate::error::EvalResult;
 
 /// A map supplied by a host, read on demand.
 pub trait MapProvider: fmt::Debug + Send + Sync {
+    /// The number of entries.
     fn len(&self) -> usize;
 
     /// The value under `key`, `None` when absent.
@@ -18,6 +19,7 @@ pub trait MapProvider: fmt::Debug + Send + Sync {
     /// The keys, in the host's order.
     fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_>;
 
+    /// Whether there are no entries.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -51,15 +53,19 @@ pub trait MapProvider: fmt::Debug + Send + Sync {
 /// A map value: plain (insertion-ordered), or provided by the host.
 #[derive(Clone)]
 pub enum Map {
+    /// Entries held by the engine, in insertion order.
     Values(Arc<IndexMap<Key, Value>>),
+    /// Entries supplied by the host, read on demand.
     Provided(Arc<dyn MapProvider>),
 }
 
 impl Map {
+    /// A map of `entries`.
     pub fn new(entries: IndexMap<Key, Value>) -> Self {
         Map::Values(Arc::new(entries))
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         match self {
             Map::Values(m) => m.len(),
@@ -67,10 +73,12 @@ impl Map {
         }
     }
 
+    /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The value at `key`, if any.
     pub fn get(&self, key: KeyRef<'_>) -> Option<Value> {
         match self {
             Map::Values(m) => lookup(m, key).cloned(),
@@ -113,6 +121,7 @@ impl Map {
         }
     }
 
+    /// Whether `key` has an entry.
     pub fn contains_key(&self, key: KeyRef<'_>) -> bool {
         match self {
             Map::Values(m) => lookup(m, key).is_some(),

@@ -29,16 +29,27 @@ use crate::types::Type;
 /// A CEL value.
 #[derive(Clone, Debug)]
 pub enum Value {
+    /// `null`.
     Null,
+    /// A `bool`.
     Bool(bool),
+    /// An `int`.
     Int(i64),
+    /// A `uint`.
     Uint(u64),
+    /// A `double`.
     Double(f64),
+    /// A `string`.
     String(Arc<str>),
+    /// A `bytes` value.
     Bytes(Arc<[u8]>),
+    /// A list.
     List(List),
+    /// A map.
     Map(Map),
+    /// A `google.protobuf.Timestamp`.
     Timestamp(Timestamp),
+    /// A `google.protobuf.Duration`.
     Duration(Duration),
     /// A type value (`int`, `type(x)`).
     Type(Arc<Type>),
@@ -49,26 +60,32 @@ pub enum Value {
 }
 
 impl Value {
+    /// A string value.
     pub fn string(s: impl Into<Arc<str>>) -> Value {
         Value::String(s.into())
     }
 
+    /// A bytes value.
     pub fn bytes(b: impl Into<Arc<[u8]>>) -> Value {
         Value::Bytes(b.into())
     }
 
+    /// A list value of `values`.
     pub fn list(values: Vec<Value>) -> Value {
         Value::List(List::from(values))
     }
 
+    /// The type value of `t` (`type(x)`).
     pub fn type_value(t: Type) -> Value {
         Value::Type(Arc::new(t))
     }
 
+    /// `optional.of(v)`.
     pub fn optional_of(v: Value) -> Value {
         Value::Optional(Some(Arc::new(v)))
     }
 
+    /// `optional.none()`.
     pub fn optional_none() -> Value {
         Value::Optional(None)
     }

@@ -26,6 +26,7 @@ use crate::error::{EvalError, EvalResult};
 /// `time.Time` instants.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timestamp {
+    /// Seconds since the Unix epoch.
     pub seconds: i64,
     /// Always in `0..1_000_000_000`.
     pub nanos: u32,
@@ -63,6 +64,7 @@ impl std::hash::Hash for Timestamp {
 /// `time.Duration` (about ±292 years), as cel-go has it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Duration {
+    /// The span in nanoseconds.
     pub nanos: i64,
 }
 
@@ -183,6 +185,7 @@ impl Timestamp {
 /// The calendar fields of a timestamp in some time zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Civil {
+    /// The year.
     pub year: i64,
     /// 1-based.
     pub month: i64,
@@ -192,9 +195,13 @@ pub struct Civil {
     pub day_of_year: i64,
     /// 0 = Sunday.
     pub day_of_week: i64,
+    /// 0 to 23.
     pub hour: i64,
+    /// 0 to 59.
     pub minute: i64,
+    /// 0 to 59.
     pub second: i64,
+    /// 0 to 999,999,999.
     pub nanos: i64,
 }
 
@@ -413,9 +420,12 @@ impl fmt::Display for Timestamp {
 }
 
 impl Duration {
+    /// The shortest duration (Go's `math.MinInt64` nanoseconds).
     pub const MIN: Duration = Duration { nanos: i64::MIN };
+    /// The longest duration (Go's `math.MaxInt64` nanoseconds).
     pub const MAX: Duration = Duration { nanos: i64::MAX };
 
+    /// A duration of `nanos` nanoseconds.
     pub fn from_nanos(nanos: i64) -> Self {
         Duration { nanos }
     }
@@ -432,10 +442,12 @@ impl Duration {
         self.nanos / (3600 * NANOS_PER_SEC)
     }
 
+    /// Whole minutes, truncated toward zero.
     pub fn minutes(self) -> i64 {
         self.nanos / (60 * NANOS_PER_SEC)
     }
 
+    /// Whole seconds, truncated toward zero.
     pub fn seconds(self) -> i64 {
         self.nanos / NANOS_PER_SEC
     }

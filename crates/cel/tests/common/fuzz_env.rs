@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use cel::checker::CheckedAst;
 use cel::cost::{
-    AstNode, CallCostEstimator, CallEstimate, CelGoVersion, CostEstimate, EstimateOptions, Hooks,
-    SizeEstimate, SizeEstimator,
+    AstNode, CallCostEstimator, CallEstimate, CostEstimate, EstimateOptions, Hooks, SizeEstimate,
+    SizeEstimator,
 };
 use cel::value::{Duration as CelDuration, Key, Timestamp};
-use cel::{Env, EnvBuilder, EvalOptions, Type, Value};
+use cel::{CelGoVersion, Env, EnvBuilder, EvalOptions, Type, Value};
 use indexmap::IndexMap;
 
 /// Runtime cost allowed per evaluation (cel-go cost units).

@@ -12,8 +12,8 @@
 use std::sync::Arc;
 
 use base64::Engine as _;
-use cel::functions::{Function, Overload};
 use cel::value::{Duration, Key, Timestamp};
+use cel::{Function, Overload};
 use cel::{Type, Value};
 use indexmap::IndexMap;
 use serde_json::Value as Json;

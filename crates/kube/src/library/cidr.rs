@@ -4,7 +4,7 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use cel::library::ext::netip::{Prefix, parse_prefix};
+use cel::go::netip::{Prefix, parse_prefix};
 use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 

@@ -4,8 +4,8 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use cel::library::ext::netip::Addr;
-use cel::library::ext::network::{MappedIpv4, parse_ip_with};
+use cel::go::netip::Addr;
+use cel::library::ext::{MappedIpv4, parse_ip_with};
 use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
@@ -122,7 +122,7 @@ impl Library for Ip {
 /// Kubernetes' `parseIPAddr`: `netip.ParseAddr`, then no zones and no
 /// IPv4-mapped IPv6 addresses.
 pub(crate) fn parse_ip(raw: &str) -> Result<Addr, String> {
-    parse_ip_with(raw, MappedIpv4::RejectAll)
+    parse_ip_with(raw, MappedIpv4::RejectAll).map_err(|e| e.to_string())
 }
 
 /// `ip(string)`.

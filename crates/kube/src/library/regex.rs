@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use cel::go::regexp::Regex;
-use cel::syntax::{Expr, ExprKind, Literal};
+use cel::syntax::{Expr, Literal};
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{arg, int_arg, string_arg};
@@ -75,41 +75,17 @@ pub fn compile(pattern: &str) -> EvalResult<Regex> {
 /// error (`error parsing regexp: unexpected ): `)``), whether or not the call
 /// is ever evaluated. The first such error in `e`, if any.
 pub fn constant_pattern_error(e: &Expr) -> Option<String> {
-    let mut stack: Vec<&Expr> = vec![e];
-    while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Literal(_) | ExprKind::Ident(_) => {}
-            ExprKind::Select(s) => stack.push(&s.operand),
-            ExprKind::Call(c) => {
-                if matches!(c.function.as_str(), "find" | "findAll")
-                    && c.target.is_some()
-                    && let Some(Literal::String(p)) = c.args.first().and_then(Expr::as_literal)
-                    && let Err(err) = Regex::new(p)
-                {
-                    return Some(err.to_string());
-                }
-                // Arguments right to left on the stack: visited left to right.
-                stack.extend(c.args.iter().rev());
-                stack.extend(c.target.iter());
-            }
-            ExprKind::List(l) => stack.extend(l.elements.iter().rev()),
-            ExprKind::Map(entries) => {
-                for m in entries.iter().rev() {
-                    stack.push(&m.value);
-                    stack.push(&m.key);
-                }
-            }
-            ExprKind::Struct(s) => stack.extend(s.fields.iter().rev().map(|f| &f.value)),
-            ExprKind::Comprehension(c) => {
-                stack.push(&c.result);
-                stack.push(&c.loop_step);
-                stack.push(&c.loop_condition);
-                stack.push(&c.accu_init);
-                stack.push(&c.iter_range);
-            }
+    // Pre-order, receivers before arguments, left to right: the first invalid pattern written.
+    e.preorder().find_map(|e| {
+        let c = e.as_call()?;
+        if !matches!(c.function.as_str(), "find" | "findAll") || c.target.is_none() {
+            return None;
         }
-    }
-    None
+        let Some(Literal::String(p)) = c.args.first().and_then(Expr::as_literal) else {
+            return None;
+        };
+        Regex::new(p).err().map(|err| err.to_string())
+    })
 }
 
 /// `s.find(re)`: the leftmost match, or `""`.

@@ -282,9 +282,8 @@ fn compile_rule(
     let optional_old_self = rule.optional_old_self == Some(true);
     let version = envs.loader.version;
     let kind = envs.loader.kind_for(&rule.rule);
-    let validators = envs.loader.spec(kind).has_literal_validators();
     let env = envs.get(kind, optional_old_self);
-    let checked = match check_expression(env, &rule.rule, validators) {
+    let checked = match check_expression(env, &rule.rule) {
         Ok(c) => c,
         Err(text) => {
             out.error = Some(RuleError::invalid(format!("compilation failed: {text}")));
@@ -320,9 +319,8 @@ fn compile_rule(
 
     if !rule.message_expression.is_empty() {
         let kind = envs.loader.kind_for(&rule.message_expression);
-        let validators = envs.loader.spec(kind).has_literal_validators();
         let env = envs.get(kind, optional_old_self);
-        let checked = match check_expression(env, &rule.message_expression, validators) {
+        let checked = match check_expression(env, &rule.message_expression) {
             Ok(c) => c,
             Err(text) => {
                 out.message_expression_error = Some(RuleError::invalid(format!(
@@ -381,21 +379,17 @@ pub struct CheckedExpression {
     pub uses_old_self: bool,
 }
 
-/// Parses and type-checks `text` with `env` and, when `literal_validators` (the environment has
-/// them: [`EnvSpec::has_literal_validators`]), runs the literal validators (cel-go's
-/// `env.Compile`) — with [`plan`], the single place expressions are compiled.
+/// Parses and type-checks `text` with `env`, which runs the environment's literal validators
+/// ([`EnvSpec::has_literal_validators`]; cel-go's `env.Compile`) — with [`plan`], the single
+/// place expressions are compiled.
 ///
 /// The engine's checker records a type for every node it checks; while it is not available
 /// (`Env::check` returns no types), there is no result type, and `oldSelf` use is found
 /// syntactically.
-pub fn check_expression(
-    env: &Env,
-    text: &str,
-    literal_validators: bool,
-) -> Result<CheckedExpression, String> {
+pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, String> {
     let ast = env.parse(text).map_err(|i| i.to_string())?;
     // The tree is checked in place, not copied.
-    let checked = cel::checker::check_owned(env, ast).map_err(|i| i.to_string())?;
+    let checked = env.check_owned(ast).map_err(|i| i.to_string())?;
     if checked.types.is_empty() {
         let uses_old_self = refers_to(&checked.ast.expr, OLD_SCOPED_VAR_NAME);
         return Ok(CheckedExpression {
@@ -404,9 +398,6 @@ pub fn check_expression(
             result_type: None,
             uses_old_self,
         });
-    }
-    if literal_validators {
-        super::literals::validate(env, &checked.ast)?;
     }
     let uses_old_self = checked
         .references

@@ -38,12 +38,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use cel::library::Std;
 use cel::library::ext::{self, Optionals, Sets, Strings};
-use cel::library::std::GoDurationMilliseconds;
+use cel::library::{GoDurationMilliseconds, Std};
 use cel::syntax::macros;
 use cel::{Env, EnvBuilder, Library, Value};
 
+use super::literals;
 use crate::library::{authz, cidr, cost, format, ip, lists, quantity, regex, semver, urls};
 use crate::version::KubeVersion;
 
@@ -199,6 +199,9 @@ impl EnvSpec {
                 b.add_macro(m);
             }
         }
+        if self.has_literal_validators() {
+            b.add_ast_validator(Arc::new(literals::LiteralValidators));
+        }
         for x in &self.extra {
             let visible = match self.kind {
                 EnvKind::StoredExpressions => true,
@@ -216,7 +219,7 @@ impl EnvSpec {
 /// of ext.Lists v3 and ext.Sets, then Kubernetes' `CostEstimator.CallCost`, then (in the engine)
 /// cel-go's defaults — except `startsWith`/`endsWith`, whose default changed in cel-go 0.29 and is
 /// settled here for the release modelled.
-fn runtime_cost_hook(cel_go_0_29: bool) -> cel::functions::RuntimeCostHook {
+fn runtime_cost_hook(cel_go_0_29: bool) -> cel::RuntimeCostHook {
     Arc::new(
         move |function: &str, overload_id: &str, args: &[Value], result: Option<&Value>| {
             let result_or_null = result.unwrap_or(&Value::Null);

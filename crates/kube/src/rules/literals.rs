@@ -7,56 +7,41 @@
 //! (for `matches`, the literal is compiled as a regular expression); a failure is a compile error
 //! `invalid <function> argument` at the literal.
 
-use cel::syntax::{Ast, Expr, ExprKind, Literal};
-use cel::{Env, Issues, Type, Value};
+use cel::checker::CheckedAst;
+use cel::syntax::{ExprKind, Literal};
+use cel::{AstValidator, Env, Issues, Type, Value};
 
 /// The functions checked and how.
 const VALIDATED: [&str; 3] = ["duration", "timestamp", "matches"];
 
-/// Validates the literal arguments of `ast`; the issues text on failure.
-pub(crate) fn validate(env: &Env, ast: &Ast) -> Result<(), String> {
-    let mut issues = Issues::new(ast.source.clone());
-    let mut stack: Vec<&Expr> = vec![&ast.expr];
-    while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Literal(_) | ExprKind::Ident(_) => {}
-            ExprKind::Select(s) => stack.push(&s.operand),
-            ExprKind::Call(c) => {
-                if VALIDATED.contains(&c.function.as_str())
-                    && let Some(arg) = c.args.first()
-                    && let ExprKind::Literal(lit) = &arg.kind
-                    && !literal_is_valid(env, &c.function, lit)
-                {
-                    issues.push(
-                        ast.source_info.offset(arg.id),
-                        arg.id,
-                        format!("invalid {} argument", c.function),
-                    );
-                }
-                stack.extend(c.target.iter());
-                stack.extend(c.args.iter());
-            }
-            ExprKind::List(l) => stack.extend(l.elements.iter()),
-            ExprKind::Map(entries) => {
-                for m in entries {
-                    stack.push(&m.key);
-                    stack.push(&m.value);
-                }
-            }
-            ExprKind::Struct(s) => stack.extend(s.fields.iter().map(|f| &f.value)),
-            ExprKind::Comprehension(c) => {
-                stack.push(&c.iter_range);
-                stack.push(&c.accu_init);
-                stack.push(&c.loop_condition);
-                stack.push(&c.loop_step);
-                stack.push(&c.result);
+/// cel-go's duration, timestamp and regex literal validators as one AST validator, which
+/// [`super::env::EnvSpec::builder`] installs in the environments that have them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LiteralValidators;
+
+impl AstValidator for LiteralValidators {
+    fn name(&self) -> &str {
+        "cel.validator.literals"
+    }
+
+    fn validate(&self, env: &Env, checked: &CheckedAst, issues: &mut Issues) {
+        let ast = &checked.ast;
+        for e in ast.expr.preorder() {
+            let ExprKind::Call(c) = &e.kind else {
+                continue;
+            };
+            if VALIDATED.contains(&c.function.as_str())
+                && let Some(arg) = c.args.first()
+                && let ExprKind::Literal(lit) = &arg.kind
+                && !literal_is_valid(env, &c.function, lit)
+            {
+                issues.push(
+                    ast.source_info.offset(arg.id),
+                    arg.id,
+                    format!("invalid {} argument", c.function),
+                );
             }
         }
-    }
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(issues.to_string())
     }
 }
 

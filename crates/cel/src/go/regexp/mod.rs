@@ -35,20 +35,35 @@ pub const ENGINE_SIZE_LIMIT: usize = 128 << 20;
 /// Go's `syntax.ErrorCode`: what went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
+    /// Go's `ErrInvalidCharClass`.
     InvalidCharClass,
+    /// Go's `ErrInvalidCharRange`.
     InvalidCharRange,
+    /// Go's `ErrInvalidEscape`.
     InvalidEscape,
+    /// Go's `ErrInvalidNamedCapture`.
     InvalidNamedCapture,
+    /// Go's `ErrInvalidPerlOp`.
     InvalidPerlOp,
+    /// Go's `ErrInvalidRepeatOp`.
     InvalidRepeatOp,
+    /// Go's `ErrInvalidRepeatSize`.
     InvalidRepeatSize,
+    /// Go's `ErrInvalidUtf8`.
     InvalidUtf8,
+    /// Go's `ErrMissingBracket`.
     MissingBracket,
+    /// Go's `ErrMissingParen`.
     MissingParen,
+    /// Go's `ErrMissingRepeatArgument`.
     MissingRepeatArgument,
+    /// Go's `ErrTrailingBackslash`.
     TrailingBackslash,
+    /// Go's `ErrUnexpectedParen`.
     UnexpectedParen,
+    /// Go's `ErrNestingDepth`.
     NestingDepth,
+    /// Go's `ErrLarge`.
     Large,
 }
 
@@ -79,6 +94,7 @@ impl ErrorCode {
 /// Go prints it: ``error parsing regexp: missing closing ]: `[a` ``.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegexError {
+    /// What went wrong.
     pub code: ErrorCode,
     /// The offending part of the pattern, as Go quotes it.
     pub expr: String,

@@ -9,20 +9,39 @@
 //! as `u64(f64(size) * factor)` (truncation) at runtime and as
 //! [`multiply_by_cost_factor`] (ceiling) in estimates.
 
+use crate::types::Type;
 use crate::value::Value;
+
+/// The element types `sort` and `@sortByAssociatedKeys` accept, with the
+/// names cel-go uses in their overload ids (`list_int_sort`,
+/// `list_google.protobuf.Duration_sortByAssociatedKeys`, ...).
+pub(crate) const COMPARABLE_TYPES: [(&str, Type); 8] = [
+    ("int", Type::Int),
+    ("uint", Type::Uint),
+    ("double", Type::Double),
+    ("bool", Type::Bool),
+    ("google.protobuf.Duration", Type::Duration),
+    ("google.protobuf.Timestamp", Type::Timestamp),
+    ("string", Type::String),
+    ("bytes", Type::Bytes),
+];
 
 /// A {min, max} range (cel-go's `CostEstimate` / `SizeEstimate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Range {
+    /// The least value.
     pub min: u64,
+    /// The greatest value (`u64::MAX`: unbounded).
     pub max: u64,
 }
 
 impl Range {
+    /// The range holding only `n`.
     pub const fn fixed(n: u64) -> Range {
         Range { min: n, max: n }
     }
 
+    /// Both bounds added, saturating.
     pub fn saturating_add(self, o: Range) -> Range {
         Range {
             min: self.min.saturating_add(o.min),
@@ -30,6 +49,7 @@ impl Range {
         }
     }
 
+    /// Both bounds multiplied, saturating.
     pub fn saturating_mul(self, o: Range) -> Range {
         Range {
             min: self.min.saturating_mul(o.min),
@@ -37,6 +57,7 @@ impl Range {
         }
     }
 
+    /// Both bounds multiplied by `f` as cel-go's `multiplyByCostFactor` does.
     pub fn multiply_by_cost_factor(self, f: f64) -> Range {
         Range {
             min: multiply_by_cost_factor(self.min, f),
@@ -60,15 +81,15 @@ pub fn multiply_by_cost_factor(x: u64, f: f64) -> u64 {
 }
 
 /// The cost of dispatching a call.
-pub const CALL_COST: u64 = 1;
+pub(crate) const CALL_COST: u64 = 1;
 /// cel-go's `common.ListCreateBaseCost`.
-pub const LIST_CREATE_BASE_COST: u64 = 10;
+pub(crate) const LIST_CREATE_BASE_COST: u64 = 10;
 /// cel-go's `common.StringTraversalCostFactor`.
-pub const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
+pub(crate) const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
 
 /// The size cel-go's trackers see (`actualSize`): list/map entries, string
 /// code points, bytes length; 1 for anything else.
-pub fn actual_size(v: &Value) -> u64 {
+pub(crate) fn actual_size(v: &Value) -> u64 {
     match v {
         Value::List(l) => l.len() as u64,
         Value::Map(m) => m.len() as u64,
@@ -146,7 +167,7 @@ pub fn lists_runtime_cost(overload_id: &str, args: &[Value], result: &Value) -> 
 
 /// What the estimator knows about a call's operands.
 #[derive(Clone, Copy, Debug)]
-pub struct EstimateInput {
+pub(crate) struct EstimateInput {
     /// Size of the receiver (member calls) or of the first argument.
     pub target_size: Range,
     /// Size of the second operand (the key list of `@sortByAssociatedKeys`, the
@@ -162,7 +183,9 @@ pub struct EstimateInput {
 /// An estimate: the call's own cost and the size of its result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallEstimate {
+    /// The call's own cost.
     pub cost: Range,
+    /// The size of the result, when the call builds a list.
     pub result_size: Option<Range>,
 }
 
@@ -178,7 +201,10 @@ fn estimate_list_call(factor: f64, size: Range) -> CallEstimate {
 }
 
 /// Estimated cost of an ext.Lists (v3) call, as cel-go's estimators compute it.
-pub fn lists_estimated_cost(overload_id: &str, input: &EstimateInput) -> Option<CallEstimate> {
+pub(crate) fn lists_estimated_cost(
+    overload_id: &str,
+    input: &EstimateInput,
+) -> Option<CallEstimate> {
     let sort_factor = if input.string_elements {
         2.0 + STRING_TRAVERSAL_COST_FACTOR
     } else {
@@ -238,7 +264,7 @@ pub fn sets_runtime_cost(overload_id: &str, args: &[Value]) -> Option<u64> {
 }
 
 /// Estimated cost of an ext.Sets call: ⌈f·size(a)·size(b)⌉ + 1 per bound.
-pub fn sets_estimated_cost(overload_id: &str, a: Range, b: Range) -> Option<CallEstimate> {
+pub(crate) fn sets_estimated_cost(overload_id: &str, a: Range, b: Range) -> Option<CallEstimate> {
     let f = sets_factor(overload_id)?;
     let cost = a
         .saturating_mul(b)

@@ -15,8 +15,8 @@
 //! `error during formatting: <clause message>`, a bad clause as
 //! `could not parse formatting clause: <detail>`.
 
-use super::gofmt;
 use crate::error::{EvalError, EvalResult};
+use crate::go::fmt as gofmt;
 use crate::value::{List, Value};
 
 /// Which generation of cel-go's formatter to reproduce.
@@ -87,6 +87,10 @@ pub fn format(fmt: &str, args: &List, opts: FormatOptions) -> EvalResult {
 /// [`clause_type_error`] (reported at the argument) and reports
 /// `too many arguments supplied to string.format (expected N, got M)` when the
 /// list has more elements than clauses.
+#[allow(
+    dead_code,
+    reason = "cel-go's format-string validator, tested here, not yet installed as an AST validator"
+)]
 pub fn validate_format(
     fmt: &str,
     arg_count: usize,
@@ -122,6 +126,10 @@ pub fn validate_format(
 /// type `t` meets clause `verb` (`None` when accepted; `dyn` is always
 /// accepted). For `%s`, elements of list and map literals are checked by the
 /// caller recursively with the same function.
+#[allow(
+    dead_code,
+    reason = "cel-go's format-string validator, tested here, not yet installed as an AST validator"
+)]
 pub fn clause_type_error(formatter: Formatter, verb: u8, t: &crate::types::Type) -> Option<String> {
     use crate::types::Type as T;
     if matches!(t, T::Dyn) {

@@ -9,6 +9,7 @@
 //! `first` / `last` belong to the optional library (version 2), see
 //! [`super::optionals`].
 
+use super::cost::COMPARABLE_TYPES;
 use super::{LATEST, arg, as_int, as_list};
 use crate::cel_go::CelGoVersion;
 use crate::env::{EnvBuilder, Library};
@@ -20,6 +21,7 @@ use crate::value::{List, Value};
 /// cel-go's `ext.Lists(ListsVersion(version))`.
 #[derive(Clone, Copy, Debug)]
 pub struct Lists {
+    /// The cel-go version of ext.Lists (`ext.ListsVersion`); [`super::LATEST`] by default.
     pub version: u32,
 }
 
@@ -30,24 +32,11 @@ impl Default for Lists {
 }
 
 impl Lists {
+    /// ext.Lists at `version`.
     pub fn version(version: u32) -> Self {
         Lists { version }
     }
 }
-
-/// The element types `sort` and `@sortByAssociatedKeys` accept, with the
-/// names cel-go uses in their overload ids (`list_int_sort`,
-/// `list_google.protobuf.Duration_sortByAssociatedKeys`, ...).
-pub const COMPARABLE_TYPES: [(&str, Type); 8] = [
-    ("int", Type::Int),
-    ("uint", Type::Uint),
-    ("double", Type::Double),
-    ("bool", Type::Bool),
-    ("google.protobuf.Duration", Type::Duration),
-    ("google.protobuf.Timestamp", Type::Timestamp),
-    ("string", Type::String),
-    ("bytes", Type::Bytes),
-];
 
 /// The most elements `lists.range` builds (cel-go's `defaultMaxRangeSize`,
 /// `ext/lists.go`: 1 000 000 — its doc comment says 10 000 000; the constant

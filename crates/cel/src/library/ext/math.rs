@@ -13,8 +13,8 @@ use super::{LATEST, no_overload};
 use crate::env::{EnvBuilder, Library};
 use crate::error::{EvalError, EvalResult};
 use crate::functions::{FnImpl, Function, Overload};
-use crate::syntax::ast::{Call, Expr, ExprKind, List as ListExpr, Literal};
 use crate::syntax::macros::{Macro, MacroContext, MacroError};
+use crate::syntax::{Call, Expr, ExprKind, List as ListExpr, Literal};
 use crate::types::Type;
 use crate::value::{List, Value};
 use std::cmp::Ordering;
@@ -22,6 +22,7 @@ use std::cmp::Ordering;
 /// cel-go's `ext.Math(MathVersion(version))`.
 #[derive(Clone, Copy, Debug)]
 pub struct Math {
+    /// The cel-go version of ext.Math (`ext.MathVersion`); [`super::LATEST`] by default.
     pub version: u32,
 }
 
@@ -32,6 +33,7 @@ impl Default for Math {
 }
 
 impl Math {
+    /// ext.Math at `version`.
     pub fn version(version: u32) -> Self {
         Math { version }
     }

@@ -7,27 +7,25 @@
 //! estimators and trackers (ext.Lists v3, ext.Sets) expose them as plain
 //! functions in [`cost`]; the planner's cost hook calls them by overload id.
 
-pub mod bindings;
-pub mod comprehensions;
+pub(crate) mod bindings;
+pub(crate) mod comprehensions;
 pub mod cost;
-pub mod encoders;
-pub mod format;
-pub mod gofmt;
-pub mod lists;
-pub mod math;
-pub mod netip;
-pub mod network;
-pub mod optionals;
-pub mod protos;
-pub mod sets;
-pub mod strings;
+pub(crate) mod encoders;
+pub(crate) mod format;
+pub(crate) mod lists;
+pub(crate) mod math;
+pub(crate) mod network;
+pub(crate) mod optionals;
+pub(crate) mod protos;
+pub(crate) mod sets;
+pub(crate) mod strings;
 
 pub use bindings::Bindings;
 pub use comprehensions::TwoVarComprehensions;
 pub use encoders::Encoders;
 pub use lists::Lists;
 pub use math::Math;
-pub use network::{Cidr, Ip, Network};
+pub use network::{Cidr, Ip, IpParseError, MappedIpv4, Network, parse_ip_with};
 pub use optionals::Optionals;
 pub use protos::Protos;
 pub use sets::Sets;

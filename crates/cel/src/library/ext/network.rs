@@ -18,11 +18,12 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use super::netip::{self, Addr, Prefix};
 use super::{as_str, no_overload};
 use crate::env::{EnvBuilder, Library};
 use crate::error::{EvalError, EvalResult};
 use crate::functions::{FnImpl, Function, Overload};
+use crate::go::fmt as gofmt;
+use crate::go::netip::{self, Addr, ParseAddrError, Prefix};
 use crate::types::Type;
 use crate::value::{Opaque, Value};
 
@@ -92,22 +93,73 @@ pub enum MappedIpv4 {
     RejectAll,
 }
 
+/// Why [`parse_ip_with`] rejected a string; the text (`Display`) is cel-go's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IpParseError {
+    /// Not an address: Go's `netip.ParseAddr` failed.
+    Syntax {
+        /// The string parsed.
+        input: String,
+        /// Go's error.
+        error: ParseAddrError,
+    },
+    /// An IPv6 address with a zone (`fe80::1%eth0`).
+    Zone {
+        /// The string parsed.
+        input: String,
+    },
+    /// An IPv4-mapped IPv6 address of the kind rejected ([`MappedIpv4`]).
+    Ipv4Mapped {
+        /// The string parsed.
+        input: String,
+    },
+}
+
+impl fmt::Display for IpParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IpParseError::Syntax { input, error } => write!(
+                f,
+                "IP Address {} parse error during conversion from string: {error}",
+                gofmt::quote(input)
+            ),
+            IpParseError::Zone { input } => write!(
+                f,
+                "IP address {} with zone value is not allowed",
+                gofmt::quote(input)
+            ),
+            IpParseError::Ipv4Mapped { input } => write!(
+                f,
+                "IPv4-mapped IPv6 address {} is not allowed",
+                gofmt::quote(input)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for IpParseError {}
+
 /// `ip(string)` parsing: [`netip::parse_addr`], then no zone and no
-/// IPv4-mapped IPv6 address of the kind `mapped` names. The errors are
-/// cel-go's texts.
-pub fn parse_ip_with(raw: &str, mapped: MappedIpv4) -> Result<Addr, String> {
-    let q = super::gofmt::quote(raw);
-    let a = netip::parse_addr(raw)
-        .map_err(|e| format!("IP Address {q} parse error during conversion from string: {e}"))?;
+/// IPv4-mapped IPv6 address of the kind `mapped` names (cel-go's
+/// `ext/network.go`, `parseIPAddr`).
+pub fn parse_ip_with(raw: &str, mapped: MappedIpv4) -> Result<Addr, IpParseError> {
+    let a = netip::parse_addr(raw).map_err(|error| IpParseError::Syntax {
+        input: raw.to_string(),
+        error,
+    })?;
     if a.zone().is_some() {
-        return Err(format!("IP address {q} with zone value is not allowed"));
+        return Err(IpParseError::Zone {
+            input: raw.to_string(),
+        });
     }
     let rejected = match mapped {
         MappedIpv4::RejectDotted => raw.contains('.'),
         MappedIpv4::RejectAll => true,
     };
     if a.is_4in6() && rejected {
-        return Err(format!("IPv4-mapped IPv6 address {q} is not allowed"));
+        return Err(IpParseError::Ipv4Mapped {
+            input: raw.to_string(),
+        });
     }
     Ok(a)
 }
@@ -116,13 +168,15 @@ pub fn parse_ip_with(raw: &str, mapped: MappedIpv4) -> Result<Addr, String> {
 /// hexadecimal form of an IPv4-mapped address is accepted, and equals the
 /// IPv4 address it maps (the conformance suite's `ipv4_equals_ipv6`).
 pub fn parse_ip(raw: &str) -> Result<Ip, String> {
-    parse_ip_with(raw, MappedIpv4::RejectDotted).map(Ip)
+    parse_ip_with(raw, MappedIpv4::RejectDotted)
+        .map(Ip)
+        .map_err(|e| e.to_string())
 }
 
 /// cel-go's `cidr(string)` parsing: [`netip::parse_prefix`], then no
 /// IPv4-mapped IPv6 address.
 pub fn parse_cidr(raw: &str) -> Result<Cidr, String> {
-    let q = super::gofmt::quote(raw);
+    let q = gofmt::quote(raw);
     let c = netip::parse_prefix(raw)
         .map_err(|e| format!("CIDR {q} parse error during conversion from string: {e}"))?;
     if c.addr.is_4in6() {
@@ -435,7 +489,9 @@ mod tests {
         assert!(ip("::ffff:c0a8:1").equals(&ip("192.168.0.1")));
         assert!(matches!(family(&ip("::ffff:c0a8:1")), Ok(Value::Int(6))));
         assert_eq!(
-            parse_ip_with("::ffff:c0a8:1", MappedIpv4::RejectAll).unwrap_err(),
+            parse_ip_with("::ffff:c0a8:1", MappedIpv4::RejectAll)
+                .unwrap_err()
+                .to_string(),
             "IPv4-mapped IPv6 address \"::ffff:c0a8:1\" is not allowed"
         );
     }

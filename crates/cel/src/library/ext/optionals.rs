@@ -25,6 +25,7 @@ use crate::value::{Timestamp, Value};
 /// The function part of cel-go's `cel.OptionalTypes(OptionalTypesVersion(v))`.
 #[derive(Clone, Copy, Debug)]
 pub struct Optionals {
+    /// The cel-go version of the optional types library (`cel.OptionalTypesVersion`); [`super::LATEST`] by default.
     pub version: u32,
 }
 
@@ -35,6 +36,7 @@ impl Default for Optionals {
 }
 
 impl Optionals {
+    /// The optional types library at `version`.
     pub fn version(version: u32) -> Self {
         Optionals { version }
     }
@@ -250,7 +252,7 @@ fn go_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),
-        Value::Double(d) => super::gofmt::general(*d),
+        Value::Double(d) => crate::go::fmt::general(*d),
         Value::String(s) => s.to_string(),
         other => other.type_name().to_string(),
     }

@@ -29,6 +29,7 @@ use crate::value::Value;
 /// cel-go's `ext.Strings(StringsVersion(version))`.
 #[derive(Clone, Copy, Debug)]
 pub struct Strings {
+    /// The cel-go version of ext.Strings (`ext.StringsVersion`); [`super::LATEST`] by default.
     pub version: u32,
 }
 
@@ -39,6 +40,7 @@ impl Default for Strings {
 }
 
 impl Strings {
+    /// ext.Strings at `version`.
     pub fn version(version: u32) -> Self {
         Strings { version }
     }
@@ -590,7 +592,7 @@ fn go_value_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),
-        Value::Double(d) => super::gofmt::general(*d),
+        Value::Double(d) => crate::go::fmt::general(*d),
         Value::String(s) => s.to_string(),
         other => other.type_name().to_string(),
     }

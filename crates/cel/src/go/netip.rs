@@ -3,12 +3,12 @@
 //! form (`Addr.String`, RFC 5952), the address predicates, masking and
 //! prefix containment.
 //!
-//! Shared by cel-go's `ext.Network` ([`super::network`]) and by hosts that
+//! Shared by cel-go's `ext.Network` (`cel::library::ext::Network`) and by hosts that
 //! declare their own `net.IP` / `net.CIDR` libraries (Kubernetes).
 
 use std::fmt::{self, Write};
 
-use super::gofmt::quote as go_quote;
+use super::fmt::quote as go_quote;
 
 /// An IPv4 or IPv6 address, with an optional IPv6 zone.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -22,11 +22,14 @@ pub struct Addr {
 /// An address and a prefix length (not masked: `192.168.0.1/24` keeps its `.1`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Prefix {
+    /// The address (not masked).
     pub addr: Addr,
+    /// The prefix length in bits.
     pub bits: u8,
 }
 
 impl Addr {
+    /// The IPv4 address of four bytes (Go's `AddrFrom4`).
     pub fn v4(b: [u8; 4]) -> Addr {
         let mut bytes = [0; 16];
         bytes[..4].copy_from_slice(&b);
@@ -37,6 +40,7 @@ impl Addr {
         }
     }
 
+    /// The IPv6 address of sixteen bytes (Go's `AddrFrom16`).
     pub fn v6(bytes: [u8; 16]) -> Addr {
         Addr {
             bytes,
@@ -45,10 +49,12 @@ impl Addr {
         }
     }
 
+    /// Whether this is an IPv4 address (Go's `Is4`).
     pub fn is4(&self) -> bool {
         self.is4
     }
 
+    /// Whether this is an IPv6 address, IPv4-mapped ones included (Go's `Is6`).
     pub fn is6(&self) -> bool {
         !self.is4
     }
@@ -62,6 +68,7 @@ impl Addr {
         }
     }
 
+    /// The IPv6 zone (`fe80::1%eth0` → `eth0`), if any (Go's `Zone`).
     pub fn zone(&self) -> Option<&str> {
         self.zone.as_deref()
     }
@@ -98,10 +105,12 @@ impl Addr {
         u16::from_be_bytes([self.bytes[2 * i], self.bytes[2 * i + 1]])
     }
 
+    /// Go's `IsUnspecified`: `0.0.0.0` or `::`.
     pub fn is_unspecified(&self) -> bool {
         self.as_slice().iter().all(|&b| b == 0) && self.zone.is_none()
     }
 
+    /// Go's `IsLoopback`: `127.0.0.0/8` or `::1`.
     pub fn is_loopback(&self) -> bool {
         if self.is4 {
             return self.bytes[0] == 127;
@@ -109,6 +118,7 @@ impl Addr {
         self.bytes[..15].iter().all(|&b| b == 0) && self.bytes[15] == 1
     }
 
+    /// Go's `IsMulticast`: `224.0.0.0/4` or `ff00::/8`.
     pub fn is_multicast(&self) -> bool {
         if self.is4 {
             self.bytes[0] & 0xf0 == 0xe0
@@ -117,6 +127,7 @@ impl Addr {
         }
     }
 
+    /// Go's `IsLinkLocalMulticast`: `224.0.0.0/24` or `ff02::/16`.
     pub fn is_link_local_multicast(&self) -> bool {
         if self.is4 {
             return self.bytes[0] == 224 && self.bytes[1] == 0 && self.bytes[2] == 0;
@@ -124,6 +135,7 @@ impl Addr {
         self.u16_at(0) & 0xff0f == 0xff02
     }
 
+    /// Go's `IsLinkLocalUnicast`: `169.254.0.0/16` or `fe80::/10`.
     pub fn is_link_local_unicast(&self) -> bool {
         if self.is4 {
             return self.bytes[0] == 169 && self.bytes[1] == 254;
@@ -131,6 +143,7 @@ impl Addr {
         self.u16_at(0) & 0xffc0 == 0xfe80
     }
 
+    /// Go's `IsGlobalUnicast`: valid, and not unspecified, broadcast, loopback, multicast or link-local.
     pub fn is_global_unicast(&self) -> bool {
         if self.is4 && self.bytes[..4] == [255, 255, 255, 255] {
             return false;
@@ -249,22 +262,38 @@ impl fmt::Display for Prefix {
     }
 }
 
-/// Go's `parseAddrError` text.
-fn addr_error(input: &str, msg: &str, at: Option<&str>) -> String {
-    match at {
-        Some(at) if !at.is_empty() => {
-            format!(
-                "ParseAddr({}): {msg} (at {})",
-                go_quote(input),
-                go_quote(at)
-            )
+/// Why an address did not parse: Go's `netip.parseAddrError`, whose text
+/// (`Display`) is Go's: `ParseAddr("in"): msg (at "rest")`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseAddrError {
+    input: String,
+    msg: String,
+    at: Option<String>,
+}
+
+impl fmt::Display for ParseAddrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ParseAddr({}): {}", go_quote(&self.input), self.msg)?;
+        match &self.at {
+            Some(at) if !at.is_empty() => write!(f, " (at {})", go_quote(at)),
+            _ => Ok(()),
         }
-        _ => format!("ParseAddr({}): {msg}", go_quote(input)),
     }
 }
 
-/// Go's `netip.ParseAddr`. The error is Go's text.
-pub fn parse_addr(s: &str) -> Result<Addr, String> {
+impl std::error::Error for ParseAddrError {}
+
+/// A [`ParseAddrError`] for `input`.
+fn addr_error(input: &str, msg: &str, at: Option<&str>) -> ParseAddrError {
+    ParseAddrError {
+        input: input.to_string(),
+        msg: msg.to_string(),
+        at: at.map(str::to_string),
+    }
+}
+
+/// Go's `netip.ParseAddr`.
+pub fn parse_addr(s: &str) -> Result<Addr, ParseAddrError> {
     for c in s.bytes() {
         match c {
             b'.' => return parse_v4(s).map(Addr::v4),
@@ -276,7 +305,7 @@ pub fn parse_addr(s: &str) -> Result<Addr, String> {
     Err(addr_error(s, "unable to parse IP", None))
 }
 
-fn parse_v4(s: &str) -> Result<[u8; 4], String> {
+fn parse_v4(s: &str) -> Result<[u8; 4], ParseAddrError> {
     let mut fields = [0u8; 4];
     parse_v4_fields(s, 0, s.len(), &mut fields)?;
     Ok(fields)
@@ -287,7 +316,7 @@ fn parse_v4_fields(
     off: usize,
     end: usize,
     fields: &mut [u8; 4],
-) -> Result<(), String> {
+) -> Result<(), ParseAddrError> {
     let s = &input.as_bytes()[off..end];
     let (mut val, mut pos, mut dig_len) = (0u32, 0usize, 0u32);
     for (i, &c) in s.iter().enumerate() {
@@ -332,7 +361,7 @@ fn parse_v4_fields(
     Ok(())
 }
 
-fn parse_v6(input: &str) -> Result<Addr, String> {
+fn parse_v6(input: &str) -> Result<Addr, ParseAddrError> {
     let mut s = input;
     let mut zone = "";
     if let Some(i) = s.find('%') {
@@ -472,17 +501,41 @@ fn parse_v6(input: &str) -> Result<Addr, String> {
     })
 }
 
-/// Go's `parsePrefixError` text.
-fn prefix_error(input: &str, msg: &str) -> String {
-    format!("netip.ParsePrefix({}): {msg}", go_quote(input))
+/// Why a prefix did not parse: Go's `netip.parsePrefixError`, whose text
+/// (`Display`) is Go's: `netip.ParsePrefix("in"): msg`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsePrefixError {
+    input: String,
+    msg: String,
 }
 
-/// Go's `netip.ParsePrefix`. The error is Go's text.
-pub fn parse_prefix(s: &str) -> Result<Prefix, String> {
+impl fmt::Display for ParsePrefixError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "netip.ParsePrefix({}): {}",
+            go_quote(&self.input),
+            self.msg
+        )
+    }
+}
+
+impl std::error::Error for ParsePrefixError {}
+
+/// A [`ParsePrefixError`] for `input`.
+fn prefix_error(input: &str, msg: &str) -> ParsePrefixError {
+    ParsePrefixError {
+        input: input.to_string(),
+        msg: msg.to_string(),
+    }
+}
+
+/// Go's `netip.ParsePrefix`.
+pub fn parse_prefix(s: &str) -> Result<Prefix, ParsePrefixError> {
     let Some(i) = s.rfind('/') else {
         return Err(prefix_error(s, "no '/'"));
     };
-    let addr = parse_addr(&s[..i]).map_err(|e| prefix_error(s, &e))?;
+    let addr = parse_addr(&s[..i]).map_err(|e| prefix_error(s, &e.to_string()))?;
     if addr.is6() && addr.zone.is_some() {
         return Err(prefix_error(s, "IPv6 zones cannot be present in a prefix"));
     }
@@ -560,7 +613,7 @@ mod tests {
             ("1:2:3", "address string too short"),
         ] {
             assert_eq!(
-                parse_addr(input).unwrap_err(),
+                parse_addr(input).unwrap_err().to_string(),
                 format!("ParseAddr({}): {want}", go_quote(input)),
                 "{input}"
             );
@@ -574,7 +627,7 @@ mod tests {
             ("1.2.3/8", "ParseAddr(\"1.2.3\"): IPv4 address too short"),
         ] {
             assert_eq!(
-                parse_prefix(input).unwrap_err(),
+                parse_prefix(input).unwrap_err().to_string(),
                 format!("netip.ParsePrefix({}): {want}", go_quote(input)),
                 "{input}"
             );

@@ -10,12 +10,12 @@ use crate::value::{Duration, Timestamp};
 const GO_MAX_PRECISION: usize = 1_000_000;
 
 /// Clamps a requested precision as Go's `fmt` does.
-pub fn go_precision(p: usize) -> usize {
+pub(crate) fn go_precision(p: usize) -> usize {
     if p > GO_MAX_PRECISION { 0 } else { p }
 }
 
 /// `strconv.FormatFloat(f, 'f', -1, 64)`: shortest digits, never an exponent.
-pub fn shortest_f(f: f64) -> String {
+pub(crate) fn shortest_f(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -32,7 +32,7 @@ pub fn shortest_f(f: f64) -> String {
 
 /// `fmt.Sprintf("%.<p>f", f)`: exact decimal rounding (half to even on the
 /// exact binary value), as Go.
-pub fn fixed(f: f64, p: usize) -> String {
+pub(crate) fn fixed(f: f64, p: usize) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -49,7 +49,7 @@ pub fn fixed(f: f64, p: usize) -> String {
 
 /// `fmt.Sprintf("%.<p>e", f)`: mantissa with `p` decimals, exponent with a
 /// sign and at least two digits (`1.052033e+03`).
-pub fn scientific(f: f64, p: usize) -> String {
+pub(crate) fn scientific(f: f64, p: usize) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -188,12 +188,12 @@ pub fn format_float(f: f64, as_f32: bool, style: FloatStyle) -> String {
 }
 
 /// `fmt.Sprintf("%g", f)` (= `strconv.FormatFloat(f, 'g', -1, 64)`).
-pub fn general(f: f64) -> String {
+pub(crate) fn general(f: f64) -> String {
     format_float(f, false, FloatStyle::G)
 }
 
 /// Go's `%x` / `%X` of a signed integer: sign and magnitude.
-pub fn hex_i64(i: i64, upper: bool) -> String {
+pub(crate) fn hex_i64(i: i64, upper: bool) -> String {
     let mag = i.unsigned_abs();
     let s = if upper {
         format!("{mag:X}")
@@ -204,7 +204,7 @@ pub fn hex_i64(i: i64, upper: bool) -> String {
 }
 
 /// Go's `%x` / `%X` of a byte string: two hex digits per byte.
-pub fn hex_bytes(b: &[u8], upper: bool) -> String {
+pub(crate) fn hex_bytes(b: &[u8], upper: bool) -> String {
     let mut out = String::with_capacity(b.len() * 2);
     for byte in b {
         let _ = if upper {
@@ -217,13 +217,13 @@ pub fn hex_bytes(b: &[u8], upper: bool) -> String {
 }
 
 /// `strconv.FormatInt(i, base)` for bases 2 and 8: sign and magnitude.
-pub fn radix_i64(i: i64, base: u32) -> String {
+pub(crate) fn radix_i64(i: i64, base: u32) -> String {
     let mag = i.unsigned_abs();
     let s = radix_u64(mag, base);
     if i < 0 { format!("-{s}") } else { s }
 }
 
-pub fn radix_u64(u: u64, base: u32) -> String {
+pub(crate) fn radix_u64(u: u64, base: u32) -> String {
     match base {
         2 => format!("{u:b}"),
         8 => format!("{u:o}"),
@@ -245,7 +245,7 @@ pub fn quote(s: &str) -> String {
 }
 
 /// Go's `%q` of bytes: like [`quote`], invalid UTF-8 bytes as `\xNN`.
-pub fn quote_bytes(b: &[u8]) -> String {
+pub(crate) fn quote_bytes(b: &[u8]) -> String {
     let mut out = String::with_capacity(b.len() + 2);
     out.push('"');
     for chunk in b.utf8_chunks() {
@@ -306,7 +306,7 @@ fn is_go_printable(c: char) -> bool {
 
 /// `time.Time.UTC().Format(time.RFC3339Nano)`: `2023-02-03T23:31:20.5Z`, the
 /// fraction without trailing zeros.
-pub fn rfc3339_nano(t: &Timestamp) -> String {
+pub(crate) fn rfc3339_nano(t: &Timestamp) -> String {
     let days = t.seconds.div_euclid(86_400);
     let secs = t.seconds.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
@@ -344,7 +344,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 /// Go's `Duration.Seconds()` as `strconv.FormatFloat(s, 'f', -1, 64)` + `s`,
 /// which is how cel-go prints a duration as a string (`6347s`, `1.5s`).
-pub fn duration_seconds(d: &Duration) -> String {
+pub(crate) fn duration_seconds(d: &Duration) -> String {
     let sec = d.nanos / 1_000_000_000;
     let nsec = d.nanos % 1_000_000_000;
     let secs = sec as f64 + nsec as f64 / 1e9;

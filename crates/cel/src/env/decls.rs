@@ -1,0 +1,150 @@
+//! What a built environment declares: its options, functions, variables, type
+//! provider, cost functions and AST validators, shared by the checker, the cost
+//! estimator and the planner. The compile pipeline over them is in `env/mod.rs`.
+
+use std::sync::{Arc, OnceLock};
+
+use super::options::EnvOptions;
+use crate::checker::{CheckedAst, TypeProvider};
+use crate::cost::hooks::OverloadEstimateFn;
+use crate::diagnostics::Issues;
+use crate::functions::{Function, OverloadCostFn, RuntimeCostHook};
+use crate::name_hash::{NameMap, NameSet};
+use crate::types::Type;
+
+/// A check run on every successfully type-checked expression of an environment,
+/// reporting problems as compile errors: cel-go's `cel.ASTValidator`
+/// (`cel/validator.go`), installed with
+/// [`EnvBuilder::add_ast_validator`](crate::EnvBuilder::add_ast_validator)
+/// (cel-go's `cel.ASTValidators`). Kubernetes' duration, timestamp and regex
+/// literal checks are validators.
+pub trait AstValidator: Send + Sync {
+    /// The validator's name (cel-go's `Name`), for diagnostics.
+    fn name(&self) -> &str;
+
+    /// Reports the problems of `checked` into `issues` (cel-go's `Validate`);
+    /// any issue fails the check.
+    fn validate(&self, env: &Env, checked: &CheckedAst, issues: &mut Issues);
+}
+
+/// A compile environment. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Env {
+    pub(super) inner: Arc<EnvInner>,
+}
+
+pub(crate) struct EnvInner {
+    /// What environments derived with [`Env::with_declarations`] share.
+    pub(crate) shared: Arc<SharedDecls>,
+    pub(crate) variables: NameMap<String, Type>,
+    pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+}
+
+/// The library part of an environment: options, functions and cost settings.
+pub(crate) struct SharedDecls {
+    pub(crate) options: EnvOptions,
+    pub(crate) functions: NameMap<String, Function>,
+    pub(crate) overload_costs: NameMap<String, OverloadCostFn>,
+    pub(crate) cost_hook: Option<RuntimeCostHook>,
+    pub(crate) overload_estimators: NameMap<String, OverloadEstimateFn>,
+    pub(crate) type_identifiers: NameMap<String, Type>,
+    pub(crate) ast_validators: Vec<Arc<dyn AstValidator>>,
+    /// Names of the functions whose overloads all come from the standard
+    /// library (computed on first use, see `Env::std_only_functions`).
+    pub(crate) std_only: OnceLock<NameSet<String>>,
+}
+
+impl Env {
+    /// The options the environment was built with.
+    pub fn options(&self) -> &EnvOptions {
+        &self.inner.shared.options
+    }
+
+    /// This environment with `variables` declared in addition (replacing any of the same name)
+    /// and, when given, `type_provider` instead of its own. The functions, macros, options and
+    /// cost settings are shared with this environment, not rebuilt: cheap enough for hosts that
+    /// compile against many variable typings with one set of libraries (Kubernetes compiles the
+    /// rules of each schema node with its own type of `self`).
+    pub fn with_declarations<'a>(
+        &self,
+        variables: impl IntoIterator<Item = (&'a str, Type)>,
+        type_provider: Option<Arc<dyn TypeProvider>>,
+    ) -> Env {
+        let mut own = self.inner.variables.clone();
+        own.extend(variables.into_iter().map(|(n, t)| (n.to_string(), t)));
+        Env {
+            inner: Arc::new(EnvInner {
+                shared: self.inner.shared.clone(),
+                variables: own,
+                type_provider: type_provider.or_else(|| self.inner.type_provider.clone()),
+            }),
+        }
+    }
+
+    /// The function declared as `name`, with its overloads.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.inner.shared.functions.get(name)
+    }
+
+    /// Every function declared.
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.inner.shared.functions.values()
+    }
+
+    /// The type of variable `name`, if declared.
+    pub fn variable(&self, name: &str) -> Option<&Type> {
+        self.inner.variables.get(name)
+    }
+
+    /// Every variable declared, with its type.
+    pub fn variables(&self) -> impl Iterator<Item = (&str, &Type)> {
+        self.inner.variables.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The host's object types, if any.
+    pub fn type_provider(&self) -> Option<&dyn TypeProvider> {
+        self.inner.type_provider.as_deref()
+    }
+
+    /// The type provider, shared (object constructions keep it).
+    pub(crate) fn shared_type_provider(&self) -> Option<Arc<dyn TypeProvider>> {
+        self.inner.type_provider.clone()
+    }
+
+    /// A type name declared with [`EnvBuilder::add_type`].
+    pub fn type_identifier(&self, name: &str) -> Option<&Type> {
+        self.inner.shared.type_identifiers.get(name)
+    }
+
+    /// The runtime cost function attached to overload `id`, if any.
+    pub fn overload_cost(&self, id: &str) -> Option<&OverloadCostFn> {
+        self.inner.shared.overload_costs.get(id)
+    }
+
+    /// The static cost estimator attached to overload `id`, if any.
+    pub fn overload_estimator(&self, id: &str) -> Option<&OverloadEstimateFn> {
+        self.inner.shared.overload_estimators.get(id)
+    }
+
+    /// The names of the functions whose overloads all come from the standard
+    /// library, computed on first use by the planner (shared by the
+    /// environments derived with [`Env::with_declarations`]).
+    pub(crate) fn std_only_functions(&self) -> &OnceLock<NameSet<String>> {
+        &self.inner.shared.std_only
+    }
+
+    /// Every function declared (the planner's view of [`Env::functions`] by name).
+    pub(crate) fn function_map(&self) -> &NameMap<String, Function> {
+        &self.inner.shared.functions
+    }
+
+    /// The AST validators, in the order added.
+    pub(crate) fn ast_validators(&self) -> &[Arc<dyn AstValidator>] {
+        &self.inner.shared.ast_validators
+    }
+
+    /// The host's runtime call-cost estimator, if any.
+    pub fn cost_hook(&self) -> Option<&RuntimeCostHook> {
+        self.inner.shared.cost_hook.as_ref()
+    }
+}

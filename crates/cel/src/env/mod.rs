@@ -1,0 +1,127 @@
+//! Environments: what expressions may use (libraries, functions, variables,
+//! macros, options), and the compile pipeline parse → check → plan.
+//!
+//! `options.rs` holds [`EnvOptions`], `builder.rs` [`EnvBuilder`] and the
+//! [`Library`] trait, `decls.rs` the built [`Env`]'s declarations (what the
+//! checker, the estimator and the planner read) and the [`AstValidator`] hook;
+//! this file builds environments and compiles expressions with them.
+
+mod builder;
+mod decls;
+mod options;
+
+use std::sync::{Arc, OnceLock};
+
+pub use builder::{EnvBuilder, Library};
+pub use decls::{AstValidator, Env};
+pub(crate) use decls::{EnvInner, SharedDecls};
+pub use options::EnvOptions;
+
+use crate::checker::CheckedAst;
+use crate::diagnostics::Issues;
+use crate::program::Program;
+use crate::syntax::{self, Ast};
+
+impl EnvBuilder {
+    /// Builds the environment, adapted to the cel-go release of
+    /// [`EnvOptions::cel_go`].
+    pub fn build(mut self) -> Env {
+        crate::library::adapt::adapt(&mut self);
+        Env {
+            inner: Arc::new(EnvInner {
+                shared: Arc::new(SharedDecls {
+                    options: self.options,
+                    functions: self.functions,
+                    overload_costs: self.overload_costs,
+                    cost_hook: self.cost_hook,
+                    overload_estimators: self.overload_estimators,
+                    type_identifiers: self.type_identifiers,
+                    ast_validators: self.ast_validators,
+                    std_only: OnceLock::new(),
+                }),
+                variables: self.variables,
+                type_provider: self.type_provider,
+            }),
+        }
+    }
+}
+
+impl Env {
+    /// A builder of an empty environment ([`EnvBuilder::new`]).
+    pub fn builder() -> EnvBuilder {
+        EnvBuilder::new()
+    }
+
+    /// Parses (and expands macros).
+    pub fn parse(&self, text: &str) -> Result<Ast, Issues> {
+        syntax::parse(text, &self.inner.shared.options.parser)
+    }
+
+    /// Type-checks a parsed expression, then runs the AST validators (cel-go's
+    /// `Env.Check`).
+    pub fn check(&self, ast: &Ast) -> Result<CheckedAst, Issues> {
+        crate::checker::check::check(self, ast)
+    }
+
+    /// [`Env::check`] on an expression given away: the tree is rewritten in
+    /// place, not copied.
+    pub fn check_owned(&self, ast: Ast) -> Result<CheckedAst, Issues> {
+        crate::checker::check::check_owned(self, ast)
+    }
+
+    /// Parses, checks (when the `check` option is on) and plans.
+    pub fn compile(&self, text: &str) -> Result<Program, Issues> {
+        let ast = self.parse(text)?;
+        if self.inner.shared.options.check {
+            let checked = crate::checker::check::check_owned(self, ast)?;
+            self.program_checked(&checked)
+        } else {
+            self.program(&ast)
+        }
+    }
+
+    /// Plans an unchecked expression: functions are dispatched on runtime types.
+    pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
+        Program::plan(self, ast, None)
+    }
+
+    /// Plans a checked expression, using its types and resolved references.
+    pub fn program_checked(&self, checked: &CheckedAst) -> Result<Program, Issues> {
+        Program::plan(self, &checked.ast, Some(checked))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::Value;
+    use crate::library::Std;
+    use crate::types::Type;
+
+    #[test]
+    fn derived_environments_add_variables_and_share_functions() {
+        let base = EnvBuilder::new()
+            .library(Std)
+            .variable("a", Type::Int)
+            .build();
+        let derived = base.with_declarations([("b", Type::String)], None);
+        // The base is unchanged; the derived one has both variables and the same functions.
+        assert!(base.compile("b == 'x'").is_err());
+        assert!(derived.variable("a").is_some());
+        assert!(Arc::ptr_eq(&base.inner.shared, &derived.inner.shared));
+        let program = derived
+            .compile("a + 1 == 2 && b.size() == 1")
+            .expect("compiles");
+        let vars = HashMap::from([
+            ("a".to_string(), Value::Int(1)),
+            ("b".to_string(), Value::String("x".into())),
+        ]);
+        assert!(matches!(program.eval(&vars), Ok(Value::Bool(true))));
+        // A redeclared variable takes its new type.
+        let retyped = derived.with_declarations([("a", Type::String)], None);
+        assert!(retyped.compile("a + 1").is_err());
+        assert!(retyped.compile("a + 'x' == b").is_ok());
+    }
+}
