@@ -1,14 +1,25 @@
-//! A complete Common Expression Language (CEL) engine.
+//! A complete Common Expression Language (CEL) engine, reproducing cel-go.
 //!
-//! The pipeline, as in cel-go, has one module per stage:
+//! The public API follows cel-go's `cel` package:
 //!
-//! * [`syntax`]: lexer, parser, macro expansion, the AST with ids and positions;
-//! * [`checker`]: declarations, type inference, overload resolution;
-//! * [`cost`]: the static cost estimate of a checked expression;
-//! * [`eval`]: the planner and the interpreter;
-//! * [`library`]: the standard library and the extensions.
+//! * [`Env`] (built by [`EnvBuilder`] from [`Library`]s, variables, options and
+//!   [`AstValidator`]s): parse, check and compile expressions;
+//! * [`Program`]: a compiled expression, evaluated against an [`Activation`]
+//!   with [`EvalOptions`] (cost limits, cancellation, deadline);
+//! * [`Issues`] (compile errors, cel-go's texts) and [`EvalError`] (runtime);
+//! * [`Type`] and [`Value`], with the host hooks [`checker::TypeProvider`],
+//!   [`value::MapProvider`], [`value::ListProvider`] and [`value::Opaque`];
+//! * [`syntax`]: the parsed tree ([`syntax::Ast`]) and its read-only
+//!   navigation ([`syntax::Expr::preorder`]), macros;
+//! * [`checker`]: the checked tree ([`checker::CheckedAst`]);
+//! * [`cost`]: cel-go's static cost estimate and its host hooks;
+//! * [`library`]: the standard library and cel-go's extensions;
+//! * [`go`]: Go behaviour CEL inherits: regular expressions, `net/netip`,
+//!   number and string formatting;
+//! * [`policy`]: environments for client-written expressions;
+//! * `proto` (feature `proto`): protobuf messages as CEL values.
 //!
-//! ```ignore
+//! ```
 //! let env = cel::Env::builder().library(cel::library::Std).build();
 //! let program = env.compile("1 + 2 == 3").unwrap();
 //! assert!(matches!(program.eval(&()), Ok(cel::Value::Bool(true))));
@@ -16,7 +27,8 @@
 //!
 //! This crate knows nothing of Kubernetes: hosts add their types through
 //! [`checker::TypeProvider`], their values through [`value::MapProvider`] and
-//! [`value::ListProvider`], and their functions through [`Library`].
+//! [`value::ListProvider`], their functions through [`Library`] and their
+//! compile-time checks through [`AstValidator`].
 
 #![deny(missing_docs)]
 

@@ -20,7 +20,7 @@ pub trait Library {
     fn install(&self, env: &mut EnvBuilder);
 }
 
-/// Builds an [`Env`].
+/// Builds an [`Env`](crate::Env).
 #[derive(Default)]
 pub struct EnvBuilder {
     pub(crate) options: EnvOptions,

@@ -111,7 +111,7 @@ impl Env {
         self.inner.type_provider.clone()
     }
 
-    /// A type name declared with [`EnvBuilder::add_type`].
+    /// A type name declared with [`EnvBuilder::add_type`](crate::EnvBuilder::add_type).
     pub fn type_identifier(&self, name: &str) -> Option<&Type> {
         self.inner.shared.type_identifiers.get(name)
     }

@@ -34,7 +34,7 @@ pub struct EnvOptions {
     /// kind `LimitExceeded`.
     pub max_value_size: Option<usize>,
     /// The cel-go release reproduced where releases differ (declarations,
-    /// results, error texts; see [`crate::cel_go`]). Applied when the
+    /// results, error texts; see [`CelGoVersion`]). Applied when the
     /// environment is built.
     pub cel_go: CelGoVersion,
 }

@@ -1,7 +1,9 @@
-//! Syntax: lexer, parser, macros, the AST and source positions.
+//! Syntax: the AST, its read-only navigation ([`Expr::children`],
+//! [`Expr::preorder`]), macros and source positions; the lexer and parser
+//! behind [`crate::Env::parse`].
 //!
-//! [`parse`] turns text into an [`Ast`] whose macros are already expanded, as
-//! cel-go's parser does (same shapes, same id order, same error texts).
+//! The parser turns text into an [`Ast`] whose macros are already expanded,
+//! as cel-go's parser does (same shapes, same id order, same error texts).
 //! Parsing never panics and never recurses past [`ParserOptions::max_nesting_depth`]
 //! (itself capped at [`MAX_NESTING_DEPTH_CAP`]).
 //!

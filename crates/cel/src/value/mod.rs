@@ -17,7 +17,6 @@ mod time;
 
 use std::sync::Arc;
 
-pub use compare::numeric_cmp;
 pub use key::{Key, KeyRef};
 pub use list::{List, ListProvider};
 pub use map::{Map, MapProvider};

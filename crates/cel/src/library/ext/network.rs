@@ -37,7 +37,7 @@ pub const CIDR_TYPE: &str = "net.CIDR";
 pub struct Network;
 
 /// An IP address value (`net.IP`): never zoned, IPv4 or IPv6 (an IPv4-mapped
-/// IPv6 address only in hexadecimal form, see [`parse_ip`]).
+/// IPv6 address only in hexadecimal form, see [`MappedIpv4::RejectDotted`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Ip(pub Addr);
 
