@@ -301,13 +301,20 @@ pub struct Compiler {
     spec: EnvSpec,
     base: Env,
     types: AdmissionTypes,
+    /// Whether `variables` is declared (`NewCompositedCompiler`; API validation compiles
+    /// matchConditions with a stateless compiler without it).
+    composition: bool,
 }
 
 impl Compiler {
     /// A compiler for Kubernetes `version` in `kind`'s view (the plugin compiles with
     /// `StoredExpressions`; API validation of a new policy with `NewExpressions`).
     pub fn new(version: KubeVersion, kind: EnvKind) -> Compiler {
-        let spec = EnvSpec::new(version, kind);
+        Compiler::with_spec(EnvSpec::new(version, kind))
+    }
+
+    /// A compiler over the base environment `spec` (with its extra libraries, if any).
+    pub fn with_spec(spec: EnvSpec) -> Compiler {
         let mut declared = DeclTypeProvider::new(&request_type());
         declared.add(&namespace_type());
         Compiler {
@@ -317,6 +324,16 @@ impl Compiler {
                 declared: Arc::new(declared),
                 variables: IndexMap::new(),
             },
+            composition: true,
+        }
+    }
+
+    /// A compiler without `variables` (`plugincel.NewCompiler`, the stateless compiler API
+    /// validation uses for matchConditions).
+    pub fn stateless(version: KubeVersion, kind: EnvKind) -> Compiler {
+        Compiler {
+            composition: false,
+            ..Compiler::new(version, kind)
         }
     }
 
@@ -329,8 +346,10 @@ impl Compiler {
                 Type::Object("kubernetes.Namespace".into()),
             ),
             (REQUEST, Type::Object("kubernetes.AdmissionRequest".into())),
-            (VARIABLES, Type::Object(VARIABLES_TYPE.into())),
         ];
+        if self.composition {
+            vars.push((VARIABLES, Type::Object(VARIABLES_TYPE.into())));
+        }
         if optional.params {
             vars.push((PARAMS, Type::Dyn));
         }

@@ -13,12 +13,13 @@ use super::selector::Selector;
 
 /// What the matcher asks of the cluster: other versions of a resource and namespaces.
 pub trait Cluster {
-    /// The resources equivalent to `resource` (the same group and resource served in other
-    /// versions: `EquivalentResourcesFor`), each with its kind (`KindFor`), `resource` itself
-    /// included or not.
+    /// The resources equivalent to `resource` for `subresource` (the same resource served in
+    /// other versions or groups: `EquivalentResourcesFor`), each with its kind for the
+    /// subresource (`KindFor`), `resource` itself included or not.
     fn equivalents(
         &self,
         resource: &GroupVersionResource,
+        subresource: &str,
     ) -> Vec<(GroupVersionResource, GroupVersionKind)>;
 
     /// The stored Namespace named `name`, if it exists.
@@ -57,6 +58,7 @@ pub fn definition_matches(
             "policy contained no match constraints, a required field".into(),
         ));
     };
+    check_selectors(c)?;
     matches(attr, c, cluster)
 }
 
@@ -68,8 +70,29 @@ pub fn binding_matches(
 ) -> Result<bool, MatchError> {
     match match_resources {
         None => Ok(true),
-        Some(m) => matches(attr, m, cluster).map(|m| m.is_some()),
+        Some(m) => {
+            check_selectors(m)?;
+            matches(attr, m, cluster).map(|m| m.is_some())
+        }
     }
+}
+
+/// The nil-selector errors of `DefinitionMatches` and `BindingMatches`.
+fn check_selectors(m: &MatchResources) -> Result<(), MatchError> {
+    if m.namespace_selector.is_none() {
+        return Err(nil_selector("namespace"));
+    }
+    if m.object_selector.is_none() {
+        return Err(nil_selector("object"));
+    }
+    Ok(())
+}
+
+/// `LabelSelectorAsSelector`: an absent selector selects nothing (`labels.Nothing()`).
+fn parse_selector(s: Option<&super::model::LabelSelector>) -> Result<Option<Selector>, MatchError> {
+    s.map(Selector::parse)
+        .transpose()
+        .map_err(|e| internal_error(&e.0))
 }
 
 /// `Matcher.Matches`.
@@ -78,25 +101,18 @@ pub fn matches(
     criteria: &MatchResources,
     cluster: &dyn Cluster,
 ) -> Result<Option<Matched>, MatchError> {
-    let ns_selector = criteria
-        .namespace_selector
-        .as_ref()
-        .ok_or_else(|| nil_selector("namespace"))?;
-    let obj_selector = criteria
-        .object_selector
-        .as_ref()
-        .ok_or_else(|| nil_selector("object"))?;
-    let ns_match = match_namespace_selector(attr, ns_selector, cluster);
+    let ns_match = match_namespace_selector(attr, criteria.namespace_selector.as_ref(), cluster);
     if let Ok(false) = ns_match {
         return Ok(None);
     }
-    let obj_match = Selector::parse(obj_selector)
-        .map_err(|e| internal_error(&e.0))
-        .map(|s| {
+    let obj_match = parse_selector(criteria.object_selector.as_ref()).map(|s| match s {
+        None => false,
+        Some(s) => {
             s.is_empty()
                 || Attributes::labels_of(attr.object.as_ref()).is_some_and(|l| s.matches(&l))
                 || Attributes::labels_of(attr.old_object.as_ref()).is_some_and(|l| s.matches(&l))
-        });
+        }
+    });
     if let Ok(false) = obj_match {
         return Ok(None);
     }
@@ -128,15 +144,15 @@ fn internal_error(message: &str) -> MatchError {
 /// `namespace.Matcher.MatchNamespaceSelector`.
 fn match_namespace_selector(
     attr: &Attributes,
-    selector: &super::model::LabelSelector,
+    selector: Option<&super::model::LabelSelector>,
     cluster: &dyn Cluster,
 ) -> Result<bool, MatchError> {
     let is_namespace = attr.resource.resource == "namespaces";
     if attr.namespace.is_empty() && !is_namespace {
         return Ok(true);
     }
-    let selector = Selector::parse(selector).map_err(|e| internal_error(&e.0))?;
-    if selector.is_empty() {
+    let selector = parse_selector(selector)?;
+    if selector.as_ref().is_some_and(Selector::is_empty) {
         return Ok(true);
     }
     let ns_labels: BTreeMap<String, String> = if is_namespace
@@ -155,7 +171,7 @@ fn match_namespace_selector(
             }
         }
     };
-    Ok(selector.matches(&ns_labels))
+    Ok(selector.is_some_and(|s| s.matches(&ns_labels)))
 }
 
 /// `rules.Matcher.Matches` of one rule against `resource`.
@@ -211,7 +227,7 @@ fn matches_resource_rules(
     if policy != Some(MatchPolicy::Equivalent) {
         return Ok(None);
     }
-    let equivalents = cluster.equivalents(&attr.resource);
+    let equivalents = cluster.equivalents(&attr.resource, &attr.subresource);
     for rule in rules {
         for (equivalent, kind) in &equivalents {
             if *equivalent == attr.resource || !rule_matches(rule, attr, equivalent) {
@@ -247,6 +263,7 @@ mod tests {
         fn equivalents(
             &self,
             r: &GroupVersionResource,
+            _subresource: &str,
         ) -> Vec<(GroupVersionResource, GroupVersionKind)> {
             if r.group == "example.com" && r.resource == "widgets" {
                 ["v1", "v2"]

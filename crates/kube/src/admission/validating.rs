@@ -19,6 +19,7 @@ use super::model::{
 };
 use super::request::{Attributes, namespace_json, request_json};
 use super::selector::Selector;
+use crate::field::go_json;
 use crate::pipeline::status::{Cause, Details, Status};
 use crate::rules::EnvKind;
 use crate::rules::env::{MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, RUNTIME_CEL_COST_BUDGET};
@@ -527,6 +528,33 @@ fn collect_params(
     Ok(found.into_iter().map(Some).collect())
 }
 
+/// `ValidationFailureValue`: one failure under the `Audit` action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ValidationFailure {
+    message: String,
+    policy: String,
+    binding: String,
+    expression_index: usize,
+    actions: Vec<ValidationAction>,
+}
+
+impl ValidationFailure {
+    /// As `json.Marshal` writes the Go struct: fields in declaration order, strings escaped as
+    /// Go escapes them.
+    fn to_go_json(&self) -> String {
+        let s = |v: &str| go_json(&Value::String(v.to_string()));
+        let actions: Vec<String> = self.actions.iter().map(|a| s(&format!("{a:?}"))).collect();
+        format!(
+            "{{\"message\":{},\"policy\":{},\"binding\":{},\"expressionIndex\":{},\"validationActions\":[{}]}}",
+            s(&self.message),
+            s(&self.policy),
+            s(&self.binding),
+            self.expression_index,
+            actions.join(",")
+        )
+    }
+}
+
 /// Whether the plugins leave a request alone (`IsExemptAdmissionConfigurationResource`).
 pub fn is_exempt(attr: &Attributes) -> bool {
     attr.kind.group == super::model::GROUP
@@ -544,7 +572,7 @@ pub fn is_exempt(attr: &Attributes) -> bool {
 /// `Dispatch`: every policy with its bindings (bindings naming the policy, in order) against
 /// one request.
 pub fn dispatch(
-    policies: &[(CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)],
+    policies: &[(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)],
     attr: &Attributes,
     cluster: &dyn Cluster,
     params: &dyn Params,
@@ -572,7 +600,7 @@ pub fn dispatch(
                 CelValue::from_json(&namespace_json(&ns))
             })
     };
-    let mut validation_failures: Vec<Value> = Vec::new();
+    let mut validation_failures: Vec<ValidationFailure> = Vec::new();
     for (policy, bindings) in policies {
         let name = policy.policy.metadata.name.clone();
         let config_error = |answer: &mut Answer, binding: Option<&str>, err: String| {
@@ -654,13 +682,13 @@ pub fn dispatch(
                                 binding: Some(bname.to_string()),
                                 decision: d.clone(),
                             }),
-                            ValidationAction::Audit => validation_failures.push(serde_json::json!({
-                                "message": d.message,
-                                "policy": binding.spec.policy_name,
-                                "binding": bname,
-                                "expressionIndex": i,
-                                "validationActions": binding.spec.validation_actions,
-                            })),
+                            ValidationAction::Audit => validation_failures.push(ValidationFailure {
+                                message: d.message.clone(),
+                                policy: binding.spec.policy_name.clone(),
+                                binding: bname.to_string(),
+                                expression_index: i,
+                                actions: binding.spec.validation_actions.clone(),
+                            }),
                             ValidationAction::Warn => answer.warnings.push(format!(
                                 "Validation failed for ValidatingAdmissionPolicy '{name}' with binding '{bname}': {}",
                                 d.message
@@ -716,9 +744,13 @@ pub fn dispatch(
     }
     if !validation_failures.is_empty() {
         validation_failures.truncate(MAX_VALIDATION_FAILURES);
+        let items: Vec<String> = validation_failures
+            .iter()
+            .map(ValidationFailure::to_go_json)
+            .collect();
         answer.audit_annotations.push((
             VALIDATION_FAILURE_ANNOTATION.to_string(),
-            Value::Array(validation_failures).to_string(),
+            format!("[{}]", items.join(",")),
         ));
     }
     answer
