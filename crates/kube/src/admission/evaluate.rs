@@ -188,6 +188,9 @@ pub fn for_input(
     bindings: &Bindings,
     budget: i64,
 ) -> Result<(Vec<Outcome>, i64), String> {
+    if expressions.is_empty() {
+        return Ok((Vec::new(), budget));
+    }
     let lazy = LazyVariables::new(variables.clone(), bindings.clone());
     let activation = Activation {
         bindings,

@@ -4,6 +4,7 @@
 //! [`Validator`] knows (CRDs and built-in kinds).
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ use super::request::{
 use super::validating::{Answer, CompiledPolicy, Params, dispatch};
 use crate::documents::Document;
 use crate::field::FieldError;
-use crate::validator::Validator;
+use crate::validator::{ServedResource, Validator};
 use crate::version::KubeVersion;
 
 /// Namespaces that exist in every cluster.
@@ -50,6 +51,8 @@ pub struct PolicySet {
     namespaces: HashMap<String, Value>,
     objects: Vec<Value>,
     errors: HashMap<(String, usize), ModelError>,
+    /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
+    served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
 }
 
 impl PolicySet {
@@ -127,7 +130,7 @@ impl PolicySet {
         let subject = object.or(old)?;
         let s = |p: &str| subject.pointer(p).and_then(Value::as_str).unwrap_or("");
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
-        let served = validator.served_resource(api_version, kind)?;
+        let served = self.served_resource(validator, api_version, kind)?;
         let gvk = GroupVersionKind::of(api_version, kind);
         let namespace = if served.namespaced {
             match (s("/metadata/namespace"), request_namespace) {
@@ -194,6 +197,34 @@ impl PolicySet {
     }
 }
 
+impl PolicySet {
+    /// [`Validator::served_resource`], cached (a built-in kind's versions are found by
+    /// converting the kind in every version of its group).
+    fn served_resource(
+        &self,
+        validator: &Validator,
+        api_version: &str,
+        kind: &str,
+    ) -> Option<ServedResource> {
+        let key = (api_version.to_string(), kind.to_string());
+        let cached = self
+            .served
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(s) = cached {
+            return s;
+        }
+        let s = validator.served_resource(api_version, kind);
+        self.served
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, s.clone());
+        s
+    }
+}
+
 /// The cluster as one request sees it.
 struct View<'a> {
     set: &'a PolicySet,
@@ -242,8 +273,8 @@ impl Cluster for View<'_> {
 
 impl Params for View<'_> {
     fn param_scope(&self, api_version: &str, kind: &str) -> Option<bool> {
-        self.validator
-            .served_resource(api_version, kind)
+        self.set
+            .served_resource(self.validator, api_version, kind)
             .map(|r| r.namespaced)
     }
 

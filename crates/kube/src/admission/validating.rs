@@ -601,6 +601,7 @@ pub fn dispatch(
             })
     };
     let mut validation_failures: Vec<ValidationFailure> = Vec::new();
+    let mut last_request: Option<(super::matching::Matched, CelValue)> = None;
     for (policy, bindings) in policies {
         let name = policy.policy.metadata.name.clone();
         let config_error = |answer: &mut Answer, binding: Option<&str>, err: String| {
@@ -637,7 +638,15 @@ pub fn dispatch(
             Ok(None) => continue,
             Ok(Some(m)) => m,
         };
-        let request = CelValue::from_json(&request_json(attr, &matched.resource, &matched.kind));
+        // Policies matching the same resource and kind share one `request` value.
+        let request = match &last_request {
+            Some((m, r)) if *m == matched => r.clone(),
+            _ => {
+                let r = CelValue::from_json(&request_json(attr, &matched.resource, &matched.kind));
+                last_request = Some((matched.clone(), r.clone()));
+                r
+            }
+        };
         let mut annotations: Vec<(String, Vec<String>)> = Vec::new();
         for binding in bindings {
             let bname = binding.metadata.name.as_str();
