@@ -5,6 +5,8 @@
 //! kcel validate [--crd FILE|DIR]... [--old FILE] [-n NAMESPACE] [--kube-version 1.NN]
 //!               [--skip-kinds K,..]... [--reject-kinds K,..]... [--ignore-missing-schemas]
 //!               [--validate strict|warn|ignore] [-j N] [-o text|json|junit|tap|sarif|github]
+//!               [--policy FILE|DIR]... [--user NAME] [--group GROUP]... [--dry-run]
+//!               [--namespace-labels NS=KEY=VALUE[,KEY=VALUE]]...
 //!               FILES|DIRS|-
 //! ```
 //!
@@ -15,12 +17,17 @@
 //! ([`kcel_kube::report`]). What runs per document is kube-apiserver's custom-resource pipeline
 //! ([`kcel_kube::pipeline`]): decoding, pruning (unknown fields are errors under the default
 //! `--validate strict`), defaulting, OpenAPI schema validation, metadata and list-type checks,
-//! the CEL rules with the per-object cost budget, and ratcheting on update.
+//! the CEL rules with the per-object cost budget, and ratcheting on update. Then, for an accepted
+//! object, the ValidatingAdmissionPolicies among the inputs and `--policy` files with their
+//! bindings ([`kcel_kube::admission`]): a denial makes the object invalid with the server's
+//! message, `Warn` actions add warnings, audit annotations are reported. Policy and binding
+//! documents are themselves checked as the server checks them when they are created.
 //!
 //! Exit codes: 0 every document valid (or skipped), 1 some object invalid, 2 some input could
 //! not be validated (unreadable, malformed, without kind, no or a rejected CRD; the report names
 //! file and line) or bad usage.
 
+use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
@@ -29,6 +36,8 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use clap::builder::PossibleValuesParser;
+use kcel_kube::admission::RequestOptions;
+use kcel_kube::admission::request::UserInfo;
 use kcel_kube::documents::{Document, Documents, LocatedCrd, decode_crds};
 use kcel_kube::gate::{self, GateOptions, Inputs, KindPatterns, Progress};
 use kcel_kube::report::{Format, RenderOptions};
@@ -78,6 +87,23 @@ pub struct Args {
     /// Threads validating documents (default: all cores); the output does not depend on it.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<NonZeroUsize>,
+    /// Admission policies, their bindings, params and Namespaces (files or directories); their
+    /// documents are used, not validated. Policies among the inputs count too.
+    #[arg(long = "policy", value_name = "FILE|DIR")]
+    policies: Vec<String>,
+    /// The user sending the requests (`request.userInfo.username` of admission policies).
+    #[arg(long = "user", value_name = "NAME")]
+    user: Option<String>,
+    /// A group of the user (`request.userInfo.groups`); repeatable.
+    #[arg(long = "group", value_name = "GROUP")]
+    groups: Vec<String>,
+    /// Requests are dry runs (`request.dryRun`).
+    #[arg(long = "dry-run")]
+    dry_run: bool,
+    /// Labels of a namespace not among the inputs, for policies' namespace selectors:
+    /// `NAMESPACE=KEY=VALUE[,KEY=VALUE]`; repeatable.
+    #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE,..")]
+    namespace_labels: Vec<String>,
     /// Output format: kubectl's messages and a summary line (text), one JSON document of
     /// records, JUnit XML, TAP 14, SARIF 2.1.0 or GitHub Actions annotations.
     #[arg(short = 'o', long = "output", default_value = "text",
@@ -152,6 +178,22 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let namespace_labels = match parse_namespace_labels(&args.namespace_labels) {
+        Ok(l) => l,
+        Err(message) => {
+            eprintln!("kcel validate: --namespace-labels: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let admission = RequestOptions {
+        user: UserInfo {
+            username: args.user.clone().unwrap_or_default(),
+            groups: args.groups.clone(),
+            ..Default::default()
+        },
+        dry_run: args.dry_run,
+        namespace_labels,
+    };
     let options = GateOptions {
         skip_kinds: KindPatterns::parse(&args.skip_kinds),
         reject_kinds: KindPatterns::parse(&args.reject_kinds),
@@ -160,11 +202,13 @@ pub fn run(args: Args) -> ExitCode {
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)),
+        admission,
     };
     let inputs = Inputs {
         crds: args.crds.clone(),
         documents: args.inputs.clone(),
         old: args.old.clone(),
+        policies: args.policies.clone(),
     };
     let progress = Progress::default();
     let report = std::thread::scope(|scope| {
@@ -194,6 +238,29 @@ pub fn run(args: Args) -> ExitCode {
     }
     ExitCode::from(report.exit_code())
 }
+
+/// Namespace labels by namespace, from `NAMESPACE=KEY=VALUE[,KEY=VALUE]` arguments.
+fn parse_namespace_labels(args: &[String]) -> Result<NamespaceLabels, String> {
+    let mut out = NamespaceLabels::new();
+    for arg in args {
+        let (ns, pairs) = arg
+            .split_once('=')
+            .filter(|(ns, _)| !ns.is_empty())
+            .ok_or_else(|| format!("{arg:?}: expected NAMESPACE=KEY=VALUE[,KEY=VALUE]"))?;
+        let labels = out.entry(ns.to_string()).or_default();
+        for pair in pairs.split(',') {
+            let (k, v) = pair
+                .split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .ok_or_else(|| format!("{arg:?}: {pair:?} is not KEY=VALUE"))?;
+            labels.insert(k.to_string(), v.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Labels by namespace name.
+type NamespaceLabels = BTreeMap<String, BTreeMap<String, String>>;
 
 /// How long a run goes before it shows progress, and how often the line is redrawn.
 const PROGRESS_AFTER: Duration = Duration::from_secs(1);

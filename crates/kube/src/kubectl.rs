@@ -35,22 +35,28 @@ fn invalid_text(kind: &str, name: &str, lines: &[String]) -> String {
 }
 
 /// kubectl's rendering of a failed request for object `name` of `kind`: the causes of an
-/// `Invalid` status inline (one) or as a bullet list (several); otherwise
-/// `Error from server (Reason): message`.
+/// `Invalid` status inline (one) or as a bullet list (several), each `<field>: <message>` (an
+/// empty field too: `: <message>`, `statusCausesToAggrError` in kubectl's
+/// `cmd/util/helpers.go`), after `The <details.kind> "<details.name>" is invalid` (`kind` and
+/// `name` when the status has no details kind: an admission denial names the resource,
+/// `deployments`); otherwise `Error from server (Reason): message`.
 pub fn status_message(kind: &str, name: &str, status: &Status) -> String {
-    let causes = status
-        .details
-        .as_ref()
-        .map(|d| d.causes.as_slice())
-        .unwrap_or(&[]);
+    let details = status.details.as_ref();
+    let causes = details.map(|d| d.causes.as_slice()).unwrap_or(&[]);
     if status.reason != "Invalid" || causes.is_empty() {
         return format!("Error from server ({}): {}", status.reason, status.message);
     }
-    let line = |c: &Cause| match c.field.as_str() {
-        "" => c.message.clone(),
-        f => format!("{f}: {}", c.message),
+    let (kind, name) = match details {
+        Some(d) if !d.kind.is_empty() => (d.kind.as_str(), d.name.as_str()),
+        _ => (kind, name),
     };
-    let lines: Vec<String> = causes.iter().map(line).collect();
+    let line = |c: &Cause| format!("{}: {}", c.field, c.message);
+    let mut lines: Vec<String> = Vec::with_capacity(causes.len());
+    for l in causes.iter().map(line) {
+        if !lines.contains(&l) {
+            lines.push(l);
+        }
+    }
     invalid_text(kind, name, &lines)
 }
 

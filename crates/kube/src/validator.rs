@@ -435,6 +435,34 @@ impl Verdict {
     }
 }
 
+/// A resource as admission sees it ([`Validator::served_resource`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServedResource {
+    /// The plural resource name (`deployments`).
+    pub resource: String,
+    /// Whether its objects live in namespaces.
+    pub namespaced: bool,
+    /// The versions of its group serving the same kind.
+    pub versions: Vec<String>,
+}
+
+/// The resource of a built-in kind (`meta.UnsafeGuessKindToResource`,
+/// `apimachinery/pkg/api/meta/restmapper.go`): lower case, `s` → `ses`, `y` → `ies`, else `s`;
+/// `endpoints` stays as it is. Every built-in kind's resource is named this way.
+pub fn guess_kind_to_resource(kind: &str) -> String {
+    let singular = kind.to_lowercase();
+    if singular == "endpoints" {
+        return singular;
+    }
+    if let Some(stem) = singular.strip_suffix('s') {
+        return format!("{stem}ses");
+    }
+    if let Some(stem) = singular.strip_suffix('y') {
+        return format!("{stem}ies");
+    }
+    format!("{singular}s")
+}
+
 /// Custom-resource validation for a set of CRDs in one Kubernetes version (the crate's
 /// documentation shows it in use). It is `Send` and `Sync`: threads can share one.
 pub struct Validator {
@@ -488,6 +516,43 @@ impl Validator {
         self.crds_of_kind(group, kind).find_map(|id| {
             let v = self.crds[id.0].crd.version(version)?;
             Some((id, v.name.as_str()))
+        })
+    }
+
+    /// The resource serving `apiVersion` and `kind` (a CRD's, else a built-in kind's), for
+    /// admission: its plural name, scope, and the versions of its group serving the kind.
+    pub fn served_resource(&self, api_version: &str, kind: &str) -> Option<ServedResource> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        if let Some(id) = self.find_kind(api_version, kind) {
+            let crd = &self.crds[id.0].crd;
+            crd.version(version)?;
+            return Some(ServedResource {
+                resource: crd.spec.names.plural.clone(),
+                namespaced: crd.spec.scope == "Namespaced",
+                versions: crd
+                    .spec
+                    .versions
+                    .iter()
+                    .filter(|v| v.served)
+                    .map(|v| v.name.clone())
+                    .collect(),
+            });
+        }
+        let builtin = self.builtins.kind(api_version, kind).ok()??;
+        let release = crate::builtins::release_for(self.kube_version);
+        let versions = crate::builtins::shipped::api_versions(release)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|av| {
+                let (g, v) = av.rsplit_once('/').unwrap_or(("", av));
+                (g == group && self.builtins.kind(av, kind).ok().flatten().is_some())
+                    .then(|| v.to_string())
+            })
+            .collect();
+        Some(ServedResource {
+            resource: guess_kind_to_resource(kind),
+            namespaced: builtin.crd.spec.scope == "Namespaced",
+            versions,
         })
     }
 

@@ -25,6 +25,7 @@ fn record(file: &str, line: Option<usize>, outcome: Outcome, message: &str) -> R
         status: (outcome == Outcome::Valid).then(Status::success),
         warnings: Vec::new(),
         message: message.into(),
+        audit_annotations: Vec::new(),
     }
 }
 

@@ -31,10 +31,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
+use crate::admission;
+use crate::admission::request::Operation;
+use crate::admission::{PolicySet, RequestOptions};
 use crate::documents::{Document, Input, ObjectKey, input_files, read_file, read_inputs};
 use crate::error::Error;
+use crate::pipeline::status::Status;
 use crate::report::{Outcome, Record, Report};
-use crate::validator::{Request, Validator, ValidatorBuilder};
+use crate::validator::{Request, Validator, ValidatorBuilder, Verdict};
 
 pub use kinds::KindPatterns;
 
@@ -48,6 +52,10 @@ pub struct Inputs {
     /// A file of the objects as stored before (validates as updates: matched by apiVersion,
     /// kind, namespace and name).
     pub old: Option<String>,
+    /// Files or directories of admission policies, bindings, params and Namespaces
+    /// (`--policy`); their documents are not validated themselves. Policies among the
+    /// documents count too.
+    pub policies: Vec<String>,
 }
 
 /// How a run validates.
@@ -63,6 +71,8 @@ pub struct GateOptions {
     pub namespace: Option<String>,
     /// How many threads validate.
     pub jobs: NonZeroUsize,
+    /// Who writes the objects, for admission policies.
+    pub admission: RequestOptions,
 }
 
 impl Default for GateOptions {
@@ -73,6 +83,7 @@ impl Default for GateOptions {
             ignore_missing_schemas: false,
             namespace: None,
             jobs: NonZeroUsize::MIN,
+            admission: RequestOptions::default(),
         }
     }
 }
@@ -96,6 +107,7 @@ pub fn run(
     progress: Option<&Progress>,
 ) -> Report {
     let crd_inputs = read_inputs(&inputs.crds);
+    let policy_inputs = read_inputs(&inputs.policies);
     let old_inputs = inputs
         .old
         .as_ref()
@@ -145,6 +157,18 @@ pub fn run(
             Ok(_) => {}
         }
     }
+    let mut policies = PolicySet::new(version, options.admission.clone());
+    for input in &policy_inputs {
+        match input {
+            Ok(d) => policies.add_document(d),
+            Err(e) => records.push(Record::unreadable(e)),
+        }
+    }
+    for d in doc_inputs.iter().filter_map(|i| i.as_ref().ok()) {
+        if !d.is_crd() {
+            policies.add_document(d);
+        }
+    }
     let mut old = HashMap::new();
     for input in old_inputs {
         match input {
@@ -180,6 +204,7 @@ pub fn run(
         options,
         old,
         unusable,
+        policies,
     };
     let objects: Vec<&Document> = pending
         .iter()
@@ -217,6 +242,7 @@ struct Gate<'o> {
     options: &'o GateOptions,
     old: HashMap<ObjectKey, Value>,
     unusable: crds::Unusable,
+    policies: PolicySet,
 }
 
 impl Gate<'_> {
@@ -238,13 +264,14 @@ impl Gate<'_> {
         if self.options.reject_kinds.matches(api_version, kind) {
             return error(format!("prohibited resource kind {kind}"));
         }
-        let request = match self.old.get(&ObjectKey::of(&doc.value)) {
+        let old = self.old.get(&ObjectKey::of(&doc.value));
+        let request = match old {
             Some(o) => Request::update(doc.value.clone(), o.clone()),
             None => Request::create(doc.value.clone()),
         }
         .in_namespace(self.options.namespace.clone());
         match self.validator.validate(request) {
-            Ok(verdict) => Record::answered(doc, verdict),
+            Ok(verdict) => self.admit(doc, verdict, old),
             Err(e @ Error::NoMatchingCrd { .. }) => {
                 if let Some(why) = self.unusable.reason(api_version, kind) {
                     error(format!(
@@ -271,6 +298,59 @@ impl Gate<'_> {
                 }
             }
         }
+    }
+}
+
+impl Gate<'_> {
+    /// The record of an object the pipeline answered, after admission: a policy or binding
+    /// document gets the server's API validation; any other accepted object goes through the
+    /// validating admission policies (a denial replaces the accepted status; warnings and
+    /// audit annotations are added).
+    fn admit(&self, doc: &Document, mut verdict: Verdict, old: Option<&Value>) -> Record {
+        if !verdict.is_valid() {
+            return Record::answered(doc, verdict);
+        }
+        if let Some(e) = self.policies.decode_error(doc) {
+            return Record::of(doc, Outcome::Error, e.message.clone());
+        }
+        let errs = self.policies.review(doc);
+        if !errs.is_empty() {
+            let kind = doc.kind().to_string();
+            verdict.status = Status::invalid(
+                admission::model::GROUP,
+                &kind,
+                &verdict.name,
+                &errs,
+                self.validator.kube_version(),
+            );
+            return Record::answered(doc, verdict);
+        }
+        if self.policies.is_empty() {
+            return Record::answered(doc, verdict);
+        }
+        let operation = if old.is_some() {
+            Operation::Update
+        } else {
+            Operation::Create
+        };
+        let object = verdict.object.as_ref().unwrap_or(&doc.value);
+        let admitted = self.policies.admit(
+            &self.validator,
+            Some(object),
+            old,
+            operation,
+            self.options.namespace.as_deref(),
+        );
+        let Some((attr, answer)) = admitted else {
+            return Record::answered(doc, verdict);
+        };
+        verdict.warnings.extend(answer.warnings.iter().cloned());
+        if let Some(status) = answer.status(&attr) {
+            verdict.status = status;
+        }
+        let mut record = Record::answered(doc, verdict);
+        record.audit_annotations = answer.audit_annotations;
+        record
     }
 }
 

@@ -9,7 +9,8 @@
 //!  "summary": {"valid": 0, "invalid": 1, "errors": 0, "skipped": 0}}
 //! ```
 //!
-//! `status` is the `metav1.Status` as on the wire (absent for errors and skips); `line` and
+//! `auditAnnotations` maps the keys admission policies annotated (`<policy>/<key>`) to their
+//! values. `status` is the `metav1.Status` as on the wire (absent for errors and skips); `line` and
 //! `index` are `null` for an input that could not be opened.
 
 use std::io::{self, Write};
@@ -33,6 +34,11 @@ fn record_json(r: &Record) -> Value {
         "message": r.message,
         "status": r.status_json(),
         "warnings": r.warnings,
+        "auditAnnotations": r
+            .audit_annotations
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect::<serde_json::Map<_, _>>(),
     })
 }
 

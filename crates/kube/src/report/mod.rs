@@ -76,6 +76,8 @@ pub struct Record {
     /// One line saying what happened: kubectl's message for an invalid object, the error for
     /// an error, the reason for a skip; empty for a valid object.
     pub message: String,
+    /// The audit annotations admission policies added (`<policy>/<key>` and value).
+    pub audit_annotations: Vec<(String, String)>,
 }
 
 impl Record {
@@ -101,6 +103,7 @@ impl Record {
             status: None,
             warnings: Vec::new(),
             message,
+            audit_annotations: Vec::new(),
         }
     }
 
@@ -134,6 +137,7 @@ impl Record {
             status: None,
             warnings: Vec::new(),
             message: error.message(),
+            audit_annotations: Vec::new(),
         }
     }
 

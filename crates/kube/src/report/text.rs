@@ -8,7 +8,8 @@
 //! 1 valid, 1 invalid, 1 errors, 1 skipped
 //! ```
 //!
-//! Warnings come before their document's line (`file:line: Warning: ...`). With
+//! Warnings and admission policies' audit annotations come before their document's line
+//! (`file:line: Warning: ...`, `file:line: Audit annotation <policy>/<key>: <value>`). With
 //! [`RenderOptions::colour`] the location is coloured by outcome (green valid, red invalid or
 //! error, yellow skipped or warning) and nothing else changes.
 
@@ -44,6 +45,9 @@ pub(super) fn render(
         let at = paint(style(r.outcome), &format!("{}:", r.location()));
         for warn in &r.warnings {
             writeln!(w, "{at} {}: {warn}", paint(warning, "Warning"))?;
+        }
+        for (key, value) in &r.audit_annotations {
+            writeln!(w, "{at} Audit annotation {key}: {value}")?;
         }
         match r.outcome {
             Outcome::Valid => writeln!(w, "{at} {} is valid", r.subject())?,

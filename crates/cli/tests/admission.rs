@@ -1,0 +1,213 @@
+//! End-to-end tests of ValidatingAdmissionPolicies in `kcel validate`: the README's example,
+//! validation actions, params, namespace labels and the API validation of policies.
+
+mod common;
+use common::{kcel, root, stderr, stdout};
+
+/// The command and output of the README's admission example (the console block after the
+/// `<!-- admission-example -->` marker).
+fn readme_example() -> (Vec<String>, String) {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let block = readme
+        .split("<!-- admission-example -->\n```console\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the README has the admission example");
+    let (command, output) = block.split_once('\n').expect("a command and its output");
+    let args = command
+        .strip_prefix("$ kcel ")
+        .expect("a kcel command")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    (args, format!("{output}\n"))
+}
+
+#[test]
+fn readme_example_output_is_exact() {
+    let (args, expected) = readme_example();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = kcel(&args);
+    assert_eq!(stdout(&o), expected, "stderr: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1));
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("written");
+    p.to_string_lossy().into_owned()
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kcel-admission-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+const POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: cm-policy}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+  matchConditions:
+  - {name: not-params, expression: "!has(object.metadata.labels) || !('role' in object.metadata.labels)"}
+  variables:
+  - {name: size, expression: "has(object.data) ? size(object.data) : 0"}
+  validations:
+  - expression: "variables.size <= int(params.data.max)"
+    reason: Forbidden
+    messageExpression: "'at most ' + params.data.max + ' keys, got ' + string(variables.size)"
+  - expression: "request.userInfo.username != 'mallory'"
+  auditAnnotations:
+  - {key: keys, valueExpression: "string(variables.size)"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: limits, namespace: default, labels: {role: params}}
+data: {max: "2"}
+"#;
+
+#[test]
+fn actions_params_variables_and_users() {
+    let d = scratch("actions");
+    let policy = write(&d, "policy.yaml", POLICY);
+    let binding = |actions: &str| {
+        format!(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {{name: b}}\nspec:\n  policyName: cm-policy\n  validationActions: {actions}\n  paramRef: {{name: limits, parameterNotFoundAction: Deny}}\n"
+        )
+    };
+    let deny = write(&d, "deny.yaml", &binding("[Deny]"));
+    let warn = write(&d, "warn.yaml", &binding("[Warn, Audit]"));
+    let cm = write(
+        &d,
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {a: '1', b: '2', c: '3'}\n",
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "--policy",
+        &deny,
+        &cm,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{cm}:1: Audit annotation cm-policy/keys: 3\n{cm}:1: Error from server (Forbidden): configmaps \"big\" is forbidden: ValidatingAdmissionPolicy 'cm-policy' with binding 'b' denied request: at most 2 keys, got 3\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "--policy",
+        &warn,
+        "--user",
+        "mallory",
+        &cm,
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains(&format!("{cm}:1: Warning: Validation failed for ValidatingAdmissionPolicy 'cm-policy' with binding 'b': at most 2 keys, got 3\n")), "{out}");
+    assert!(out.contains("Warning: Validation failed for ValidatingAdmissionPolicy 'cm-policy' with binding 'b': failed expression: request.userInfo.username != 'mallory'\n"), "{out}");
+    assert!(out.contains("Audit annotation validation.policy.admission.k8s.io/validation_failure: [{\"message\":\"at most 2 keys, got 3\",\"policy\":\"cm-policy\",\"binding\":\"b\",\"expressionIndex\":0,\"validationActions\":[\"Warn\",\"Audit\"]},{\"message\":\"failed expression: request.userInfo.username != 'mallory'\""), "{out}");
+    assert!(
+        out.ends_with("1 valid, 0 invalid, 0 errors, 0 skipped\n"),
+        "{out}"
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn missing_params_and_namespaces_deny_with_the_servers_texts() {
+    let d = scratch("missing");
+    let policy = write(
+        &d,
+        "policy.yaml",
+        r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    namespaceSelector: {matchLabels: {env: prod}}
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["*"], resources: ["deployments"]}
+  validations:
+  - expression: "object.spec.replicas < 2"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}
+"#,
+    );
+    let deployment = write(
+        &d,
+        "d.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: team}\nspec:\n  replicas: 3\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: i}]\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["validate", "--kube-version", "1.35", "--policy", &policy];
+        args.extend_from_slice(extra);
+        args.push(&deployment);
+        stdout(&kcel(&args))
+    };
+    let out = run(&[]);
+    assert!(
+        out.contains("The deployments \"d\" is invalid: : ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespaces \"team\" not found\n"),
+        "{out}"
+    );
+    let out = run(&["--namespace-labels", "team=env=prod"]);
+    assert!(
+        out.contains("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: object.spec.replicas < 2\n"),
+        "{out}"
+    );
+    let out = run(&["--namespace-labels", "team=env=dev"]);
+    assert!(
+        out.ends_with("1 valid, 0 invalid, 0 errors, 0 skipped\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn policies_are_checked_as_the_server_checks_them_on_create() {
+    let d = scratch("api");
+    let policy = write(
+        &d,
+        "policy.yaml",
+        r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: bad}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}
+  validations:
+  - expression: "object.spec"
+  - expression: "object.a == 1"
+    reason: Teapot
+"#,
+    );
+    let o = kcel(&["validate", "--kube-version", "1.35", &policy]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{policy}:2: The ValidatingAdmissionPolicy \"bad\" is invalid: \n* spec.validations[0].expression: Invalid value: \"object.spec\": must evaluate to bool but got dyn\n* spec.validations[1].reason: Unsupported value: \"Teapot\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\", \"Unauthorized\"\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+}

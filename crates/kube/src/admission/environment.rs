@@ -1,0 +1,505 @@
+//! The admission CEL environment (`k8s.io/apiserver/pkg/admission/plugin/cel/compile.go`,
+//! `composition.go`), shared by validating and mutating policies.
+//!
+//! On top of the Kubernetes base environment of the release and view ([`EnvSpec`]: the same
+//! libraries and options as CRD rules), `createEnvForOpts` declares
+//!
+//! | variable | type |
+//! |---|---|
+//! | `object`, `oldObject` | `dyn` |
+//! | `namespaceObject` | `kubernetes.Namespace` ([`namespace_type`], `BuildNamespaceType`) |
+//! | `request` | `kubernetes.AdmissionRequest` ([`request_type`], `BuildRequestType`) |
+//! | `params` | `dyn`, when the policy has a `paramKind` |
+//! | `authorizer`, `authorizer.requestResource` | `kubernetes.authorization.Authorizer`, `…ResourceCheck`, except for messageExpressions |
+//! | `variables` | `kubernetes.variables`, one field per variable compiled so far (`NewCompositedCompiler`) |
+//!
+//! [`Compiler::compile`] is `CompileCELExpression`: compile, then the result type must be one of
+//! the expression's return types, with the server's texts.
+
+use std::sync::Arc;
+
+use cel::checker::TypeProvider;
+use cel::{Env, Program, Type};
+use indexmap::IndexMap;
+
+use crate::decl::{DeclField, DeclKind, DeclType, DeclTypeProvider, ObjectType};
+use crate::library::authz;
+use crate::rules::compile::{check_expression, plan};
+use crate::rules::{EnvKind, EnvSpec};
+use crate::version::KubeVersion;
+
+/// `ObjectVarName`.
+pub const OBJECT: &str = "object";
+/// `OldObjectVarName`.
+pub const OLD_OBJECT: &str = "oldObject";
+/// `ParamsVarName`.
+pub const PARAMS: &str = "params";
+/// `RequestVarName`.
+pub const REQUEST: &str = "request";
+/// `NamespaceVarName`.
+pub const NAMESPACE_OBJECT: &str = "namespaceObject";
+/// `AuthorizerVarName`.
+pub const AUTHORIZER: &str = "authorizer";
+/// `RequestResourceAuthorizerVarName`.
+pub const REQUEST_RESOURCE_AUTHORIZER: &str = "authorizer.requestResource";
+/// `VariableVarName`.
+pub const VARIABLES: &str = "variables";
+/// `variablesTypeName`.
+pub const VARIABLES_TYPE: &str = "kubernetes.variables";
+
+/// `celconfig.RuntimeCELCostBudgetMatchConditions`: the runtime budget of a policy's
+/// matchConditions together.
+pub const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS: i64 = 500_000;
+
+fn simple(kind: DeclKind) -> Arc<DeclType> {
+    Arc::new(DeclType {
+        kind,
+        min_serialized_size: 0,
+        max_elements: 0,
+    })
+}
+
+fn string() -> Arc<DeclType> {
+    simple(DeclKind::String)
+}
+
+fn list_of(t: Arc<DeclType>) -> Arc<DeclType> {
+    simple(DeclKind::List(t))
+}
+
+fn map_of(t: Arc<DeclType>) -> Arc<DeclType> {
+    simple(DeclKind::Map(t))
+}
+
+/// `apiservercel.NewObjectType(name, fields)`; each field `(name, type, required)`.
+fn object(name: &str, fields: Vec<(&str, Arc<DeclType>, bool)>) -> Arc<DeclType> {
+    let fields = fields
+        .into_iter()
+        .map(|(n, ty, required)| {
+            (
+                n.to_string(),
+                DeclField {
+                    name: n.to_string(),
+                    property: n.to_string(),
+                    ty,
+                    required,
+                    enum_values: Vec::new(),
+                    default: None,
+                },
+            )
+        })
+        .collect();
+    simple(DeclKind::Object(ObjectType {
+        name: name.into(),
+        fields,
+    }))
+}
+
+/// `BuildRequestType`: `kubernetes.AdmissionRequest` (no `uid`, `object`, `oldObject`).
+pub fn request_type() -> Arc<DeclType> {
+    let gvk = || {
+        object(
+            "kubernetes.GroupVersionKind",
+            vec![
+                ("group", string(), true),
+                ("version", string(), true),
+                ("kind", string(), true),
+            ],
+        )
+    };
+    let gvr = || {
+        object(
+            "kubernetes.GroupVersionResource",
+            vec![
+                ("group", string(), true),
+                ("version", string(), true),
+                ("resource", string(), true),
+            ],
+        )
+    };
+    let user_info = object(
+        "kubernetes.UserInfo",
+        vec![
+            ("username", string(), false),
+            ("uid", string(), false),
+            ("groups", list_of(string()), false),
+            ("extra", map_of(list_of(string())), false),
+        ],
+    );
+    object(
+        "kubernetes.AdmissionRequest",
+        vec![
+            ("kind", gvk(), true),
+            ("resource", gvr(), true),
+            ("subResource", string(), false),
+            ("requestKind", gvk(), true),
+            ("requestResource", gvr(), true),
+            ("requestSubResource", string(), false),
+            ("name", string(), true),
+            ("namespace", string(), false),
+            ("operation", string(), true),
+            ("userInfo", user_info, true),
+            ("dryRun", simple(DeclKind::Bool), false),
+            ("options", simple(DeclKind::IntOrString), false),
+        ],
+    )
+}
+
+/// `BuildNamespaceType`: `kubernetes.Namespace` with the metadata fields the plugin keeps.
+pub fn namespace_type() -> Arc<DeclType> {
+    let ts = || simple(DeclKind::Timestamp);
+    let spec = object(
+        "kubernetes.NamespaceSpec",
+        vec![("finalizers", list_of(string()), true)],
+    );
+    let condition = object(
+        "kubernetes.NamespaceCondition",
+        vec![
+            ("status", string(), true),
+            ("type", string(), true),
+            ("lastTransitionTime", ts(), true),
+            ("message", string(), true),
+            ("reason", string(), true),
+        ],
+    );
+    let status = object(
+        "kubernetes.NamespaceStatus",
+        vec![
+            ("conditions", list_of(condition), true),
+            ("phase", string(), true),
+        ],
+    );
+    let metadata = object(
+        "kubernetes.NamespaceMetadata",
+        vec![
+            ("name", string(), true),
+            ("generateName", string(), true),
+            ("namespace", string(), true),
+            ("labels", map_of(string()), true),
+            ("annotations", map_of(string()), true),
+            ("UID", string(), true),
+            ("creationTimestamp", ts(), true),
+            ("deletionGracePeriodSeconds", simple(DeclKind::Int), true),
+            ("deletionTimestamp", ts(), true),
+            ("generation", simple(DeclKind::Int), true),
+            ("resourceVersion", string(), true),
+            ("finalizers", list_of(string()), true),
+        ],
+    );
+    object(
+        "kubernetes.Namespace",
+        vec![
+            ("metadata", metadata, true),
+            ("spec", spec, true),
+            ("status", status, true),
+        ],
+    )
+}
+
+/// The object types of the admission environment: the request and namespace types and the
+/// `kubernetes.variables` object of the variables compiled so far.
+#[derive(Clone, Debug)]
+struct AdmissionTypes {
+    declared: Arc<DeclTypeProvider>,
+    variables: IndexMap<String, Type>,
+}
+
+impl TypeProvider for AdmissionTypes {
+    fn find_type(&self, name: &str) -> Option<Type> {
+        if name == VARIABLES_TYPE {
+            return Some(Type::Object(VARIABLES_TYPE.into()));
+        }
+        self.declared.find_type(name)
+    }
+
+    fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
+        if type_name == VARIABLES_TYPE {
+            return self.variables.get(field).cloned();
+        }
+        self.declared.field_type(type_name, field)
+    }
+
+    fn field_names(&self, type_name: &str) -> Vec<String> {
+        if type_name == VARIABLES_TYPE {
+            return self.variables.keys().cloned().collect();
+        }
+        self.declared.field_names(type_name)
+    }
+}
+
+/// The types an expression must evaluate to (`ExpressionAccessor.ReturnTypes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReturnTypes {
+    /// Validations and matchConditions.
+    Bool,
+    /// messageExpressions.
+    String,
+    /// Audit annotation values.
+    StringOrNull,
+    /// Variables (`AnyType`, `DynType`: anything).
+    Any,
+}
+
+impl ReturnTypes {
+    fn accepts(self, t: &Type) -> bool {
+        match self {
+            ReturnTypes::Bool => *t == Type::Bool,
+            ReturnTypes::String => *t == Type::String,
+            ReturnTypes::StringOrNull => *t == Type::String || *t == Type::Null,
+            ReturnTypes::Any => true,
+        }
+    }
+
+    /// The reason of `CompileCELExpression` for a result of type `got`.
+    fn mismatch(self, got: &Type) -> String {
+        match self {
+            ReturnTypes::Bool => format!("must evaluate to bool but got {got}"),
+            ReturnTypes::String => format!("must evaluate to string but got {got}"),
+            ReturnTypes::StringOrNull => {
+                format!("must evaluate to one of [string null_type] but got {got}")
+            }
+            ReturnTypes::Any => String::new(),
+        }
+    }
+}
+
+/// Which optional variables an expression sees (`OptionalVariableDeclarations`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Optional {
+    /// `params` (the policy has a `paramKind`).
+    pub params: bool,
+    /// `authorizer` and `authorizer.requestResource`.
+    pub authorizer: bool,
+}
+
+/// Why an expression does not compile (`apiservercel.Error`): `Invalid` with the detail text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{detail}")]
+pub struct CompileError {
+    /// `compilation failed: ERROR: <input>:…`, `must evaluate to bool but got dyn`, …
+    pub detail: String,
+}
+
+/// A compiled expression and its result type.
+#[derive(Clone)]
+pub struct Compiled {
+    pub program: Program,
+    pub output_type: Type,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("output_type", &self.output_type)
+            .finish()
+    }
+}
+
+/// Compiles the expressions of one policy (`CompositedCompiler`): variables first, each adding a
+/// field to `variables`, then the rest.
+pub struct Compiler {
+    spec: EnvSpec,
+    base: Env,
+    types: AdmissionTypes,
+    /// Whether `variables` is declared (`NewCompositedCompiler`; API validation compiles
+    /// matchConditions with a stateless compiler without it).
+    composition: bool,
+}
+
+impl Compiler {
+    /// A compiler for Kubernetes `version` in `kind`'s view (the plugin compiles with
+    /// `StoredExpressions`; API validation of a new policy with `NewExpressions`).
+    pub fn new(version: KubeVersion, kind: EnvKind) -> Compiler {
+        Compiler::with_spec(EnvSpec::new(version, kind))
+    }
+
+    /// A compiler over the base environment `spec` (with its extra libraries, if any).
+    pub fn with_spec(spec: EnvSpec) -> Compiler {
+        let mut declared = DeclTypeProvider::new(&request_type());
+        declared.add(&namespace_type());
+        Compiler {
+            base: spec.env(),
+            spec,
+            types: AdmissionTypes {
+                declared: Arc::new(declared),
+                variables: IndexMap::new(),
+            },
+            composition: true,
+        }
+    }
+
+    /// A compiler without `variables` (`plugincel.NewCompiler`, the stateless compiler API
+    /// validation uses for matchConditions).
+    pub fn stateless(version: KubeVersion, kind: EnvKind) -> Compiler {
+        Compiler {
+            composition: false,
+            ..Compiler::new(version, kind)
+        }
+    }
+
+    fn env(&self, optional: Optional) -> Env {
+        let mut vars: Vec<(&str, Type)> = vec![
+            (OBJECT, Type::Dyn),
+            (OLD_OBJECT, Type::Dyn),
+            (
+                NAMESPACE_OBJECT,
+                Type::Object("kubernetes.Namespace".into()),
+            ),
+            (REQUEST, Type::Object("kubernetes.AdmissionRequest".into())),
+        ];
+        if self.composition {
+            vars.push((VARIABLES, Type::Object(VARIABLES_TYPE.into())));
+        }
+        if optional.params {
+            vars.push((PARAMS, Type::Dyn));
+        }
+        if optional.authorizer {
+            vars.push((AUTHORIZER, authz::authorizer_type()));
+            vars.push((REQUEST_RESOURCE_AUTHORIZER, authz::resource_check_type()));
+        }
+        let provider: Arc<dyn TypeProvider> = Arc::new(self.types.clone());
+        self.base.with_declarations(vars, Some(provider))
+    }
+
+    /// `CompileCELExpression`.
+    pub fn compile(
+        &self,
+        expression: &str,
+        returns: ReturnTypes,
+        optional: Optional,
+    ) -> Result<Compiled, CompileError> {
+        let env = self.env(optional);
+        let err = |detail: String| CompileError { detail };
+        let checked = check_expression(&env, expression, self.spec.has_literal_validators())
+            .map_err(|issues| err(format!("compilation failed: {issues}")))?;
+        let output_type = checked.result_type.clone().unwrap_or(Type::Dyn);
+        if !returns.accepts(&output_type) {
+            return Err(err(returns.mismatch(&output_type)));
+        }
+        let program =
+            plan(&env, &checked).map_err(|e| err(format!("program instantiation failed: {e}")))?;
+        Ok(Compiled {
+            program,
+            output_type,
+        })
+    }
+
+    /// `CompileAndStoreVariable`: compiles a variable and adds it to `variables` (as `dyn` when
+    /// it does not compile, as `convertCelTypeToDeclType` turns a nil type).
+    pub fn compile_variable(
+        &mut self,
+        name: &str,
+        expression: &str,
+        optional: Optional,
+    ) -> Result<Compiled, CompileError> {
+        let result = self.compile(expression, ReturnTypes::Any, optional);
+        let t = match &result {
+            Ok(c) => variable_field_type(&c.output_type),
+            Err(_) => Type::Dyn,
+        };
+        self.types.variables.insert(name.to_string(), t);
+        result
+    }
+}
+
+/// `convertCelTypeToDeclType` and back: the type a variable's field gets. Scalars, lists and
+/// maps keep their types (element types converted likewise); anything else is `dyn`.
+fn variable_field_type(t: &Type) -> Type {
+    match t {
+        Type::Bool
+        | Type::Bytes
+        | Type::Double
+        | Type::Duration
+        | Type::Int
+        | Type::Null
+        | Type::String
+        | Type::Timestamp
+        | Type::Uint
+        | Type::Dyn => t.clone(),
+        Type::List(e) => Type::list(variable_field_type(e)),
+        Type::Map(k, v) => Type::map(variable_field_type(k), variable_field_type(v)),
+        _ => Type::Dyn,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiler() -> Compiler {
+        Compiler::new(KubeVersion::NEWEST, EnvKind::StoredExpressions)
+    }
+
+    const ALL: Optional = Optional {
+        params: true,
+        authorizer: true,
+    };
+
+    #[test]
+    fn admission_variables_are_declared() {
+        let c = compiler();
+        for e in [
+            "object.spec.replicas <= 5",
+            "request.operation == 'CREATE' && request.userInfo.username != ''",
+            "namespaceObject.metadata.labels['env'] == 'prod'",
+            "params.max > 0",
+            "has(request.dryRun)",
+        ] {
+            c.compile(e, ReturnTypes::Bool, ALL)
+                .unwrap_or_else(|err| panic!("{e}: {err}"));
+        }
+    }
+
+    #[test]
+    fn result_types_are_checked_with_the_servers_texts() {
+        let c = compiler();
+        let e = c
+            .compile("object.spec", ReturnTypes::Bool, ALL)
+            .expect_err("dyn is not bool");
+        assert_eq!(e.detail, "must evaluate to bool but got dyn");
+        let e = c
+            .compile("1", ReturnTypes::StringOrNull, ALL)
+            .expect_err("int");
+        assert_eq!(
+            e.detail,
+            "must evaluate to one of [string null_type] but got int"
+        );
+        let e = c
+            .compile(
+                "params.x",
+                ReturnTypes::String,
+                Optional {
+                    params: false,
+                    authorizer: false,
+                },
+            )
+            .expect_err("no params");
+        assert!(
+            e.detail.starts_with(
+                "compilation failed: ERROR: <input>:1:1: undeclared reference to 'params'"
+            ),
+            "{}",
+            e.detail
+        );
+    }
+
+    #[test]
+    fn variables_are_typed_in_order() {
+        let mut c = compiler();
+        c.compile_variable("n", "1 + 1", ALL).expect("compiles");
+        assert!(c.compile("variables.n > 1", ReturnTypes::Bool, ALL).is_ok());
+        let e = c
+            .compile("variables.n == 'x'", ReturnTypes::Bool, ALL)
+            .expect_err("int == string");
+        assert!(
+            e.detail
+                .contains("found no matching overload for '_==_' applied to '(int, string)'"),
+            "{}",
+            e.detail
+        );
+        let e = c
+            .compile("variables.later", ReturnTypes::Bool, ALL)
+            .expect_err("not yet declared");
+        assert!(e.detail.contains("undefined field 'later'"), "{}", e.detail);
+    }
+}

@@ -1,0 +1,229 @@
+//! Evaluating a list of compiled admission expressions for one request
+//! (`k8s.io/apiserver/pkg/admission/plugin/cel/condition.go` `ForInput`, `activation.go`
+//! `Evaluate`, `composition.go`: variables evaluated lazily, each at most once per list, their
+//! cost charged to the expression that first reads them).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
+
+use cel::value::{Key, KeyRef, Map, MapProvider};
+use cel::{EvalError, EvalOptions, Program, Value};
+
+use super::environment::{
+    CompileError, Compiled, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, PARAMS, REQUEST, VARIABLES,
+};
+use crate::rules::env::PER_CALL_LIMIT;
+
+/// `validation failed due to running out of cost budget, …` (`ErrOutOfBudget`).
+pub const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/// The values of the admission variables for one request.
+#[derive(Clone, Debug)]
+pub struct Bindings {
+    pub object: Value,
+    pub old_object: Value,
+    pub request: Value,
+    pub namespace: Value,
+    /// `params` (null when the binding has no params).
+    pub params: Value,
+}
+
+/// One compiled expression of a list: its text and its program or compile error.
+#[derive(Clone, Debug)]
+pub struct Expression {
+    pub text: String,
+    pub compiled: Result<Compiled, CompileError>,
+}
+
+/// A compiled variable.
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub name: String,
+    pub compiled: Result<Compiled, CompileError>,
+}
+
+/// The outcome of one expression (`EvaluationResult`): its value or its error text.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// No expression at this index (a validation without messageExpression).
+    Absent,
+    Value(Value),
+    Error(String),
+}
+
+/// The lazily evaluated `variables` of one list evaluation.
+struct LazyVariables {
+    variables: Arc<[Variable]>,
+    bindings: Bindings,
+    values: Vec<OnceLock<Result<Value, String>>>,
+    /// Cost of the variables evaluated since the last expression (`GetAndResetCost`).
+    cost: AtomicU64,
+    this: Weak<LazyVariables>,
+}
+
+impl std::fmt::Debug for LazyVariables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyVariables")
+            .field("count", &self.variables.len())
+            .finish()
+    }
+}
+
+impl LazyVariables {
+    fn new(variables: Arc<[Variable]>, bindings: Bindings) -> Arc<LazyVariables> {
+        let values = variables.iter().map(|_| OnceLock::new()).collect();
+        Arc::new_cyclic(|this| LazyVariables {
+            variables,
+            bindings,
+            values,
+            cost: AtomicU64::new(0),
+            this: this.clone(),
+        })
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        // A later variable of the same name shadows an earlier one, as map keys do.
+        self.variables.iter().rposition(|v| v.name == name)
+    }
+
+    /// `variableAccessor.Callback`.
+    fn value(&self, i: usize) -> Result<Value, String> {
+        self.values[i]
+            .get_or_init(|| {
+                let v = &self.variables[i];
+                let compiled = match &v.compiled {
+                    Ok(c) => c,
+                    Err(e) => {
+                        return Err(format!(
+                            "composited variable {:?} fails to compile: {e}",
+                            v.name
+                        ));
+                    }
+                };
+                let Some(this) = self.this.upgrade() else {
+                    return Err(format!(
+                        "unable to get evaluation details of variable {:?}",
+                        v.name
+                    ));
+                };
+                let activation = Activation {
+                    bindings: &self.bindings,
+                    variables: this,
+                };
+                let (value, cost) = eval(&compiled.program, &activation);
+                self.cost.fetch_add(cost, Ordering::Relaxed);
+                value
+                    .map_err(|e| format!("composited variable {:?} fails to evaluate: {e}", v.name))
+            })
+            .clone()
+    }
+}
+
+impl MapProvider for LazyVariables {
+    fn len(&self) -> usize {
+        self.variables.len()
+    }
+
+    fn get(&self, key: KeyRef<'_>) -> Option<Value> {
+        self.try_get(key).ok().flatten()
+    }
+
+    fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_> {
+        Box::new(self.variables.iter().map(|v| Key::from(v.name.as_str())))
+    }
+
+    fn try_get(&self, key: KeyRef<'_>) -> cel::EvalResult<Option<Value>> {
+        let KeyRef::String(name) = key else {
+            return Ok(None);
+        };
+        self.try_field(name)
+    }
+
+    fn try_field(&self, name: &str) -> cel::EvalResult<Option<Value>> {
+        match self.index(name) {
+            None => Ok(None),
+            Some(i) => self.value(i).map(Some).map_err(EvalError::msg),
+        }
+    }
+}
+
+/// `evaluationActivation`: the variables of one list evaluation (`authorizer` unbound).
+struct Activation<'b> {
+    bindings: &'b Bindings,
+    variables: Arc<LazyVariables>,
+}
+
+impl cel::Activation for Activation<'_> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        let b = self.bindings;
+        Some(match name {
+            OBJECT => b.object.clone(),
+            OLD_OBJECT => b.old_object.clone(),
+            PARAMS => b.params.clone(),
+            REQUEST => b.request.clone(),
+            NAMESPACE_OBJECT => b.namespace.clone(),
+            VARIABLES => Value::Map(Map::Provided(self.variables.clone())),
+            _ => return None,
+        })
+    }
+}
+
+/// Evaluates with the per-call limit, returning the value and the runtime cost.
+fn eval(program: &Program, activation: &dyn cel::Activation) -> (cel::EvalResult, u64) {
+    let options = EvalOptions {
+        track_cost: true,
+        cost_limit: Some(PER_CALL_LIMIT),
+        ..Default::default()
+    };
+    let e = program.eval_with(activation, &options);
+    (e.value, e.cost.unwrap_or(0))
+}
+
+/// `condition.ForInput`: evaluates `expressions` in order within `budget`; `Err` with the
+/// budget error when it runs out. Returns the outcomes and the remaining budget.
+pub fn for_input(
+    expressions: &[Option<Expression>],
+    variables: &Arc<[Variable]>,
+    bindings: &Bindings,
+    budget: i64,
+) -> Result<(Vec<Outcome>, i64), String> {
+    if expressions.is_empty() {
+        return Ok((Vec::new(), budget));
+    }
+    let lazy = LazyVariables::new(variables.clone(), bindings.clone());
+    let activation = Activation {
+        bindings,
+        variables: lazy.clone(),
+    };
+    let mut remaining = budget;
+    let mut out = Vec::with_capacity(expressions.len());
+    for e in expressions {
+        let Some(e) = e else {
+            out.push(Outcome::Absent);
+            continue;
+        };
+        let compiled = match &e.compiled {
+            Ok(c) => c,
+            Err(err) => {
+                out.push(Outcome::Error(format!("compilation error: {err}")));
+                continue;
+            }
+        };
+        let (value, cost) = eval(&compiled.program, &activation);
+        let composition = i64::try_from(lazy.cost.swap(0, Ordering::Relaxed)).unwrap_or(i64::MAX);
+        if composition > remaining {
+            return Err(OUT_OF_BUDGET.into());
+        }
+        remaining -= composition;
+        match i64::try_from(cost) {
+            Ok(c) if c <= remaining => remaining -= c,
+            _ => return Err(OUT_OF_BUDGET.into()),
+        }
+        out.push(match value {
+            Ok(v) => Outcome::Value(v),
+            Err(err) => Outcome::Error(format!("expression '{}' resulted in error: {err}", e.text)),
+        });
+    }
+    Ok((out, remaining))
+}

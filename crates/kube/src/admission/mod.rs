@@ -1,0 +1,28 @@
+//! Admission policies offline: ValidatingAdmissionPolicy as kube-apiserver's admission plugin
+//! runs it (`k8s.io/apiserver/pkg/admission/plugin/policy`).
+//!
+//! * [`model`]: the policy and binding documents, decoded with the server's defaults.
+//! * [`api_validation`]: what the server checks when a policy or binding is created.
+//! * [`environment`]: the admission CEL environment and the compiler of policy expressions
+//!   (shared with mutating policies).
+//! * [`selector`]: label selectors (`metav1.LabelSelectorAsSelector`).
+//! * [`request`]: the request being admitted, and the `request` and `namespaceObject` values.
+//! * [`evaluate`]: evaluating a list of compiled expressions with lazy variables and the cost
+//!   budget.
+//! * [`matching`]: which policies and bindings apply to a request (shared with mutating
+//!   policies).
+//! * [`validating`]: compiling a validating policy and evaluating it for one request.
+//! * [`policies`]: the facade: the policies, bindings, Namespaces and params among the inputs,
+//!   answering for one object written.
+
+pub use policies::{PolicySet, RequestOptions};
+
+pub mod api_validation;
+pub mod environment;
+pub mod evaluate;
+pub mod matching;
+pub mod model;
+pub mod policies;
+pub mod request;
+pub mod selector;
+pub mod validating;

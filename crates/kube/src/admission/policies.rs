@@ -1,0 +1,299 @@
+//! The facade of admission: a [`PolicySet`] holds the validating policies, bindings, Namespaces
+//! and candidate params found among the input documents, and answers, for one object written,
+//! what the validating admission plugin would answer, with the resources and kinds a
+//! [`Validator`] knows (CRDs and built-in kinds).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::Value;
+
+use super::api_validation::{validate_binding, validate_policy};
+use super::matching::Cluster;
+use super::model::{
+    BINDING_KIND, ModelError, POLICY_KIND, ValidatingAdmissionPolicyBinding, admission_kind,
+    decode_binding, decode_policy,
+};
+use super::request::{
+    Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_named,
+    stored_namespace,
+};
+use super::validating::{Answer, CompiledPolicy, Params, dispatch};
+use crate::documents::Document;
+use crate::field::FieldError;
+use crate::validator::{ServedResource, Validator};
+use crate::version::KubeVersion;
+
+/// Namespaces that exist in every cluster.
+const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// The namespace kubectl writes a namespaced object without one to.
+const DEFAULT_NAMESPACE: &str = "default";
+
+/// Who sends the requests, and how.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// The requester (`request.userInfo`).
+    pub user: UserInfo,
+    /// Whether requests are dry runs (`request.dryRun`).
+    pub dry_run: bool,
+    /// Labels of namespaces not among the inputs (`--namespace-labels`), by name.
+    pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// The validating policies and what they read, for one Kubernetes version.
+#[derive(Default)]
+pub struct PolicySet {
+    version: KubeVersion,
+    options: RequestOptions,
+    policies: Vec<CompiledPolicy>,
+    bindings: Vec<ValidatingAdmissionPolicyBinding>,
+    namespaces: HashMap<String, Value>,
+    objects: Vec<Value>,
+    errors: HashMap<(String, usize), ModelError>,
+    /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
+    served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
+}
+
+impl PolicySet {
+    /// An empty set for Kubernetes `version`.
+    pub fn new(version: KubeVersion, options: RequestOptions) -> PolicySet {
+        PolicySet {
+            version,
+            options,
+            ..Default::default()
+        }
+    }
+
+    /// Takes in one input document: a policy or binding (decoded, a policy compiled), a
+    /// Namespace, or any other object (a candidate param).
+    pub fn add_document(&mut self, doc: &Document) {
+        match admission_kind(&doc.value) {
+            Some(POLICY_KIND) => match decode_policy(doc) {
+                Ok(p) => self.policies.push(CompiledPolicy::new(p, self.version)),
+                Err(e) => {
+                    self.errors.insert((doc.source.clone(), doc.line), e);
+                }
+            },
+            Some(BINDING_KIND) => match decode_binding(doc) {
+                Ok(b) => self.bindings.push(b),
+                Err(e) => {
+                    self.errors.insert((doc.source.clone(), doc.line), e);
+                }
+            },
+            _ => {
+                let v = &doc.value;
+                let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("");
+                if s("/apiVersion") == "v1" && s("/kind") == "Namespace" {
+                    self.namespaces
+                        .insert(s("/metadata/name").to_string(), stored_namespace(v));
+                }
+                self.objects.push(v.clone());
+            }
+        }
+    }
+
+    /// Whether there is no policy at all.
+    pub fn is_empty(&self) -> bool {
+        self.policies.is_empty()
+    }
+
+    /// Why `doc` (a policy or binding) could not be decoded, if it could not.
+    pub fn decode_error(&self, doc: &Document) -> Option<&ModelError> {
+        self.errors.get(&(doc.source.clone(), doc.line))
+    }
+
+    /// What the server's API validation finds wrong with `doc` when it is a policy or binding
+    /// being created (its expressions compiled in the new-expressions view).
+    pub fn review(&self, doc: &Document) -> Vec<FieldError> {
+        match admission_kind(&doc.value) {
+            Some(POLICY_KIND) => decode_policy(doc)
+                .map(|p| validate_policy(&p, self.version))
+                .unwrap_or_default(),
+            Some(BINDING_KIND) => decode_binding(doc)
+                .map(|b| validate_binding(&b))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// What the validating policies answer when `object` (as it would be stored) is written
+    /// with `operation` over `old`; `None` when no served resource is known for its kind.
+    pub fn admit(
+        &self,
+        validator: &Validator,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        operation: Operation,
+        request_namespace: Option<&str>,
+    ) -> Option<(Attributes, Answer)> {
+        let subject = object.or(old)?;
+        let s = |p: &str| subject.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let (api_version, kind) = (s("/apiVersion"), s("/kind"));
+        let served = self.served_resource(validator, api_version, kind)?;
+        let gvk = GroupVersionKind::of(api_version, kind);
+        let namespace = if served.namespaced {
+            match (s("/metadata/namespace"), request_namespace) {
+                ("", Some(ns)) => ns.to_string(),
+                ("", None) => DEFAULT_NAMESPACE.to_string(),
+                (ns, _) => ns.to_string(),
+            }
+        } else {
+            String::new()
+        };
+        let attr = Attributes {
+            resource: GroupVersionResource {
+                group: gvk.group.clone(),
+                version: gvk.version.clone(),
+                resource: served.resource.clone(),
+            },
+            kind: gvk,
+            subresource: String::new(),
+            name: s("/metadata/name").to_string(),
+            namespace,
+            operation,
+            object: object.cloned(),
+            old_object: old.cloned(),
+            user: self.options.user.clone(),
+            dry_run: self.options.dry_run,
+        };
+        let equivalents = served
+            .versions
+            .iter()
+            .map(|v| {
+                (
+                    GroupVersionResource {
+                        group: attr.resource.group.clone(),
+                        version: v.clone(),
+                        resource: served.resource.clone(),
+                    },
+                    GroupVersionKind {
+                        group: attr.kind.group.clone(),
+                        version: v.clone(),
+                        kind: kind.to_string(),
+                    },
+                )
+            })
+            .collect();
+        let view = View {
+            set: self,
+            validator,
+            equivalents,
+        };
+        let hooks: Vec<(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)> = self
+            .policies
+            .iter()
+            .map(|p| {
+                let bindings = self
+                    .bindings
+                    .iter()
+                    .filter(|b| b.spec.policy_name == p.policy.metadata.name)
+                    .collect();
+                (p, bindings)
+            })
+            .collect();
+        let answer = dispatch(&hooks, &attr, &view, &view);
+        Some((attr, answer))
+    }
+}
+
+impl PolicySet {
+    /// [`Validator::served_resource`], cached (a built-in kind's versions are found by
+    /// converting the kind in every version of its group).
+    fn served_resource(
+        &self,
+        validator: &Validator,
+        api_version: &str,
+        kind: &str,
+    ) -> Option<ServedResource> {
+        let key = (api_version.to_string(), kind.to_string());
+        let cached = self
+            .served
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(s) = cached {
+            return s;
+        }
+        let s = validator.served_resource(api_version, kind);
+        self.served
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, s.clone());
+        s
+    }
+}
+
+/// The cluster as one request sees it.
+struct View<'a> {
+    set: &'a PolicySet,
+    validator: &'a Validator,
+    equivalents: Vec<(GroupVersionResource, GroupVersionKind)>,
+}
+
+impl Cluster for View<'_> {
+    fn equivalents(
+        &self,
+        resource: &GroupVersionResource,
+        _subresource: &str,
+    ) -> Vec<(GroupVersionResource, GroupVersionKind)> {
+        if self
+            .equivalents
+            .iter()
+            .any(|(r, _)| r.group == resource.group && r.resource == resource.resource)
+        {
+            self.equivalents.clone()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn namespace(&self, name: &str) -> Option<Value> {
+        if let Some(ns) = self.set.namespaces.get(name) {
+            return Some(ns.clone());
+        }
+        if let Some(labels) = self.set.options.namespace_labels.get(name) {
+            let mut ns = namespace_named(name);
+            if let Some(l) = ns
+                .pointer_mut("/metadata/labels")
+                .and_then(Value::as_object_mut)
+            {
+                for (k, v) in labels {
+                    l.insert(k.clone(), Value::String(v.clone()));
+                }
+            }
+            return Some(ns);
+        }
+        SYSTEM_NAMESPACES
+            .contains(&name)
+            .then(|| namespace_named(name))
+    }
+}
+
+impl Params for View<'_> {
+    fn param_scope(&self, api_version: &str, kind: &str) -> Option<bool> {
+        self.set
+            .served_resource(self.validator, api_version, kind)
+            .map(|r| r.namespaced)
+    }
+
+    fn param_objects(&self, api_version: &str, kind: &str, namespace: Option<&str>) -> Vec<Value> {
+        self.set
+            .objects
+            .iter()
+            .filter(|o| {
+                let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("");
+                let in_namespace = match namespace {
+                    None => true,
+                    Some(ns) => match s("/metadata/namespace") {
+                        "" => ns == DEFAULT_NAMESPACE,
+                        own => own == ns,
+                    },
+                };
+                s("/apiVersion") == api_version && s("/kind") == kind && in_namespace
+            })
+            .cloned()
+            .collect()
+    }
+}

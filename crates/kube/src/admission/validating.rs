@@ -1,0 +1,766 @@
+//! ValidatingAdmissionPolicy: compiling a policy (`policy/validating/plugin.go`
+//! `compilePolicy`), evaluating it for one request and binding (`validator.go` `Validate`), and
+//! combining the decisions of every policy and binding into the server's answer
+//! (`dispatcher.go` `Dispatch`).
+
+use std::sync::Arc;
+
+use cel::Value as CelValue;
+use serde_json::Value;
+
+use super::environment::{
+    Compiler, Optional, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, ReturnTypes,
+};
+use super::evaluate::{Bindings, Expression, Outcome, Variable, for_input};
+use super::matching::{Cluster, binding_matches, definition_matches};
+use super::model::{
+    FailurePolicy, ParameterNotFoundAction, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidationAction,
+};
+use super::request::{Attributes, namespace_json, request_json};
+use super::selector::Selector;
+use crate::field::go_json;
+use crate::pipeline::status::{Cause, Details, Status};
+use crate::rules::EnvKind;
+use crate::rules::env::{MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, RUNTIME_CEL_COST_BUDGET};
+use crate::version::KubeVersion;
+
+/// `maxAuditAnnotationValueLength`.
+pub const MAX_AUDIT_ANNOTATION_VALUE_LENGTH: usize = 10 * 1024;
+/// `maxValidationFailures`: validation failures kept in the audit annotation.
+pub const MAX_VALIDATION_FAILURES: usize = 50;
+/// The audit annotation listing validation failures under the `Audit` action.
+pub const VALIDATION_FAILURE_ANNOTATION: &str =
+    "validation.policy.admission.k8s.io/validation_failure";
+
+/// A policy with its expressions compiled as the plugin compiles them (stored expressions).
+#[derive(Clone, Debug)]
+pub struct CompiledPolicy {
+    pub policy: ValidatingAdmissionPolicy,
+    variables: Arc<[Variable]>,
+    match_conditions: Vec<(String, Option<Expression>)>,
+    validations: Vec<Option<Expression>>,
+    messages: Vec<Option<Expression>>,
+    audit_annotations: Vec<Option<Expression>>,
+}
+
+impl CompiledPolicy {
+    /// `compilePolicy` for Kubernetes `version`.
+    pub fn new(policy: ValidatingAdmissionPolicy, version: KubeVersion) -> CompiledPolicy {
+        let optional = Optional {
+            params: policy.spec.param_kind.is_some(),
+            authorizer: true,
+        };
+        let message_optional = Optional {
+            authorizer: false,
+            ..optional
+        };
+        let mut compiler = Compiler::new(version, EnvKind::StoredExpressions);
+        let variables: Arc<[Variable]> = policy
+            .spec
+            .variables
+            .iter()
+            .map(|v| Variable {
+                name: v.name.clone(),
+                compiled: compiler.compile_variable(&v.name, &v.expression, optional),
+            })
+            .collect();
+        let expression = |text: &str, returns: ReturnTypes, optional: Optional| {
+            Some(Expression {
+                text: text.to_string(),
+                compiled: compiler.compile(text, returns, optional),
+            })
+        };
+        let match_conditions = policy
+            .spec
+            .match_conditions
+            .iter()
+            .map(|m| {
+                (
+                    m.name.clone(),
+                    expression(&m.expression, ReturnTypes::Bool, optional),
+                )
+            })
+            .collect();
+        let validations = policy
+            .spec
+            .validations
+            .iter()
+            .map(|v| expression(&v.expression, ReturnTypes::Bool, optional))
+            .collect();
+        let messages = policy
+            .spec
+            .validations
+            .iter()
+            .map(|v| {
+                (!v.message_expression.is_empty())
+                    .then(|| {
+                        expression(&v.message_expression, ReturnTypes::String, message_optional)
+                    })
+                    .flatten()
+            })
+            .collect();
+        let audit_annotations = policy
+            .spec
+            .audit_annotations
+            .iter()
+            .map(|a| expression(&a.value_expression, ReturnTypes::StringOrNull, optional))
+            .collect();
+        CompiledPolicy {
+            policy,
+            variables,
+            match_conditions,
+            validations,
+            messages,
+            audit_annotations,
+        }
+    }
+
+    fn failure_policy(&self) -> FailurePolicy {
+        self.policy
+            .spec
+            .failure_policy
+            .unwrap_or(FailurePolicy::Fail)
+    }
+
+    /// The compile errors of every expression, with the field they are in
+    /// (`spec.validations[0].expression`, …): what `status.typeChecking`-free compilation of
+    /// the stored policy reports.
+    pub fn compile_errors(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (i, v) in self.variables.iter().enumerate() {
+            if let Err(e) = &v.compiled {
+                out.push((format!("spec.variables[{i}].expression"), e.detail.clone()));
+            }
+        }
+        let mut list =
+            |field: &str, member: &str, exprs: &mut dyn Iterator<Item = Option<&Expression>>| {
+                for (i, e) in exprs.enumerate() {
+                    if let Some(Expression {
+                        compiled: Err(err), ..
+                    }) = e
+                    {
+                        out.push((format!("spec.{field}[{i}].{member}"), err.detail.clone()));
+                    }
+                }
+            };
+        list(
+            "matchConditions",
+            "expression",
+            &mut self.match_conditions.iter().map(|(_, e)| e.as_ref()),
+        );
+        list(
+            "validations",
+            "expression",
+            &mut self.validations.iter().map(Option::as_ref),
+        );
+        list(
+            "validations",
+            "messageExpression",
+            &mut self.messages.iter().map(Option::as_ref),
+        );
+        list(
+            "auditAnnotations",
+            "valueExpression",
+            &mut self.audit_annotations.iter().map(Option::as_ref),
+        );
+        out
+    }
+}
+
+/// `PolicyDecisionAction` with its evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    Admit,
+    Deny,
+    Error,
+}
+
+/// `PolicyDecision`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Whether the request is denied by this decision (errors deny under `failurePolicy: Fail`).
+    pub deny: bool,
+    pub evaluation: Evaluation,
+    pub message: String,
+    /// The `metav1.StatusReason` (empty unless the validation failed).
+    pub reason: String,
+}
+
+/// `PolicyAuditAnnotation` outcomes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum AuditOutcome {
+    Publish(String, String),
+    Exclude,
+    Error(String),
+}
+
+/// `ValidateResult`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct ValidateResult {
+    decisions: Vec<Decision>,
+    audit: Vec<AuditOutcome>,
+}
+
+fn error_decision(policy: FailurePolicy, message: String) -> Decision {
+    Decision {
+        deny: policy == FailurePolicy::Fail,
+        evaluation: Evaluation::Error,
+        message,
+        reason: String::new(),
+    }
+}
+
+/// `validator.Validate` for one param.
+fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
+    let f = p.failure_policy();
+    let single = |message: String| ValidateResult {
+        decisions: vec![error_decision(f, message)],
+        audit: Vec::new(),
+    };
+    if !p.match_conditions.is_empty() {
+        // matchconditions.Matcher.Match: no namespaceObject, its own budget.
+        let conditions: Vec<Option<Expression>> =
+            p.match_conditions.iter().map(|(_, e)| e.clone()).collect();
+        let no_namespace = Bindings {
+            namespace: CelValue::Null,
+            ..bindings.clone()
+        };
+        match for_input(
+            &conditions,
+            &p.variables,
+            &no_namespace,
+            RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+        ) {
+            Err(e) => {
+                if f == FailurePolicy::Fail {
+                    return single(e);
+                }
+                return ValidateResult::default();
+            }
+            Ok((outcomes, _)) => {
+                let mut errors: Vec<String> = Vec::new();
+                for o in outcomes {
+                    match o {
+                        Outcome::Error(e) => errors.push(e),
+                        Outcome::Value(CelValue::Bool(false)) => return ValidateResult::default(),
+                        _ => {}
+                    }
+                }
+                if !errors.is_empty() {
+                    if f == FailurePolicy::Fail {
+                        return single(aggregate(errors));
+                    }
+                    return ValidateResult::default();
+                }
+            }
+        }
+    }
+    let (outcomes, remaining) = match for_input(
+        &p.validations,
+        &p.variables,
+        bindings,
+        RUNTIME_CEL_COST_BUDGET,
+    ) {
+        Ok(r) => r,
+        Err(e) => return single(e),
+    };
+    let messages = for_input(&p.messages, &p.variables, bindings, remaining);
+    let (messages, message_error) = match messages {
+        Ok((m, _)) => (m, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let mut decisions = Vec::with_capacity(outcomes.len());
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        let v = &p.policy.spec.validations[i];
+        decisions.push(match outcome {
+            Outcome::Error(e) => error_decision(f, e),
+            _ if message_error.is_some() => error_decision(
+                f,
+                format!(
+                    "failed messageExpression: {}",
+                    message_error.clone().unwrap_or_default()
+                ),
+            ),
+            Outcome::Value(CelValue::Bool(true)) => Decision {
+                deny: false,
+                evaluation: Evaluation::Admit,
+                message: String::new(),
+                reason: String::new(),
+            },
+            _ => {
+                let mut message = match messages.get(i) {
+                    Some(Outcome::Value(CelValue::String(s))) => {
+                        let m = s.trim();
+                        if m.len() > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES || m.contains('\n')
+                        {
+                            String::new()
+                        } else {
+                            m.to_string()
+                        }
+                    }
+                    _ => String::new(),
+                };
+                if message.is_empty() && !v.message.is_empty() {
+                    message = v.message.trim().to_string();
+                }
+                if message.is_empty() {
+                    message = format!("failed expression: {}", v.expression.trim());
+                }
+                Decision {
+                    deny: true,
+                    evaluation: Evaluation::Deny,
+                    message,
+                    reason: v.reason.clone().unwrap_or_else(|| "Invalid".into()),
+                }
+            }
+        });
+    }
+    let audit = match for_input(&p.audit_annotations, &p.variables, bindings, RUNTIME_CEL_COST_BUDGET) {
+        Ok((outcomes, _)) => outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let a = &p.policy.spec.audit_annotations[i];
+                let error = |m: String| {
+                    if f == FailurePolicy::Ignore {
+                        AuditOutcome::Exclude
+                    } else {
+                        AuditOutcome::Error(m)
+                    }
+                };
+                match o {
+                    Outcome::Error(e) => error(e),
+                    Outcome::Value(CelValue::String(s)) if s.trim().is_empty() => AuditOutcome::Exclude,
+                    Outcome::Value(CelValue::String(s)) => {
+                        AuditOutcome::Publish(a.key.clone(), s.trim().to_string())
+                    }
+                    Outcome::Value(CelValue::Null) | Outcome::Absent => AuditOutcome::Exclude,
+                    Outcome::Value(other) => AuditOutcome::Error(format!(
+                        "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
+                        a.value_expression,
+                        other.type_name()
+                    )),
+                }
+            })
+            .collect(),
+        Err(e) => return single(e),
+    };
+    ValidateResult { decisions, audit }
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`.
+fn aggregate(errors: Vec<String>) -> String {
+    let mut unique: Vec<String> = Vec::new();
+    for e in errors {
+        if !unique.contains(&e) {
+            unique.push(e);
+        }
+    }
+    match unique.as_slice() {
+        [one] => one.clone(),
+        _ => format!("[{}]", unique.join(", ")),
+    }
+}
+
+/// A policy's binding and where it was read.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub binding: ValidatingAdmissionPolicyBinding,
+}
+
+/// What one binding of one policy decided for a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingResult {
+    pub policy: String,
+    /// Empty for an error of the policy itself (no binding evaluated).
+    pub binding: String,
+    /// The decisions that did not admit (denials and errors), in validation order.
+    pub decisions: Vec<Decision>,
+}
+
+/// The denial that answers the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Denial {
+    pub policy: String,
+    /// Absent for an error of the policy itself.
+    pub binding: Option<String>,
+    pub decision: Decision,
+}
+
+/// What the validating policies answer for one request (`Dispatch`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// Every denied decision, in policy and binding order; the first answers the request.
+    pub denied: Vec<Denial>,
+    /// Warnings (`Warn` action).
+    pub warnings: Vec<String>,
+    /// Audit annotations (`Audit` action failures and audit annotation values), key and value.
+    pub audit_annotations: Vec<(String, String)>,
+    /// The results of every binding that matched.
+    pub bindings: Vec<BindingResult>,
+}
+
+impl Answer {
+    /// The message of the first denial (`ValidatingAdmissionPolicy '<p>' with binding '<b>'
+    /// denied request: <message>`).
+    pub fn message(&self) -> Option<String> {
+        let d = self.denied.first()?;
+        Some(match &d.binding {
+            Some(b) => format!(
+                "ValidatingAdmissionPolicy '{}' with binding '{b}' denied request: {}",
+                d.policy, d.decision.message
+            ),
+            None => format!(
+                "ValidatingAdmissionPolicy '{}' denied request: {}",
+                d.policy, d.decision.message
+            ),
+        })
+    }
+
+    /// The server's error status for a denied request of `attr`
+    /// (`admission.NewForbidden` with the reason and code of the first denial).
+    pub fn status(&self, attr: &Attributes) -> Option<Status> {
+        let message = self.message()?;
+        let reason = match self.denied.first().map(|d| d.decision.reason.as_str()) {
+            Some("") | None => "Invalid",
+            Some(r) => r,
+        };
+        let code = match reason {
+            "Forbidden" => 403,
+            "Unauthorized" => 401,
+            "RequestEntityTooLarge" => 413,
+            _ => 422,
+        };
+        let group_resource = if attr.resource.group.is_empty() {
+            attr.resource.resource.clone()
+        } else {
+            format!("{}.{}", attr.resource.resource, attr.resource.group)
+        };
+        let text = if attr.name.is_empty() {
+            format!("{group_resource} is forbidden: {message}")
+        } else {
+            format!("{group_resource} {:?} is forbidden: {message}", attr.name)
+        };
+        let mut status = Status::failure(code, reason, text);
+        status.details = Some(Details {
+            name: attr.name.clone(),
+            group: attr.resource.group.clone(),
+            kind: attr.resource.resource.clone(),
+            causes: vec![Cause {
+                reason: String::new(),
+                message,
+                field: String::new(),
+            }],
+        });
+        Some(status)
+    }
+}
+
+/// The objects a binding's `paramRef` can select, and their scope.
+pub trait Params {
+    /// Whether the kind `api_version`/`kind` is known, and if so whether it is namespaced.
+    fn param_scope(&self, api_version: &str, kind: &str) -> Option<bool>;
+    /// The objects of `api_version`/`kind` (in `namespace` when given).
+    fn param_objects(&self, api_version: &str, kind: &str, namespace: Option<&str>) -> Vec<Value>;
+}
+
+/// `generic.CollectParams`: `Ok(None)` stands for the single nil param.
+fn collect_params(
+    policy: &ValidatingAdmissionPolicy,
+    binding: &ValidatingAdmissionPolicyBinding,
+    namespace: &str,
+    params: &dyn Params,
+) -> Result<Vec<Option<Value>>, String> {
+    let (Some(kind), Some(r)) = (&policy.spec.param_kind, &binding.spec.param_ref) else {
+        return Ok(vec![None]);
+    };
+    let Some(namespaced) = params.param_scope(&kind.api_version, &kind.kind) else {
+        return Err(format!(
+            "paramKind kind `&ParamKind{{APIVersion:{},Kind:{},}}` not known",
+            kind.api_version, kind.kind
+        ));
+    };
+    let store_namespace = if namespaced {
+        let ns = if r.namespace.is_empty() {
+            namespace
+        } else {
+            &r.namespace
+        };
+        if ns.is_empty() {
+            return Err(
+                "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources".into(),
+            );
+        }
+        Some(ns)
+    } else {
+        None
+    };
+    if !r.namespace.is_empty() && !namespaced {
+        return Err(
+            "paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into(),
+        );
+    }
+    let candidates = params.param_objects(&kind.api_version, &kind.kind, store_namespace);
+    let found: Vec<Value> = if !r.name.is_empty() {
+        if r.selector.is_some() {
+            return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
+        }
+        candidates
+            .into_iter()
+            .filter(|o| o.pointer("/metadata/name").and_then(Value::as_str) == Some(&r.name))
+            .take(1)
+            .collect()
+    } else if let Some(sel) = &r.selector {
+        let s = Selector::parse(sel).map_err(|e| e.0)?;
+        candidates
+            .into_iter()
+            .filter(|o| s.matches(&super::request::labels(o)))
+            .collect()
+    } else {
+        return Err("one of name or selector must be provided".into());
+    };
+    if found.is_empty() && r.parameter_not_found_action == Some(ParameterNotFoundAction::Deny) {
+        return Err(
+            "no params found for policy binding with `Deny` parameterNotFoundAction".into(),
+        );
+    }
+    Ok(found.into_iter().map(Some).collect())
+}
+
+/// `ValidationFailureValue`: one failure under the `Audit` action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ValidationFailure {
+    message: String,
+    policy: String,
+    binding: String,
+    expression_index: usize,
+    actions: Vec<ValidationAction>,
+}
+
+impl ValidationFailure {
+    /// As `json.Marshal` writes the Go struct: fields in declaration order, strings escaped as
+    /// Go escapes them.
+    fn to_go_json(&self) -> String {
+        let s = |v: &str| go_json(&Value::String(v.to_string()));
+        let actions: Vec<String> = self.actions.iter().map(|a| s(&format!("{a:?}"))).collect();
+        format!(
+            "{{\"message\":{},\"policy\":{},\"binding\":{},\"expressionIndex\":{},\"validationActions\":[{}]}}",
+            s(&self.message),
+            s(&self.policy),
+            s(&self.binding),
+            self.expression_index,
+            actions.join(",")
+        )
+    }
+}
+
+/// Whether the plugins leave a request alone (`IsExemptAdmissionConfigurationResource`).
+pub fn is_exempt(attr: &Attributes) -> bool {
+    attr.kind.group == super::model::GROUP
+        && matches!(
+            attr.kind.kind.as_str(),
+            "ValidatingWebhookConfiguration"
+                | "MutatingWebhookConfiguration"
+                | "ValidatingAdmissionPolicy"
+                | "ValidatingAdmissionPolicyBinding"
+                | "MutatingAdmissionPolicy"
+                | "MutatingAdmissionPolicyBinding"
+        )
+}
+
+/// `Dispatch`: every policy with its bindings (bindings naming the policy, in order) against
+/// one request.
+pub fn dispatch(
+    policies: &[(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)],
+    attr: &Attributes,
+    cluster: &dyn Cluster,
+    params: &dyn Params,
+) -> Answer {
+    let mut answer = Answer::default();
+    if is_exempt(attr) {
+        return answer;
+    }
+    let object = attr
+        .object
+        .as_ref()
+        .map_or(CelValue::Null, CelValue::from_json);
+    let old_object = attr
+        .old_object
+        .as_ref()
+        .map_or(CelValue::Null, CelValue::from_json);
+    let is_namespace_kind =
+        attr.kind.group.is_empty() && attr.kind.version == "v1" && attr.kind.kind == "Namespace";
+    let namespace = if attr.namespace.is_empty() || is_namespace_kind {
+        CelValue::Null
+    } else {
+        cluster
+            .namespace(&attr.namespace)
+            .map_or(CelValue::Null, |ns| {
+                CelValue::from_json(&namespace_json(&ns))
+            })
+    };
+    let mut validation_failures: Vec<ValidationFailure> = Vec::new();
+    let mut last_request: Option<(super::matching::Matched, CelValue)> = None;
+    for (policy, bindings) in policies {
+        let name = policy.policy.metadata.name.clone();
+        let config_error = |answer: &mut Answer, binding: Option<&str>, err: String| {
+            if policy.failure_policy() == FailurePolicy::Ignore {
+                return;
+            }
+            let message = match binding {
+                None => format!("failed to configure policy: {err}"),
+                Some(_) => format!("failed to configure binding: {err}"),
+            };
+            answer.denied.push(Denial {
+                policy: name.clone(),
+                binding: binding.map(str::to_string),
+                decision: Decision {
+                    deny: true,
+                    evaluation: Evaluation::Error,
+                    message,
+                    reason: String::new(),
+                },
+            });
+        };
+        if bindings.is_empty() {
+            continue;
+        }
+        let matched = match definition_matches(
+            attr,
+            policy.policy.spec.match_constraints.as_ref(),
+            cluster,
+        ) {
+            Err(e) => {
+                config_error(&mut answer, None, e.0);
+                continue;
+            }
+            Ok(None) => continue,
+            Ok(Some(m)) => m,
+        };
+        // Policies matching the same resource and kind share one `request` value.
+        let request = match &last_request {
+            Some((m, r)) if *m == matched => r.clone(),
+            _ => {
+                let r = CelValue::from_json(&request_json(attr, &matched.resource, &matched.kind));
+                last_request = Some((matched.clone(), r.clone()));
+                r
+            }
+        };
+        let mut annotations: Vec<(String, Vec<String>)> = Vec::new();
+        for binding in bindings {
+            let bname = binding.metadata.name.as_str();
+            match binding_matches(attr, binding.spec.match_resources.as_ref(), cluster) {
+                Err(e) => {
+                    config_error(&mut answer, Some(bname), e.0);
+                    continue;
+                }
+                Ok(false) => continue,
+                Ok(true) => {}
+            }
+            let params_list = match collect_params(&policy.policy, binding, &attr.namespace, params)
+            {
+                Ok(p) => p,
+                Err(e) => {
+                    config_error(&mut answer, Some(bname), e);
+                    continue;
+                }
+            };
+            let mut result = BindingResult {
+                policy: name.clone(),
+                binding: bname.to_string(),
+                decisions: Vec::new(),
+            };
+            for param in params_list {
+                let bindings_values = Bindings {
+                    object: object.clone(),
+                    old_object: old_object.clone(),
+                    request: request.clone(),
+                    namespace: namespace.clone(),
+                    params: param.as_ref().map_or(CelValue::Null, CelValue::from_json),
+                };
+                let r = validate(policy, &bindings_values);
+                for (i, d) in r.decisions.into_iter().enumerate() {
+                    if !d.deny {
+                        continue;
+                    }
+                    for action in &binding.spec.validation_actions {
+                        match action {
+                            ValidationAction::Deny => answer.denied.push(Denial {
+                                policy: name.clone(),
+                                binding: Some(bname.to_string()),
+                                decision: d.clone(),
+                            }),
+                            ValidationAction::Audit => validation_failures.push(ValidationFailure {
+                                message: d.message.clone(),
+                                policy: binding.spec.policy_name.clone(),
+                                binding: bname.to_string(),
+                                expression_index: i,
+                                actions: binding.spec.validation_actions.clone(),
+                            }),
+                            ValidationAction::Warn => answer.warnings.push(format!(
+                                "Validation failed for ValidatingAdmissionPolicy '{name}' with binding '{bname}': {}",
+                                d.message
+                            )),
+                        }
+                    }
+                    result.decisions.push(d);
+                }
+                for a in r.audit {
+                    match a {
+                        AuditOutcome::Publish(key, mut value) => {
+                            if value.len() > MAX_AUDIT_ANNOTATION_VALUE_LENGTH {
+                                let mut cut = MAX_AUDIT_ANNOTATION_VALUE_LENGTH;
+                                while !value.is_char_boundary(cut) {
+                                    cut -= 1;
+                                }
+                                value.truncate(cut);
+                            }
+                            match annotations.iter_mut().find(|(k, _)| *k == key) {
+                                Some((_, vs)) => {
+                                    if !vs.contains(&value) {
+                                        vs.push(value);
+                                    }
+                                }
+                                None => annotations.push((key, vec![value])),
+                            }
+                        }
+                        AuditOutcome::Error(message) => {
+                            let d = Decision {
+                                deny: true,
+                                evaluation: Evaluation::Error,
+                                message,
+                                reason: String::new(),
+                            };
+                            answer.denied.push(Denial {
+                                policy: name.clone(),
+                                binding: Some(bname.to_string()),
+                                decision: d.clone(),
+                            });
+                            result.decisions.push(d);
+                        }
+                        AuditOutcome::Exclude => {}
+                    }
+                }
+            }
+            answer.bindings.push(result);
+        }
+        for (key, values) in annotations {
+            answer
+                .audit_annotations
+                .push((format!("{name}/{key}"), values.join(", ")));
+        }
+    }
+    if !validation_failures.is_empty() {
+        validation_failures.truncate(MAX_VALIDATION_FAILURES);
+        let items: Vec<String> = validation_failures
+            .iter()
+            .map(ValidationFailure::to_go_json)
+            .collect();
+        answer.audit_annotations.push((
+            VALIDATION_FAILURE_ANNOTATION.to_string(),
+            format!("[{}]", items.join(",")),
+        ));
+    }
+    answer
+}

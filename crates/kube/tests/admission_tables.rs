@@ -1,0 +1,275 @@
+//! Data-driven test of admission policies against Kubernetes' own test tables, extracted with
+//! provenance into `tests/data/admission/*.json` (each file's generator, `gen_*.py` beside it,
+//! names the Go test and source line of every case):
+//!
+//! * `compile.json`: `TestCompileValidatingPolicyExpression` (`pkg/admission/plugin/cel`): the
+//!   admission environment's variables, libraries and result types, as a validation and as an
+//!   audit annotation value;
+//! * `matching.json`: `TestMatcher` (`pkg/admission/plugin/policy/matching`): resource rules,
+//!   names, exclusions, `matchPolicy`, subresources, selector errors.
+//!
+//! One trial per record, named `<kind>/<case>[/<subtest>]`; skipped records are listed with
+//! their reason in `tests/admission_tables.skip`. The run ends with the libtest summary and one
+//! line `N passed, N failed, N skipped`, and fails when fewer trials ran than the data holds.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use cel::{EnvBuilder, Function, Library, Overload, Type};
+use kcel_kube::KubeVersion;
+use kcel_kube::admission::environment::{Compiler, Optional, ReturnTypes};
+use kcel_kube::admission::matching::{Cluster, matches};
+use kcel_kube::admission::model::MatchResources;
+use kcel_kube::admission::request::{
+    Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo,
+};
+use kcel_kube::rules::env::ExtraLibrary;
+use kcel_kube::rules::{EnvKind, EnvSpec};
+use libtest_mimic::{Arguments, Trial};
+use serde_json::Value;
+
+/// The data files, embedded so the test needs nothing outside the repository.
+const DATA: [(&str, &str); 2] = [
+    ("compile.json", include_str!("data/admission/compile.json")),
+    (
+        "matching.json",
+        include_str!("data/admission/matching.json"),
+    ),
+];
+
+/// Skip patterns and their reasons: `<name><TAB><reason>` lines (`#` lines are comments).
+fn skip_list() -> Vec<(&'static str, &'static str)> {
+    include_str!("admission_tables.skip")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .collect()
+}
+
+fn skipped(skips: &[(&str, &str)], name: &str) -> bool {
+    skips.iter().any(|(p, _)| match p.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => *p == name,
+    })
+}
+
+/// `library.Test()`: `test()`, a function Kubernetes' tests add at version 1.999 so that only
+/// the stored-expressions view has it.
+struct TestLibrary;
+
+impl Library for TestLibrary {
+    fn install(&self, env: &mut EnvBuilder) {
+        env.add_function(Function::new("test").overload(Overload::global(
+            "test",
+            vec![],
+            Type::Bool,
+            None,
+        )));
+    }
+}
+
+fn run_compile(r: &Value) -> Result<(), String> {
+    let env = if r["envType"] == "StoredExpressions" {
+        EnvKind::StoredExpressions
+    } else {
+        EnvKind::NewExpressions
+    };
+    let mut spec = EnvSpec::new(KubeVersion::NEWEST, env);
+    spec.extra.push(ExtraLibrary {
+        introduced_minor: 999,
+        library: Arc::new(TestLibrary),
+    });
+    let compiler = Compiler::with_spec(spec);
+    let returns = match r["returns"].as_str() {
+        Some("bool") => ReturnTypes::Bool,
+        Some("string|null") => ReturnTypes::StringOrNull,
+        other => return Err(format!("unknown return types {other:?}")),
+    };
+    let optional = Optional {
+        params: r["hasParams"].as_bool().unwrap_or(false),
+        authorizer: r["hasAuthorizer"].as_bool().unwrap_or(false),
+    };
+    let expression = r["expression"].as_str().ok_or("no expression")?;
+    let result = compiler.compile(expression, returns, optional);
+    match (result, r["error"].as_str()) {
+        (Ok(_), None) => Ok(()),
+        (Ok(_), Some(want)) => Err(format!("compiled, expected an error containing {want:?}")),
+        (Err(e), None) => Err(format!("unexpected error: {e}")),
+        (Err(e), Some(want)) if e.detail.contains(want) => Ok(()),
+        (Err(e), Some(want)) => Err(format!("error {:?} does not contain {want:?}", e.detail)),
+    }
+}
+
+fn gvr(v: &Value) -> GroupVersionResource {
+    let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    GroupVersionResource {
+        group: s("group"),
+        version: s("version"),
+        resource: s("resource"),
+    }
+}
+
+fn gvk(v: &Value) -> GroupVersionKind {
+    let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    GroupVersionKind {
+        group: s("group"),
+        version: s("version"),
+        kind: s("kind"),
+    }
+}
+
+/// The test's `EquivalentResourceRegistry`: resources grouped by identity (every group's
+/// `deployments` share one), per subresource, in registration order, each with its kind.
+struct Registry(Vec<(GroupVersionResource, String, GroupVersionKind)>);
+
+impl Registry {
+    fn identity(r: &GroupVersionResource) -> String {
+        if r.resource == "deployments" {
+            "/deployments".into()
+        } else {
+            format!("{}/{}", r.group, r.resource)
+        }
+    }
+}
+
+impl Cluster for Registry {
+    fn equivalents(
+        &self,
+        resource: &GroupVersionResource,
+        subresource: &str,
+    ) -> Vec<(GroupVersionResource, GroupVersionKind)> {
+        let id = Registry::identity(resource);
+        self.0
+            .iter()
+            .filter(|(r, s, _)| Registry::identity(r) == id && s == subresource)
+            .map(|(r, _, k)| (r.clone(), k.clone()))
+            .collect()
+    }
+
+    fn namespace(&self, _name: &str) -> Option<Value> {
+        None
+    }
+}
+
+fn run_matching(registry: &Registry, r: &Value) -> Result<(), String> {
+    let criteria: MatchResources =
+        serde_json::from_value(r["criteria"].clone()).map_err(|e| format!("criteria: {e}"))?;
+    let a = &r["attrs"];
+    let s = |k: &str| a[k].as_str().unwrap_or_default().to_string();
+    let attr = Attributes {
+        kind: gvk(&a["kind"]),
+        resource: gvr(&a["resource"]),
+        subresource: s("subresource"),
+        name: s("name"),
+        namespace: s("namespace"),
+        operation: match a["operation"].as_str() {
+            Some("CREATE") => Operation::Create,
+            other => return Err(format!("unexpected operation {other:?}")),
+        },
+        object: None,
+        old_object: None,
+        user: UserInfo::default(),
+        dry_run: false,
+    };
+    let got = matches(&attr, &criteria, registry);
+    let matched = match (got, r["error"].as_str()) {
+        (Err(e), Some(want)) if e.0.contains(want) => return Ok(()),
+        (Err(e), _) => return Err(format!("unexpected error {:?}", e.0)),
+        (Ok(_), Some(want)) => return Err(format!("no error, expected one containing {want:?}")),
+        (Ok(m), None) => m,
+    };
+    let want = r["matches"].as_bool().ok_or("no matches expectation")?;
+    if matched.is_some() != want {
+        return Err(format!("matches = {}, expected {want}", matched.is_some()));
+    }
+    if let Some(m) = matched {
+        if r.get("matchKind").is_some() && m.kind != gvk(&r["matchKind"]) {
+            return Err(format!(
+                "matched kind {:?}, expected {}",
+                m.kind, r["matchKind"]
+            ));
+        }
+        let resource = r
+            .get("matchResource")
+            .map_or_else(|| attr.resource.clone(), gvr);
+        if m.resource != resource {
+            return Err(format!(
+                "matched resource {:?}, expected {resource:?}",
+                m.resource
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn trials() -> Result<(Vec<Trial>, usize), String> {
+    let skips = skip_list();
+    let mut out = Vec::new();
+    let mut records = 0;
+    for (file, text) in DATA {
+        let doc: Value = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+        let kind = doc["kind"].as_str().unwrap_or_default().to_string();
+        let registry = Arc::new(Registry(
+            doc["registry"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| {
+                    (
+                        gvr(&e["resource"]),
+                        e["subresource"].as_str().unwrap_or_default().to_string(),
+                        gvk(&e["kind"]),
+                    )
+                })
+                .collect(),
+        ));
+        for r in doc["records"]
+            .as_array()
+            .ok_or(format!("{file}: no records"))?
+        {
+            records += 1;
+            let p = &r["provenance"];
+            let mut name = format!("{kind}/{}", p["case"].as_str().unwrap_or("?"));
+            if let Some(sub) = p["subtest"].as_str() {
+                name = format!("{name}/{sub}");
+            }
+            let is_skipped = skipped(&skips, &name);
+            let (r, kind, registry) = (r.clone(), kind.clone(), registry.clone());
+            out.push(
+                Trial::test(name, move || {
+                    match kind.as_str() {
+                        "compile" => run_compile(&r),
+                        "matching" => run_matching(&registry, &r),
+                        k => Err(format!("unknown table kind {k:?}")),
+                    }
+                    .map_err(Into::into)
+                })
+                .with_ignored_flag(is_skipped),
+            );
+        }
+    }
+    Ok((out, records))
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let (trials, records) = match trials() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("admission tables: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let filtered = args.filter.is_some() || !args.skip.is_empty() || args.exact;
+    let conclusion = libtest_mimic::run(&args, trials);
+    println!(
+        "{} passed, {} failed, {} skipped",
+        conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored
+    );
+    let ran = conclusion.num_passed + conclusion.num_failed + conclusion.num_ignored;
+    if !filtered && ran < records as u64 {
+        eprintln!("admission tables: {ran} trials for {records} records");
+        return ExitCode::FAILURE;
+    }
+    conclusion.exit_code()
+}
