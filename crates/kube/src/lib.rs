@@ -23,6 +23,7 @@
 //! `values::Json::from_serde` once per object, and `values::to_value` / `root_value` hand each
 //! node's rules cheap views of the same tree.
 
+pub mod admission;
 pub mod builtins;
 pub mod case_compare;
 pub mod cases;
