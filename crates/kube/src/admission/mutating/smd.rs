@@ -319,7 +319,7 @@ fn item_path_element(list: &ListAtom<'_>, item: &Value) -> Result<String, String
         });
     };
     let element = list.element;
-    if !matches!(element.atom().map, Some(_)) {
+    if element.atom().map.is_none() {
         return Err(format!(
             "couldn't find default value for {}: associative list may not have non-map types",
             list.keys[0]
@@ -383,14 +383,17 @@ fn go_t(v: &Value) -> &'static str {
 /// `validateScalar`.
 fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Vec<SmdError> {
     let Some(v) = v else { return Vec::new() };
-    let ok = match (t, v) {
-        (_, Value::Null) => true,
-        (Scalar::Numeric, Value::Number(_)) => true,
-        (Scalar::String, Value::String(_)) => true,
-        (Scalar::Boolean, Value::Bool(_)) => true,
-        (Scalar::Untyped, Value::Number(_) | Value::String(_) | Value::Bool(_)) => true,
-        _ => false,
-    };
+    let ok = matches!(
+        (t, v),
+        (_, Value::Null)
+            | (Scalar::Numeric, Value::Number(_))
+            | (Scalar::String, Value::String(_))
+            | (Scalar::Boolean, Value::Bool(_))
+            | (
+                Scalar::Untyped,
+                Value::Number(_) | Value::String(_) | Value::Bool(_)
+            )
+    );
     if ok {
         return Vec::new();
     }
@@ -710,12 +713,11 @@ fn merge_list(
     let mut next_shared = shared.pop_front();
     let mut merged_rhs = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(la.len().max(ra.len()));
-    let item = |pe: &String, lv: Option<&Value>, rv: Option<&Value>, out: &mut Vec<Value>| {
+    let item = |lv: Option<&Value>, rv: Option<&Value>, out: &mut Vec<Value>| {
         let mut ignored = Vec::new();
         if let Some(v) = merge(l.element, lv, rv, &mut ignored, depth + 1) {
             out.push(v);
         }
-        let _ = pe;
     };
     let (mut li, mut ri) = (0, 0);
     while li < lhs_pes.len() || ri < rhs_pes.len() {
@@ -725,7 +727,7 @@ fn merge_list(
                 merged_rhs.insert(pe.clone());
                 let lv = observed_lhs.get(pe).copied().flatten();
                 let rv = observed_rhs.get(pe).copied().flatten();
-                item(pe, lv, rv, &mut out);
+                item(lv, rv, &mut out);
                 li += 1;
                 ri += 1;
                 next_shared = shared.pop_front();
@@ -739,7 +741,7 @@ fn merge_list(
         if li < lhs_pes.len() {
             let pe = &lhs_pes[li];
             if !observed_rhs.contains_key(pe) {
-                item(pe, Some(&la[li]), None, &mut out);
+                item(Some(&la[li]), None, &mut out);
                 li += 1;
                 continue;
             } else if merged_rhs.contains(pe) {
@@ -751,7 +753,7 @@ fn merge_list(
             merged_rhs.insert(pe.clone());
             let lv = observed_lhs.get(pe).copied().flatten();
             let rv = observed_rhs.get(pe).copied().flatten();
-            item(pe, lv, rv, &mut out);
+            item(lv, rv, &mut out);
             ri += 1;
             if next_shared.is_some_and(|n| n == pe) {
                 next_shared = shared.pop_front();
