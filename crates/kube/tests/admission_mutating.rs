@@ -1,11 +1,16 @@
 //! MutatingAdmissionPolicy against k8s.io/apiserver's own test tables
 //! (`pkg/admission/plugin/policy/mutating`: `patch/json_patch_test.go` `TestJSONPatch`,
-//! `patch/smd_test.go` `TestApplyConfiguration`, `compilation_test.go` `TestCompilation`),
-//! transcribed into `tests/data/admission/mutating_tables.json` with provenance
-//! (`tests/gen/admission_mutating`).
+//! `patch/smd_test.go` `TestApplyConfiguration`, `compilation_test.go` `TestCompilation`,
+//! `dispatcher_test.go` `TestDispatcher`, and the `plugin_test.go` tests whose patcher is
+//! `ApplyStructuredMergeDiff` with a fixed patch), transcribed into
+//! `tests/data/admission/mutating_tables.json` with provenance (`tests/gen/admission_mutating`).
 //!
-//! Each record's mutations run one after the other on the object, as the upstream tests call
-//! the patchers; an expected error must be contained in the patcher's error (the upstream
+//! Sections `json_patch`, `smd`, `compilation`: each record's mutations run one after the other
+//! on the object, as the upstream tests call the patchers. `dispatcher`: the policies run
+//! through [`mutate`] with the test's defaulter (`fakeSetDefaultForDeployment`). `apply`: the
+//! patch merged by `smd::apply`; the result's `apiVersion` and `kind` are not compared (the
+//! plugin converts the result into the request's typed object, whose type fields stay empty).
+//! An expected error must be contained in the patcher's error (the upstream
 //! tests' `strings.Contains`), an expected object must equal the result as the typed code sees
 //! both: `null` members, empty lists, empty maps and empty structs are absent. After a typed
 //! decode, `equality.Semantic` treats nil and empty slices and maps alike, and a struct field
@@ -24,7 +29,8 @@ use kcel_kube::KubeVersion;
 use kcel_kube::admission::mutating::evaluate::{Activation, Bindings};
 use kcel_kube::admission::mutating::patch::{self, Failure, Target};
 use kcel_kube::admission::mutating::{
-    CompiledPolicy, MutatingAdmissionPolicy, RUNTIME_CEL_COST_BUDGET,
+    CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, RUNTIME_CEL_COST_BUDGET,
+    Request, mutate, smd,
 };
 use kcel_kube::builtins::Builtins;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
@@ -32,7 +38,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
 
 const DATA: &str = include_str!("data/admission/mutating_tables.json");
-const SECTIONS: [&str; 3] = ["json_patch", "smd", "compilation"];
+const SECTIONS: [&str; 5] = ["json_patch", "smd", "compilation", "dispatcher", "apply"];
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
@@ -63,19 +69,7 @@ fn collect() -> Result<Vec<Trial>, String> {
     let data: Value = serde_json::from_str(DATA).map_err(|e| e.to_string())?;
     let version = KubeVersion::NEWEST;
     let builtins = Builtins::new(version, true);
-    let kind = builtins
-        .kind("apps/v1", "Deployment")
-        .map_err(|e| e.to_string())?
-        .ok_or("no built-in apps/v1 Deployment")?;
-    let schema: Arc<JsonSchemaProps> = Arc::new(
-        kind.crd
-            .spec
-            .versions
-            .first()
-            .and_then(|v| v.open_api_v3_schema())
-            .cloned()
-            .ok_or("the Deployment schema is missing")?,
-    );
+    let mut schemas: HashMap<(String, String), Arc<JsonSchemaProps>> = HashMap::new();
     let mut skips = skips();
     let mut trials = Vec::new();
     let mut total = 0;
@@ -93,10 +87,36 @@ fn collect() -> Result<Vec<Trial>, String> {
                 trials.push(Trial::test(name, || Ok(())).with_ignored_flag(true));
                 continue;
             }
+            let s = |k: &str| record["kind"][k].as_str().unwrap_or("").to_string();
+            let key = (s("apiVersion"), s("kind"));
+            let schema = match schemas.get(&key) {
+                Some(s) => s.clone(),
+                None => {
+                    let kind = builtins
+                        .kind(&key.0, &key.1)
+                        .map_err(|e| e.to_string())?
+                        .ok_or(format!("no built-in kind {key:?}"))?;
+                    let schema = Arc::new(
+                        kind.crd
+                            .spec
+                            .versions
+                            .first()
+                            .and_then(|v| v.open_api_v3_schema())
+                            .cloned()
+                            .ok_or(format!("no schema for {key:?}"))?,
+                    );
+                    schemas.insert(key, schema.clone());
+                    schema
+                }
+            };
             let record = record.clone();
-            let schema = schema.clone();
             trials.push(Trial::test(name, move || {
-                run(&record, &schema, version).map_err(Failed::from)
+                let result = match section {
+                    "dispatcher" => run_dispatcher(&record, &schema, version),
+                    "apply" => run_apply(&record, &schema),
+                    _ => run(&record, &schema, version),
+                };
+                result.map_err(Failed::from)
             }));
         }
     }
@@ -153,16 +173,107 @@ fn run(record: &Value, schema: &JsonSchemaProps, version: KubeVersion) -> Result
         (Some(want), Some(got)) => Err(format!("error\n want (contained): {want}\n got: {got}")),
         (Some(want), None) => Err(format!("no error, want {want}; object {object}")),
         (None, Some(got)) => Err(format!("unexpected error: {got}")),
-        (None, None) => {
-            let want = typed_view(&get("expectedObject"), Some(schema));
-            let got = typed_view(&object, Some(schema));
-            if want == got {
-                Ok(())
-            } else {
-                Err(format!("object\n want: {want}\n  got: {got}"))
-            }
+        (None, None) => same_object(&get("expectedObject"), &object, schema),
+    }
+}
+
+fn same_object(want: &Value, got: &Value, schema: &JsonSchemaProps) -> Result<(), String> {
+    let want = typed_view(want, Some(schema));
+    let got = typed_view(got, Some(schema));
+    if want == got {
+        Ok(())
+    } else {
+        Err(format!("object\n want: {want}\n  got: {got}"))
+    }
+}
+
+/// `fakeSetDefaultForDeployment`: `spec.strategy.type` defaults to `RollingUpdate`.
+#[derive(Debug)]
+struct FakeDeploymentDefaulter;
+
+impl Defaulter for FakeDeploymentDefaulter {
+    fn default(&self, object: &mut Value) {
+        let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
+            return;
+        };
+        let strategy = spec.entry("strategy").or_insert_with(|| json!({}));
+        if let Some(s) = strategy.as_object_mut()
+            && s.get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty()
+        {
+            s.insert("type".into(), json!("RollingUpdate"));
         }
     }
+}
+
+fn run_dispatcher(
+    record: &Value,
+    schema: &JsonSchemaProps,
+    version: KubeVersion,
+) -> Result<(), String> {
+    let hooks = record["invocations"].as_array().ok_or("no invocations")?;
+    let params = record["paramObjects"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut compiled = Vec::new();
+    for hook in hooks {
+        let doc = json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": hook["policy"]["name"]},
+            "spec": hook["policy"]["spec"],
+        });
+        let policy: MutatingAdmissionPolicy =
+            serde_json::from_value(doc).map_err(|e| format!("policy: {e}"))?;
+        compiled.push(CompiledPolicy::compile(&policy, version));
+    }
+    let mut invocations = Vec::new();
+    for (hook, policy) in hooks.iter().zip(&compiled) {
+        let binding = &hook["binding"];
+        let param = binding.get("paramRef").map(|r| {
+            params.iter().find(|p| {
+                p["metadata"]["name"] == r["name"] && p["metadata"]["namespace"] == r["namespace"]
+            })
+        });
+        let param = match param {
+            None => None,
+            Some(Some(p)) => Some(p),
+            Some(None) => return Err(format!("no param for {binding}")),
+        };
+        invocations.push(Invocation {
+            policy,
+            binding: binding["name"].as_str().unwrap_or(""),
+            params: param,
+        });
+    }
+    let request = Request {
+        object: Some(record["object"].clone()),
+        old_object: None,
+        request: json!({"operation": "CREATE"}),
+        namespace_object: Some(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
+        ),
+        target: Target {
+            schema: Some(schema),
+            typed: true,
+        },
+        defaulter: Some(&FakeDeploymentDefaulter),
+    };
+    let outcome = mutate(&invocations, &request).map_err(|e| format!("status: {e:?}"))?;
+    let got = outcome.object.ok_or("no object")?;
+    same_object(&record["expectedObject"], &got, schema)
+}
+
+fn run_apply(record: &Value, schema: &JsonSchemaProps) -> Result<(), String> {
+    let mut got = smd::apply(schema, &record["object"], &record["patch"]).map_err(|e| e.0)?;
+    if let Some(o) = got.as_object_mut() {
+        o.remove("apiVersion");
+        o.remove("kind");
+    }
+    same_object(&record["expectedObject"], &got, schema)
 }
 
 fn items(s: &JsonSchemaProps) -> Option<&JsonSchemaProps> {

@@ -102,6 +102,14 @@ pub struct Invocation<'a> {
     pub params: Option<&'a Json>,
 }
 
+/// What the server runs on an object after each mutation (`dispatchOne`:
+/// `ObjectInterfaces.GetObjectDefaulter().Default`): Go defaulting for built-in kinds, the
+/// schema's defaults for custom resources.
+pub trait Defaulter: std::fmt::Debug + Sync {
+    /// Defaults `object` in place.
+    fn default(&self, object: &mut Json);
+}
+
 /// A request to mutate.
 #[derive(Clone, Debug)]
 pub struct Request<'a> {
@@ -113,6 +121,8 @@ pub struct Request<'a> {
     /// The namespace of a namespaced object (`namespaceObject`).
     pub namespace_object: Option<Json>,
     pub target: Target<'a>,
+    /// Run after each successful mutation, if any.
+    pub defaulter: Option<&'a dyn Defaulter>,
 }
 
 /// The result of the mutating admission policies.
@@ -280,7 +290,10 @@ fn dispatch(
             let activation = Activation::new(policy, &bindings(object));
             let mut budget = RUNTIME_CEL_COST_BUDGET;
             match patch::apply(mutation, &activation, current, request.target, &mut budget) {
-                Ok(new) => {
+                Ok(mut new) => {
+                    if let Some(d) = request.defaulter {
+                        d.default(&mut new);
+                    }
                     *object = Some(new);
                     dirty = true;
                 }
@@ -330,5 +343,84 @@ fn match_conditions(policy: &CompiledPolicy, bindings: &Bindings) -> Result<bool
         // `utilerrors.NewAggregate(...).Error()`.
         FailurePolicy::Fail if errors.len() == 1 => Err(errors.remove(0)),
         FailurePolicy::Fail => Err(format!("[{}]", errors.join(", "))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::version::KubeVersion;
+
+    fn policy(name: &str, reinvocation: &str, failure: &str, expression: &str) -> CompiledPolicy {
+        let doc = json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": name},
+            "spec": {
+                "reinvocationPolicy": reinvocation,
+                "failurePolicy": failure,
+                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": expression}}],
+            },
+        });
+        let p: MutatingAdmissionPolicy = serde_json::from_value(doc).unwrap();
+        CompiledPolicy::compile(&p, KubeVersion::NEWEST)
+    }
+
+    fn run(policies: &[CompiledPolicy]) -> Result<Outcome, StatusError> {
+        let invocations: Vec<Invocation<'_>> = policies
+            .iter()
+            .map(|policy| Invocation {
+                policy,
+                binding: "b",
+                params: None,
+            })
+            .collect();
+        let request = Request {
+            object: Some(json!({"metadata": {"labels": {}}})),
+            old_object: None,
+            request: json!({}),
+            namespace_object: None,
+            target: Target {
+                schema: None,
+                typed: false,
+            },
+            defaulter: None,
+        };
+        mutate(&invocations, &request)
+    }
+
+    const SEES_B: &str = r#"[JSONPatch{op: "add", path: "/metadata/labels/a",
+        value: "b" in object.metadata.labels ? "seen" : "unseen"}]"#;
+    const SETS_B: &str = r#"[JSONPatch{op: "add", path: "/metadata/labels/b", value: "1"}]"#;
+
+    #[test]
+    fn if_needed_policies_run_again_after_a_later_change() {
+        let labels = |reinvocation: &str| {
+            let out = run(&[
+                policy("a", reinvocation, "Fail", SEES_B),
+                policy("b", "Never", "Fail", SETS_B),
+            ])
+            .unwrap();
+            out.object.unwrap()["metadata"]["labels"]["a"].clone()
+        };
+        assert_eq!(labels("IfNeeded"), json!("seen"));
+        assert_eq!(labels("Never"), json!("unseen"));
+    }
+
+    #[test]
+    fn policy_errors_follow_the_failure_policy() {
+        let bad = r#"[JSONPatch{op: "remove", path: "/spec/x"}]"#;
+        let e = run(&[policy("p", "Never", "Fail", bad)]).unwrap_err();
+        assert_eq!(e.code, 403);
+        assert_eq!(e.reason, "Invalid");
+        assert_eq!(
+            e.message,
+            "policy 'p' with binding 'b' denied request: JSON Patch: remove operation does not apply: doc is missing path: \"/spec/x\": missing value"
+        );
+        let out = run(&[policy("p", "Never", "Ignore", bad)]).unwrap();
+        assert_eq!(out.ignored.len(), 1);
+        assert_eq!(out.object, Some(json!({"metadata": {"labels": {}}})));
     }
 }

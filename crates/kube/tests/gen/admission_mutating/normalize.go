@@ -1,5 +1,5 @@
 // Command normalize passes the objects of the transcribed MutatingAdmissionPolicy tables
-// through their Go types (k8s.io/api v0.35.0: apps/v1 Deployment, core/v1 ConfigMap and
+// through their Go types (k8s.io/api v0.35.0: apps/v1 Deployment, core/v1 ConfigMap, Pod and
 // Namespace), so the data holds each object as the typed code encodes it (zero-valued
 // non-omitempty fields such as `creationTimestamp: null`, `strategy: {}`, `containers: null`).
 //
@@ -41,6 +41,19 @@ func through(v any, target any) any {
 	return back
 }
 
+// typed is a new value of the Go type of kind.
+func typed(kind any) any {
+	switch kind {
+	case "Deployment":
+		return &appsv1.Deployment{}
+	case "ConfigMap":
+		return &corev1.ConfigMap{}
+	case "Pod":
+		return &corev1.Pod{}
+	}
+	panic(fmt.Sprintf("no Go type for kind %v", kind))
+}
+
 func main() {
 	var data map[string][]map[string]any
 	if err := json.NewDecoder(os.Stdin).Decode(&data); err != nil {
@@ -48,9 +61,15 @@ func main() {
 	}
 	for _, cases := range data {
 		for _, c := range cases {
+			kind, _ := c["kind"].(map[string]any)
 			for _, k := range []string{"object", "oldObject", "expectedObject"} {
 				if v, ok := c[k]; ok {
-					c[k] = through(v, &appsv1.Deployment{})
+					c[k] = through(v, typed(kind["kind"]))
+				}
+			}
+			if ps, ok := c["paramObjects"].([]any); ok {
+				for i, p := range ps {
+					ps[i] = through(p, &corev1.ConfigMap{})
 				}
 			}
 			if v, ok := c["params"]; ok {

@@ -209,6 +209,13 @@ SMD = {
 }
 
 
+def record(file, test, line, name, kind=None, **fields):
+    """A record with its provenance; `kind` defaults to apps/v1 Deployment."""
+    return {"name": name,
+            "provenance": {"repo": REPO, "commit": COMMIT, "file": BASE + file, "test": test, "line": line},
+            "kind": kind or DEPLOY, **fields}
+
+
 def single(mutation_type):
     return lambda expr: {"mutations": [{"patchType": mutation_type, mutation_key(mutation_type): {"expression": expr}}]}
 
@@ -226,13 +233,8 @@ def table(file, test, objects, patch_type):
         entry = objects[key]
         obj, want = entry[0], entry[1]
         old = entry[2] if len(entry) > 2 else None
-        case = {
-            "name": name if key == name else key,
-            "provenance": {"repo": REPO, "commit": COMMIT, "file": BASE + file, "test": test, "line": line},
-            "kind": DEPLOY,
-            "policy": single(patch_type)(expr),
-            "object": obj,
-        }
+        case = record(file, test, line, name if key == name else key,
+                      policy=single(patch_type)(expr), object=obj)
         if old is not None:
             case["oldObject"] = old
         if err is not None:
@@ -314,25 +316,105 @@ COMPILATION_REQUEST = {
 }
 
 
+def transcribed(file, test, table, fields):
+    """The records of `test`'s cases in `file`: each case's fields from its `table` entry,
+    its backquoted strings and its expected error."""
+    out = [record(file, test, line, name, **fields(table[name], raws, err))
+           for line, name, raws, err in blocks(f"{sys.argv[1]}/{file}")]
+    assert len(out) == len(table), (file, len(out))
+    return out
+
+
+def outcome(err, want):
+    return {"expectedError": err} if err is not None else {"expectedObject": want}
+
+
 def compilation():
+    def fields(entry, raws, err):
+        policy, obj, want, extra = entry
+        return {"policy": policy(raws), "object": obj, "request": COMPILATION_REQUEST,
+                **extra, **outcome(err, want)}
+    return transcribed("compilation_test.go", "TestCompilation", COMPILATION, fields)
+
+
+def policy(name, spec):
+    return {"name": name, "spec": spec}
+
+
+def hook(name, spec, param_ref=None):
+    binding = {"name": "binding", "policyName": name}
+    if param_ref:
+        binding["paramRef"] = param_ref
+    return {"policy": policy(name, spec), "binding": binding}
+
+
+def mc(e):
+    return [{"name": "prodonly", "expression": e}]
+
+
+VOL_X = {"template": {"spec": {"volumes": [{"name": "x"}]}}}
+ROLLING = {"strategy": {"type": "RollingUpdate"}}
+D1 = dict(name="d1", namespace="default", typemeta=True)
+
+
+def spec(**fields):
+    return {**VOL_X, **fields}
+
+
+# TestDispatcher: name -> (invocations from the case's backquoted strings, object, expected,
+# params). Every policy's matchConstraints match the request (apps/v1 deployments, all
+# operations); the test's defaulter sets `spec.strategy.type: RollingUpdate` when empty.
+DISPATCHER = {
+    "simple patch": (lambda x: [hook("policy1", {"mutations": [ac(x[0])]})],
+                     dep(spec(replicas=1), **D1), dep(spec(replicas=101, **ROLLING), **D1), None),
+    "with param": (lambda x: [hook("policy1", {"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "mutations": [ac(x[0])]},
+                                   {"name": "cm1", "namespace": "default"})],
+                   dep(spec(replicas=1, **ROLLING), **D1), dep(spec(replicas=11, **ROLLING), **D1),
+                   [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm1", "namespace": "default"}, "data": {"key": "10"}}]),
+    "both policies reinvoked": (lambda x: [hook("policy1", {"mutations": [ac(x[0])]}), hook("policy2", {"mutations": [ac(x[1])]})],
+                                dep(spec(**ROLLING), **D1), dep(spec(**ROLLING), labels={"policy1": "2", "policy2": "2"}, **D1), None),
+    "1st policy sets match condition that 2nd policy matches": (
+        lambda x: [hook("policy1", {"mutations": [ac(x[0])]}), hook("policy2", {"matchConditions": mc(x[1]), "mutations": [ac(x[2])]})],
+        dep(spec(**ROLLING), **D1), dep(spec(**ROLLING), labels={"environment": "production", "policy1invoked": "true"}, **D1), None),
+    "1st policy still does not match after 2nd policy sets match condition": (
+        lambda x: [hook("policy1", {"matchConditions": mc(x[0]), "mutations": [ac(x[1])]}), hook("policy2", {"mutations": [ac(x[2])]})],
+        dep(spec(**ROLLING), **D1), dep(spec(**ROLLING), labels={"environment": "production"}, **D1), None),
+}
+
+
+def dispatcher():
+    def fields(entry, raws, err):
+        invocations, obj, want, params = entry
+        return {"invocations": invocations(raws), "object": obj,
+                **({"paramObjects": params} if params else {}), **outcome(err, want)}
+    return transcribed("dispatcher_test.go", "TestDispatcher", DISPATCHER, fields)
+
+
+CM = {"apiVersion": "v1", "kind": "ConfigMap"}
+POD = {"apiVersion": "v1", "kind": "Pod"}
+CM_PATCH = {**CM, "metadata": {"annotations": {"foo": "bar"}}, "data": {"myfield": "myvalue"}}
+CM_WANT = {"metadata": {"annotations": {"foo": "bar"}}, "data": {"myfield": "myvalue"}}
+
+# plugin_test.go: the tests whose patcher is ApplyStructuredMergeDiff with a fixed patch
+# (`smdPatcher`): (test function, Go line of the function, kind, object, patch, expected).
+APPLY = [
+    ("TestJSONPatch", CM, {}, CM_PATCH, CM_WANT),
+    ("TestSSAPatch", CM, {}, CM_PATCH, CM_WANT),
+    ("TestSSAMapList", POD,
+     {"metadata": {}, "spec": {"initContainers": [{"name": "init-container", "image": "image"}]}},
+     {**POD, "metadata": {"annotations": {"foo": "bar"}}, "spec": {"initContainers": [{"name": "injected-init-container", "image": "injected-image"}]}},
+     {"metadata": {"annotations": {"foo": "bar"}}, "spec": {"initContainers": [
+         {"name": "init-container", "image": "image"}, {"name": "injected-init-container", "image": "injected-image"}]}}),
+]
+
+
+def apply_records():
+    text = open(f"{sys.argv[1]}/plugin_test.go").read().split("\n")
     out = []
-    for line, name, raws, err in blocks(f"{sys.argv[1]}/compilation_test.go"):
-        policy, obj, want, extra = COMPILATION[name]
-        case = {
-            "name": name,
-            "provenance": {"repo": REPO, "commit": COMMIT, "file": BASE + "compilation_test.go", "test": "TestCompilation", "line": line},
-            "kind": DEPLOY,
-            "policy": policy(raws),
-            "object": obj,
-            "request": COMPILATION_REQUEST,
-        }
-        case.update(extra)
-        if err is not None:
-            case["expectedError"] = err
-        else:
-            case["expectedObject"] = want
-        out.append(case)
-    assert len(out) == len(COMPILATION), len(out)
+    for test, kind, obj, patch, want in APPLY:
+        line = next(i + 1 for i, l in enumerate(text) if l.startswith(f"func {test}("))
+        out.append(record("plugin_test.go", test, line, test, kind,
+                          object=obj, patch=patch, expectedObject=want))
     return out
 
 
@@ -341,6 +423,8 @@ def main():
         "json_patch": table("patch/json_patch_test.go", "TestJSONPatch", JSON_PATCH, "JSONPatch"),
         "smd": table("patch/smd_test.go", "TestApplyConfiguration", SMD, "ApplyConfiguration"),
         "compilation": compilation(),
+        "dispatcher": dispatcher(),
+        "apply": apply_records(),
     }
     json.dump(data, sys.stdout, indent=1)
 
