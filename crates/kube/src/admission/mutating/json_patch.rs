@@ -6,7 +6,9 @@
 //! * a path's parent must exist; the last segment of an object path may be absent even for
 //!   `replace` (it then adds), and `null` members count as absent;
 //! * negative array indices count from the end; `-` appends for `add` only;
-//! * `test` compares structurally, numbers by value; a failed `test` is
+//! * `test` compares structurally, scalars by their JSON text (`1` and `1.0` differ; the
+//!   caller passes documents and values with numbers as Go's encoders write them); a failed
+//!   `test` is
 //!   [`PatchError::TestFailed`], which the caller treats as "leave the object unchanged"
 //!   (`json_patch.go`: `errors.Is(err, jsonpatch.ErrTestFailed)`).
 //!
@@ -370,8 +372,7 @@ fn copy(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
     add_at(con, &key, val).map_err(|e| failed(format!("error while adding value during copy: {e}")))
 }
 
-/// `lazyNode.equal`: objects and arrays member by member, scalars by their JSON (numbers by
-/// value: both sides are written by Go's encoders, which print a number one way).
+/// `lazyNode.equal`: objects and arrays member by member, scalars by their compact JSON text.
 fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
@@ -384,10 +385,7 @@ fn equal(a: &Value, b: &Value) -> bool {
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| equal(v, w))
         }
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
+        (Value::Number(x), Value::Number(y)) => x.to_string() == y.to_string(),
         (x, y) => x == y,
     }
 }

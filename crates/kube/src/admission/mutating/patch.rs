@@ -59,6 +59,24 @@ fn floats(j: Json) -> Json {
     }
 }
 
+/// A document's numbers as Go's encoder writes the object the patch applies to
+/// (`runtime.Encode`): integers as they are, whole floats below 1e21 without a fraction.
+fn go_numbers(j: Json) -> Json {
+    match j {
+        Json::Number(n) if !n.is_i64() && !n.is_u64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() < 1e21 && f.abs() < i64::MAX as f64 {
+                Json::from(f as i64)
+            } else {
+                Json::Number(n)
+            }
+        }
+        Json::Array(a) => Json::Array(a.into_iter().map(go_numbers).collect()),
+        Json::Object(o) => Json::Object(o.into_iter().map(|(k, v)| (k, go_numbers(v))).collect()),
+        other => other,
+    }
+}
+
 /// `evaluatePatchExpression`'s conversion of the expression's list into operations.
 fn operations(result: &Value) -> Result<Vec<Operation>, String> {
     let Value::List(list) = result else {
@@ -149,7 +167,7 @@ pub fn apply(
         PatchType::JsonPatch => {
             let result = evaluate(&mutation.compiled, activation, budget)?;
             let ops = operations(&result).map_err(Failure::Policy)?;
-            let mut patched = object.clone();
+            let mut patched = go_numbers(object.clone());
             match json_patch::apply(&mut patched, &ops) {
                 Ok(()) => {}
                 Err(PatchError::TestFailed(_)) => return Ok(object.clone()),

@@ -18,6 +18,10 @@
 //!   replaced, structs and maps merged member by member, associative lists merged item by
 //!   item by key, in `visitListItems`' order.
 //!
+//! A custom resource's schema may leave out `apiVersion`, `kind` and `metadata`, which the
+//! server's published OpenAPI adds (`ObjectMeta`); here they read as strings and, for
+//! `metadata`, as a granular map whose lists are atomic.
+//!
 //! The shipped built-in schemas carry no `x-kubernetes-patch-strategy`/`-merge-key` (dropped
 //! when they were packed), so lists marked only by those hints read as atomic here; in
 //! Kubernetes 1.35 every such list of the core kinds also has `x-kubernetes-list-type`.
@@ -44,6 +48,12 @@ enum Node<'a> {
     Untyped,
     /// No type (`schema.TypeRef{}`): a struct's element type when it has none.
     None,
+    /// The resource root: the schema, plus what the published OpenAPI of every kind has even
+    /// where a CRD's schema leaves it out (`apiVersion` and `kind` strings, `metadata` read as
+    /// a granular map when the schema does not describe it).
+    Root(&'a JsonSchemaProps),
+    /// `apiVersion` and `kind` of a root that does not declare them.
+    TypeMeta,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +138,14 @@ impl<'a> Node<'a> {
     fn atom(self) -> Atom<'a> {
         match self {
             Node::None => Atom::default(),
+            Node::TypeMeta => scalar(Scalar::String),
+            Node::Root(s) => {
+                let mut atom = Node::Schema(s, false).atom();
+                if let Some(m) = &mut atom.map {
+                    m.node = Node::Root(s);
+                }
+                atom
+            }
             Node::Untyped => Atom {
                 scalar: Some(Scalar::Untyped),
                 list: Some(ListAtom {
@@ -184,6 +202,17 @@ impl<'a> Node<'a> {
     /// whether it is a declared field.
     fn member(self, key: &str) -> (Node<'a>, bool) {
         match self {
+            Node::Root(s) => match key {
+                "apiVersion" | "kind" if !s.properties.contains_key(key) => (Node::TypeMeta, true),
+                "metadata"
+                    if s.properties
+                        .get(key)
+                        .is_none_or(|m| m.properties.is_empty()) =>
+                {
+                    (Node::Deduced, true)
+                }
+                _ => Node::Schema(s, false).member(key),
+            },
             Node::Schema(s, preserve) => {
                 let preserve = preserve || s.x_preserve_unknown_fields == Some(true);
                 if let Some(f) = s.properties.get(key) {
@@ -200,14 +229,14 @@ impl<'a> Node<'a> {
             }
             Node::Deduced => (Node::Deduced, false),
             Node::Untyped => (Node::Untyped, false),
-            Node::None => (Node::None, false),
+            Node::None | Node::TypeMeta => (Node::None, false),
         }
     }
 
     /// The `default` of struct field `key`, for keys of associative lists.
     fn field_default(self, key: &str) -> Option<&'a Value> {
         match self {
-            Node::Schema(s, _) => s.properties.get(key)?.default.as_ref(),
+            Node::Schema(s, _) | Node::Root(s) => s.properties.get(key)?.default.as_ref(),
             _ => None,
         }
     }
@@ -540,7 +569,7 @@ pub struct ApplyError(pub String);
 /// `ApplyStructuredMergeDiff`: `patch` (with the object's `apiVersion` and `kind`) merged into
 /// `object`, both read with `schema`.
 pub fn apply(schema: &JsonSchemaProps, object: &Value, patch: &Value) -> Result<Value, ApplyError> {
-    let root = Node::Schema(schema, false);
+    let root = Node::Root(schema);
     let errors = validate(root, patch, false, 0);
     if !errors.is_empty() {
         return Err(ApplyError(format!(
@@ -777,8 +806,6 @@ mod tests {
         let s = schema(json!({
             "type": "object",
             "properties": {
-                "apiVersion": {"type": "string"},
-                "kind": {"type": "string"},
                 "list": {"type": "array", "x-kubernetes-list-type": "map",
                     "x-kubernetes-list-map-keys": ["name"],
                     "items": {"type": "object", "properties": {
@@ -803,6 +830,14 @@ mod tests {
             e.0,
             "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .sel"
         );
+        // A custom resource's schema need not declare apiVersion, kind or metadata.
+        let got = apply(
+            &s,
+            &json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"labels": {"a": "1"}}}),
+            &json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"labels": {"b": "2"}}}),
+        )
+        .unwrap();
+        assert_eq!(got["metadata"]["labels"], json!({"a": "1", "b": "2"}));
         let e = apply(&s, &obj, &json!({"nope": 1})).unwrap_err();
         assert_eq!(
             e.0,
