@@ -9,26 +9,18 @@
 //! keys). Ends with `N passed, N failed, N skipped`; fails when it ran fewer cases than the
 //! data holds.
 
+mod common;
+
 use std::process::ExitCode;
 
 use kcel_kube::admission::mutating::json_patch::{Operation, PatchError, apply};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
 const DATA: &str = include_str!("data/admission/json_patch_v4.json");
 
 fn main() -> ExitCode {
-    let args = Arguments::from_args();
-    let trials = match trials() {
-        Ok(t) => t,
-        Err(e) => vec![Trial::test("json_patch_v4/setup", move || Err(e.into()))],
-    };
-    let conclusion = libtest_mimic::run(&args, trials);
-    println!(
-        "{} passed, {} failed, {} skipped",
-        conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored
-    );
-    conclusion.exit_code()
+    common::trials::run_trials("json_patch_v4", trials())
 }
 
 fn trials() -> Result<Vec<Trial>, String> {

@@ -21,6 +21,8 @@
 //! ends with `N passed, N failed, N skipped`, and fails when it ran fewer records than the
 //! data holds.
 
+mod common;
+
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,26 +36,14 @@ use kcel_kube::admission::mutating::{
 };
 use kcel_kube::builtins::Builtins;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use serde_json::{Value, json};
 
 const DATA: &str = include_str!("data/admission/mutating_tables.json");
 const SECTIONS: [&str; 5] = ["json_patch", "smd", "compilation", "dispatcher", "apply"];
 
 fn main() -> ExitCode {
-    let args = Arguments::from_args();
-    let trials = match collect() {
-        Ok(t) => t,
-        Err(message) => vec![Trial::test("admission_mutating/setup", move || {
-            Err(message.into())
-        })],
-    };
-    let conclusion = libtest_mimic::run(&args, trials);
-    println!(
-        "{} passed, {} failed, {} skipped",
-        conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored
-    );
-    conclusion.exit_code()
+    common::trials::run_trials("admission_mutating", collect())
 }
 
 fn skips() -> HashMap<String, String> {

@@ -377,6 +377,33 @@ fn item_path_element(list: &ListAtom<'_>, item: &Value) -> Result<String, String
     Ok(format!("[{}]", parts.join(",")))
 }
 
+/// A value as Go's `%#v` prints a `value.Value` (`&value.valueUnstructured{Value:...}`).
+fn go_sharp_v(v: &Value) -> String {
+    format!("&value.valueUnstructured{{Value:{}}}", go_sharp(v))
+}
+
+/// Go's `%#v` of an unstructured value.
+fn go_sharp(v: &Value) -> String {
+    match v {
+        Value::Null => "interface {}(nil)".into(),
+        Value::String(s) => quote(s),
+        Value::Array(a) => format!(
+            "[]interface {{}}{{{}}}",
+            a.iter().map(go_sharp).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{}:{}", quote(k), go_sharp(&m[*k])))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", parts.join(", "))
+        }
+        other => go_v(other),
+    }
+}
+
 /// A value as Go's `%v` prints an unstructured value in SMD's messages.
 fn go_v(v: &Value) -> String {
     match v {
@@ -428,9 +455,9 @@ fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Vec<SmdError> 
     }
     error(match t {
         Scalar::Numeric => format!("{prefix}expected numeric (int or float), got {}", go_t(v)),
-        Scalar::String => format!("{prefix}expected string, got {}", go_v(v)),
-        Scalar::Boolean => format!("{prefix}expected boolean, got {}", go_v(v)),
-        Scalar::Untyped => format!("{prefix}expected any scalar, got {}", go_v(v)),
+        Scalar::String => format!("{prefix}expected string, got {}", go_sharp_v(v)),
+        Scalar::Boolean => format!("{prefix}expected boolean, got &{{{}}}", go_v(v)),
+        Scalar::Untyped => format!("{prefix}expected any scalar, got &{{{}}}", go_v(v)),
     })
 }
 
@@ -569,36 +596,67 @@ pub struct ApplyError(pub String);
 /// `ApplyStructuredMergeDiff`: `patch` (with the object's `apiVersion` and `kind`) merged into
 /// `object`, both read with `schema`.
 pub fn apply(schema: &JsonSchemaProps, object: &Value, patch: &Value) -> Result<Value, ApplyError> {
-    let root = Node::Root(schema);
-    let errors = validate(root, patch, false, 0);
-    if !errors.is_empty() {
-        return Err(ApplyError(format!(
-            "failed to convert patch object to typed object: {}",
-            render_errors(&errors)
-        )));
-    }
-    let mut atomics = Vec::new();
-    find_atomics(root, patch, &mut String::new(), &mut atomics, 0);
+    convert(schema, patch, false).map_err(|e| {
+        ApplyError(format!(
+            "failed to convert patch object to typed object: {e}"
+        ))
+    })?;
+    let atomics = atomics(schema, patch);
     if !atomics.is_empty() {
         return Err(ApplyError(format!(
             "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
             atomics.join(", ")
         )));
     }
-    let errors = validate(root, object, true, 0);
-    if !errors.is_empty() {
-        return Err(ApplyError(format!(
-            "failed to convert original object to typed object: {}",
-            render_errors(&errors)
-        )));
+    convert(schema, object, true).map_err(|e| {
+        ApplyError(format!(
+            "failed to convert original object to typed object: {e}"
+        ))
+    })?;
+    merge_typed(schema, object, patch)
+        .map_err(|e| ApplyError(format!("failed to merge patch: {e}")))
+}
+
+/// The typed conversion of `value` (`TypeConverter.ObjectToTyped`): `Err` with the
+/// `ValidationErrors` text. `allow_duplicates`: associative lists may repeat keys
+/// (`typed.AllowDuplicates`, used for the live object).
+pub fn convert(
+    schema: &JsonSchemaProps,
+    value: &Value,
+    allow_duplicates: bool,
+) -> Result<(), String> {
+    let errors = validate(Node::Root(schema), value, allow_duplicates, 0);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(render_errors(&errors))
     }
+}
+
+/// `findAtomics` of `validatePatch`: the paths of the atomic lists, maps and structs `patch`
+/// sets.
+pub fn atomics(schema: &JsonSchemaProps, patch: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    find_atomics(Node::Root(schema), patch, &mut String::new(), &mut out, 0);
+    out
+}
+
+/// `TypedValue.Merge` of converted values, then `TypedToObject`.
+pub fn merge_typed(
+    schema: &JsonSchemaProps,
+    object: &Value,
+    patch: &Value,
+) -> Result<Value, String> {
     let mut errors = Vec::new();
-    let merged = merge(root, Some(object), Some(patch), &mut errors, 0);
+    let merged = merge(
+        Node::Root(schema),
+        Some(object),
+        Some(patch),
+        &mut errors,
+        0,
+    );
     if !errors.is_empty() {
-        return Err(ApplyError(format!(
-            "failed to merge patch: {}",
-            render_errors(&errors)
-        )));
+        return Err(render_errors(&errors));
     }
     Ok(merged.unwrap_or_else(|| Value::Object(Map::new())))
 }
