@@ -34,7 +34,7 @@ use kcel_kube::admission::mutating::{
     CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, RUNTIME_CEL_COST_BUDGET,
     Request, mutate, smd,
 };
-use kcel_kube::builtins::Builtins;
+use kcel_kube::builtins::{BuiltinKind, Builtins};
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Value, json};
@@ -59,7 +59,7 @@ fn collect() -> Result<Vec<Trial>, String> {
     let data: Value = serde_json::from_str(DATA).map_err(|e| e.to_string())?;
     let version = KubeVersion::NEWEST;
     let builtins = Builtins::new(version, true);
-    let mut schemas: HashMap<(String, String), Arc<JsonSchemaProps>> = HashMap::new();
+    let mut kinds: HashMap<(String, String), Arc<BuiltinKind>> = HashMap::new();
     let mut skips = skips();
     let mut trials = Vec::new();
     let mut total = 0;
@@ -79,32 +79,33 @@ fn collect() -> Result<Vec<Trial>, String> {
             }
             let s = |k: &str| record["kind"][k].as_str().unwrap_or("").to_string();
             let key = (s("apiVersion"), s("kind"));
-            let schema = match schemas.get(&key) {
-                Some(s) => s.clone(),
+            let kind = match kinds.get(&key) {
+                Some(k) => k.clone(),
                 None => {
                     let kind = builtins
                         .kind(&key.0, &key.1)
                         .map_err(|e| e.to_string())?
                         .ok_or(format!("no built-in kind {key:?}"))?;
-                    let schema = Arc::new(
-                        kind.crd
-                            .spec
-                            .versions
-                            .first()
-                            .and_then(|v| v.open_api_v3_schema())
-                            .cloned()
-                            .ok_or(format!("no schema for {key:?}"))?,
-                    );
-                    schemas.insert(key, schema.clone());
-                    schema
+                    kinds.insert(key, kind.clone());
+                    kind
                 }
             };
+            if kind
+                .crd
+                .spec
+                .versions
+                .first()
+                .and_then(|v| v.open_api_v3_schema())
+                .is_none()
+            {
+                return Err(format!("no schema for {name}"));
+            }
             let record = record.clone();
             trials.push(Trial::test(name, move || {
                 let result = match section {
-                    "dispatcher" => run_dispatcher(&record, &schema, version),
-                    "apply" => run_apply(&record, &schema),
-                    _ => run(&record, &schema, version),
+                    "dispatcher" => run_dispatcher(&record, &kind, version),
+                    "apply" => run_apply(&record, schema_of(&kind)),
+                    _ => run(&record, &kind, version),
                 };
                 result.map_err(Failed::from)
             }));
@@ -119,7 +120,25 @@ fn collect() -> Result<Vec<Trial>, String> {
     Ok(trials)
 }
 
-fn run(record: &Value, schema: &JsonSchemaProps, version: KubeVersion) -> Result<(), String> {
+/// The kind's schema (checked to be present when the trials are built).
+fn schema_of(kind: &BuiltinKind) -> &JsonSchemaProps {
+    kind.crd
+        .spec
+        .versions
+        .first()
+        .and_then(|v| v.open_api_v3_schema())
+        .expect("checked in collect")
+}
+
+fn target(kind: &BuiltinKind) -> Target<'_> {
+    Target {
+        schema: Some(schema_of(kind)),
+        go_type: Some(&kind.go_type),
+    }
+}
+
+fn run(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> Result<(), String> {
+    let schema = schema_of(kind);
     let doc = json!({
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "MutatingAdmissionPolicy",
@@ -130,10 +149,7 @@ fn run(record: &Value, schema: &JsonSchemaProps, version: KubeVersion) -> Result
         serde_json::from_value(doc).map_err(|e| format!("policy: {e}"))?;
     let compiled = CompiledPolicy::compile(&policy, version);
     let get = |k: &str| record.get(k).cloned().unwrap_or(Value::Null);
-    let target = Target {
-        schema: Some(schema),
-        typed: true,
-    };
+    let target = target(kind);
     let mut object = get("object");
     let mut error = None;
     for mutation in &compiled.mutations {
@@ -198,11 +214,8 @@ impl Defaulter for FakeDeploymentDefaulter {
     }
 }
 
-fn run_dispatcher(
-    record: &Value,
-    schema: &JsonSchemaProps,
-    version: KubeVersion,
-) -> Result<(), String> {
+fn run_dispatcher(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> Result<(), String> {
+    let schema = schema_of(kind);
     let hooks = record["invocations"].as_array().ok_or("no invocations")?;
     let params = record["paramObjects"]
         .as_array()
@@ -246,10 +259,7 @@ fn run_dispatcher(
         namespace_object: Some(
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
         ),
-        target: Target {
-            schema: Some(schema),
-            typed: true,
-        },
+        target: target(kind),
         defaulter: Some(&FakeDeploymentDefaulter),
     };
     let outcome = mutate(&invocations, &request).map_err(|e| format!("status: {e:?}"))?;

@@ -18,6 +18,13 @@
 //!
 //! After mutation the server validates the object as usual; callers run the returned object
 //! through [`crate::Validator`] and may print it with [`crate::gofmt`].
+//!
+//! Use: decode each policy with [`MutatingAdmissionPolicy::from_document`] and compile it once
+//! with [`CompiledPolicy::compile`]; per request, build a [`Request`] (the object, the
+//! `AdmissionRequest` as JSON for `request`, the namespace, the kind's schema and, for a built-in
+//! kind, its Go type in [`Target`], the defaulter to run after each mutation) and call [`mutate`]
+//! with the matched [`Invocation`]s. It returns the mutated object ([`Outcome`]) or the status
+//! the server answers with ([`StatusError`]).
 
 pub mod compile;
 pub mod evaluate;
@@ -384,7 +391,7 @@ mod tests {
             namespace_object: None,
             target: Target {
                 schema: None,
-                typed: false,
+                go_type: None,
             },
             defaulter: None,
         };

@@ -11,6 +11,7 @@ use super::json_patch::{self, Operation, PatchError};
 use super::model::PatchType;
 use super::smd;
 use super::types::{JsonPatchVal, OBJECT_TYPE, ObjectVal};
+use crate::builtins::convert::GoType;
 use crate::schema_props::JsonSchemaProps;
 
 /// What the patchers need to know of the object's kind.
@@ -19,9 +20,10 @@ pub struct Target<'a> {
     /// The kind's schema (the type converter's source): ApplyConfiguration needs it; without
     /// one the dispatcher answers `Resource kind ... not found`.
     pub schema: Option<&'a JsonSchemaProps>,
-    /// A built-in kind: a JSON-patched object is decoded strictly into its Go type, so members
-    /// its schema lacks are an error (`strict decoding error: unknown field ...`).
-    pub typed: bool,
+    /// A built-in kind's Go type: a JSON-patched object is decoded strictly into it
+    /// (`jsonSerializer.Decode`), so values of the wrong type (`json: cannot unmarshal ...`)
+    /// and members its schema lacks (`strict decoding error: unknown field ...`) are errors.
+    pub go_type: Option<&'a GoType>,
 }
 
 /// Why a mutation failed.
@@ -120,8 +122,15 @@ fn operations(result: &Value) -> Result<Vec<Operation>, String> {
     Ok(ops)
 }
 
-/// The members a strict decoder of the built-in kind rejects, as its error.
-fn strict_decoding(object: &Json, schema: &JsonSchemaProps) -> Result<(), String> {
+/// The strict typed decoding of a built-in kind's patched object (`jsonSerializer.Decode`,
+/// its error wrapped by `NewInternalError`): the decoder's error, else the unknown members.
+fn strict_decoding(
+    object: &Json,
+    schema: &JsonSchemaProps,
+    go_type: &GoType,
+) -> Result<(), String> {
+    crate::builtins::decode::decode(object, go_type)
+        .map_err(|e| format!("Internal error occurred: {e}"))?;
     let mut copy = object.clone();
     let mut unknown = crate::pipeline::prune::prune(&mut copy, schema, true);
     if unknown.is_empty() {
@@ -175,10 +184,8 @@ pub fn apply(
                     return Err(Failure::Policy(format!("JSON Patch: {e}")));
                 }
             }
-            if target.typed
-                && let Some(schema) = target.schema
-            {
-                strict_decoding(&patched, schema).map_err(Failure::Policy)?;
+            if let (Some(schema), Some(go_type)) = (target.schema, target.go_type) {
+                strict_decoding(&patched, schema, go_type).map_err(Failure::Policy)?;
             }
             Ok(patched)
         }
@@ -219,5 +226,66 @@ pub fn apply(
             smd::apply(schema, object, &patch)
                 .map_err(|e| Failure::Policy(format!("error applying patch: {e}")))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::mutating::CompiledPolicy;
+    use crate::admission::mutating::evaluate::Bindings;
+    use crate::builtins::Builtins;
+    use crate::version::KubeVersion;
+
+    #[test]
+    fn built_in_kinds_decode_strictly_after_a_json_patch() {
+        let builtins = Builtins::new(KubeVersion::NEWEST, true);
+        let kind = builtins.kind("apps/v1", "Deployment").unwrap().unwrap();
+        let schema = kind.crd.spec.versions[0].open_api_v3_schema().unwrap();
+        let target = Target {
+            schema: Some(schema),
+            go_type: Some(&kind.go_type),
+        };
+        let run = |expression: &str| {
+            let doc = json!({
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "MutatingAdmissionPolicy",
+                "metadata": {"name": "p"},
+                "spec": {"mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": expression}}]},
+            });
+            let policy = serde_json::from_value(doc).unwrap();
+            let compiled = CompiledPolicy::compile(&policy, KubeVersion::NEWEST);
+            let object =
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}, "spec": {}});
+            let bindings = Bindings {
+                object: object.clone(),
+                ..Bindings::default()
+            };
+            let activation = Activation::new(&compiled, &bindings);
+            let mut budget = i64::MAX;
+            apply(
+                &compiled.mutations[0],
+                &activation,
+                &object,
+                target,
+                &mut budget,
+            )
+        };
+        let wrong_type = run(r#"[JSONPatch{op: "add", path: "/spec/replicas", value: "x"}]"#);
+        assert_eq!(
+            wrong_type,
+            Err(Failure::Policy(
+                "Internal error occurred: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32".into()
+            ))
+        );
+        let unknown = run(r#"[JSONPatch{op: "add", path: "/spec/zz", value: 1}]"#);
+        assert_eq!(
+            unknown,
+            Err(Failure::Policy(
+                "Internal error occurred: strict decoding error: unknown field \"spec.zz\"".into()
+            ))
+        );
     }
 }
