@@ -298,7 +298,6 @@ impl std::fmt::Debug for Compiled {
 /// Compiles the expressions of one policy (`CompositedCompiler`): variables first, each adding a
 /// field to `variables`, then the rest.
 pub struct Compiler {
-    spec: EnvSpec,
     base: Env,
     types: AdmissionTypes,
     /// Whether `variables` is declared (`NewCompositedCompiler`; API validation compiles
@@ -319,7 +318,6 @@ impl Compiler {
         declared.add(&namespace_type());
         Compiler {
             base: spec.env(),
-            spec,
             types: AdmissionTypes {
                 declared: Arc::new(declared),
                 variables: IndexMap::new(),
@@ -370,7 +368,7 @@ impl Compiler {
     ) -> Result<Compiled, CompileError> {
         let env = self.env(optional);
         let err = |detail: String| CompileError { detail };
-        let checked = check_expression(&env, expression, self.spec.has_literal_validators())
+        let checked = check_expression(&env, expression)
             .map_err(|issues| err(format!("compilation failed: {issues}")))?;
         let output_type = checked.result_type.clone().unwrap_or(Type::Dyn);
         if !returns.accepts(&output_type) {

@@ -1,5 +1,5 @@
-//! Admission policies offline: ValidatingAdmissionPolicy as kube-apiserver's admission plugin
-//! runs it (`k8s.io/apiserver/pkg/admission/plugin/policy`).
+//! Admission policies offline: ValidatingAdmissionPolicy and MutatingAdmissionPolicy as
+//! kube-apiserver's admission plugins run them (`k8s.io/apiserver/pkg/admission/plugin/policy`).
 //!
 //! * [`model`]: the policy and binding documents, decoded with the server's defaults.
 //! * [`api_validation`]: what the server checks when a policy or binding is created.
@@ -12,6 +12,8 @@
 //! * [`matching`]: which policies and bindings apply to a request (shared with mutating
 //!   policies).
 //! * [`validating`]: compiling a validating policy and evaluating it for one request.
+//! * [`mutating`]: MutatingAdmissionPolicy: compiling mutations and applying them (JSON Patch,
+//!   ApplyConfiguration) with reinvocation.
 //! * [`policies`]: the facade: the policies, bindings, Namespaces and params among the inputs,
 //!   answering for one object written.
 
@@ -22,6 +24,7 @@ pub mod environment;
 pub mod evaluate;
 pub mod matching;
 pub mod model;
+pub mod mutating;
 pub mod policies;
 pub mod request;
 pub mod selector;

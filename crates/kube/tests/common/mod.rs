@@ -6,6 +6,7 @@
 pub mod fuzz_harness;
 pub mod raw_json;
 pub mod replay;
+pub mod trials;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,23 @@
+//! The `main` of a libtest-mimic runner: runs the trials (or one failing trial named
+//! `<runner>/setup` when they could not be built) and prints `N passed, N failed, N skipped`.
+
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Trial};
+
+pub fn run_trials(runner: &str, trials: Result<Vec<Trial>, String>) -> ExitCode {
+    let args = Arguments::from_args();
+    let trials = match trials {
+        Ok(t) => t,
+        Err(e) => vec![Trial::test(
+            format!("{runner}/setup"),
+            move || Err(e.into()),
+        )],
+    };
+    let conclusion = libtest_mimic::run(&args, trials);
+    println!(
+        "{} passed, {} failed, {} skipped",
+        conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored
+    );
+    conclusion.exit_code()
+}
