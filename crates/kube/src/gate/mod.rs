@@ -154,15 +154,17 @@ pub fn run(
             Err(e) => records.push(Record::unreadable(&e)),
         }
     }
-    // The inputs' own records: CRDs reviewed above, objects validated below.
-    enum Pending<'i> {
+    // The inputs' own records: CRDs reviewed above, objects validated below (each moved into
+    // its request and freed once validated).
+    enum Pending {
         Done(Box<Record>),
-        Object(&'i Document),
+        Object,
     }
     let mut pending = Vec::with_capacity(doc_inputs.len());
-    for input in &doc_inputs {
+    let mut objects = Vec::new();
+    for input in doc_inputs {
         pending.push(match input {
-            Err(e) => Pending::Done(Box::new(Record::unreadable(e))),
+            Err(e) => Pending::Done(Box::new(Record::unreadable(&e))),
             Ok(d) if d.is_crd() => match crd_outcomes.next() {
                 Some(o) => {
                     if let Some(c) = o.crd.filter(|_| o.used) {
@@ -170,9 +172,15 @@ pub fn run(
                     }
                     Pending::Done(Box::new(o.record))
                 }
-                None => Pending::Object(d),
+                None => {
+                    objects.push(d);
+                    Pending::Object
+                }
             },
-            Ok(d) => Pending::Object(d),
+            Ok(d) => {
+                objects.push(d);
+                Pending::Object
+            }
         });
     }
     let gate = Gate {
@@ -181,17 +189,10 @@ pub fn run(
         old,
         unusable,
     };
-    let objects: Vec<&Document> = pending
-        .iter()
-        .filter_map(|p| match p {
-            Pending::Object(d) => Some(*d),
-            Pending::Done(_) => None,
-        })
-        .collect();
     if let Some(p) = progress {
         p.total.store(objects.len(), Ordering::Relaxed);
     }
-    let mut validated = parallel::ordered_map(&objects, options.jobs, |doc| {
+    let mut validated = parallel::ordered_map(objects, options.jobs, |doc| {
         let record = gate.check(doc);
         if let Some(p) = progress {
             p.done.fetch_add(1, Ordering::Relaxed);
@@ -202,7 +203,7 @@ pub fn run(
     for p in pending {
         match p {
             Pending::Done(r) => records.push(*r),
-            Pending::Object(_) => records.extend(validated.next()),
+            Pending::Object => records.extend(validated.next()),
         }
     }
     Report {
@@ -220,9 +221,9 @@ struct Gate<'o> {
 }
 
 impl Gate<'_> {
-    /// The record of one object document.
-    fn check(&self, doc: &Document) -> Record {
-        let error = |message: String| Record::of(doc, Outcome::Error, message);
+    /// The record of one object document, which moves into its request.
+    fn check(&self, doc: Document) -> Record {
+        let error = |message: String| Record::of(&doc, Outcome::Error, message);
         let s = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or("");
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
         // apimachinery's decoders check the kind first (`runtime/serializer/json`).
@@ -233,29 +234,37 @@ impl Gate<'_> {
             return error("Object 'apiVersion' is missing".into());
         }
         if self.options.skip_kinds.matches(api_version, kind) {
-            return Record::of(doc, Outcome::Skipped, "kind skipped (--skip-kinds)".into());
+            return Record::of(&doc, Outcome::Skipped, "kind skipped (--skip-kinds)".into());
         }
         if self.options.reject_kinds.matches(api_version, kind) {
             return error(format!("prohibited resource kind {kind}"));
         }
+        let (api_version, kind) = (api_version.to_string(), kind.to_string());
+        // The record names the document as written, before the request changes it.
+        let head = Record::of(&doc, Outcome::Valid, String::new());
         let request = match self.old.get(&ObjectKey::of(&doc.value)) {
-            Some(o) => Request::update(doc.value.clone(), o.clone()),
-            None => Request::create(doc.value.clone()),
+            Some(o) => Request::update(doc.value, o.clone()),
+            None => Request::create(doc.value),
         }
         .in_namespace(self.options.namespace.clone());
+        let error = |message: String| Record {
+            outcome: Outcome::Error,
+            message,
+            ..head.clone()
+        };
         match self.validator.validate(request) {
-            Ok(verdict) => Record::answered(doc, verdict),
+            Ok(verdict) => head.answer(verdict),
             Err(e @ Error::NoMatchingCrd { .. }) => {
-                if let Some(why) = self.unusable.reason(api_version, kind) {
+                if let Some(why) = self.unusable.reason(&api_version, &kind) {
                     error(format!(
                         "no usable CustomResourceDefinition serves kind {kind:?} in version {api_version:?}: {why}"
                     ))
                 } else if self.options.ignore_missing_schemas {
-                    Record::of(
-                        doc,
-                        Outcome::Skipped,
-                        "no schema (--ignore-missing-schemas)".into(),
-                    )
+                    Record {
+                        outcome: Outcome::Skipped,
+                        message: "no schema (--ignore-missing-schemas)".into(),
+                        ..head
+                    }
                 } else {
                     error(e.to_string())
                 }
@@ -263,7 +272,7 @@ impl Gate<'_> {
             Err(e) => {
                 let served_by = self
                     .validator
-                    .find_kind(api_version, kind)
+                    .find_kind(&api_version, &kind)
                     .and_then(|id| self.validator.crd_location(id));
                 match served_by {
                     Some(at) => error(format!("{e} (CustomResourceDefinition at {at})")),
