@@ -342,17 +342,30 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
     let mut raw: Vec<(usize, Value, Vec<usize>)> = Vec::new();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        // Lines are counted from the previous document's start on, not from the top.
+        let mut counted = (0, 1);
+        let mut line_at = |offset: usize| {
+            let (from, line) = counted;
+            let line = line + text[from..offset].matches('\n').count();
+            counted = (offset, line);
+            line
+        };
         loop {
             let start = text.len() - text[stream.byte_offset()..].trim_start().len();
             match stream.next() {
                 None => break,
                 Some(Ok(v)) => {
-                    let line_at = |offset: usize| text[..offset].matches('\n').count() + 1;
-                    let items = json_item_offsets(&text[start..stream.byte_offset()])
-                        .into_iter()
-                        .map(|o| line_at(start + o))
-                        .collect();
-                    raw.push((line_at(start), v, items));
+                    let line = line_at(start);
+                    // Only a list's items are located, which takes a second reading of its text.
+                    let items = if is_list(&v) {
+                        json_item_offsets(&text[start..stream.byte_offset()])
+                            .into_iter()
+                            .map(|o| line_at(start + o))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    raw.push((line, v, items));
                 }
                 Some(Err(e)) => {
                     return Err(DocumentError::Syntax {
@@ -398,12 +411,7 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
         };
         match v {
             Value::Null => {}
-            Value::Object(mut o)
-                if o.get("kind")
-                    .and_then(Value::as_str)
-                    .is_some_and(|k| k.ends_with("List"))
-                    && o.get("items").is_some_and(Value::is_array) =>
-            {
+            Value::Object(mut o) if is_list(&v) => {
                 if let Some(Value::Array(items)) = o.remove("items") {
                     for (i, item) in items.into_iter().enumerate() {
                         let at = item_lines.get(i).copied().unwrap_or(line);
@@ -421,6 +429,14 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
         }
     }
     Ok(out)
+}
+
+/// Whether `v` is a `*List` document whose `items` are expanded into documents.
+fn is_list(v: &Value) -> bool {
+    v.get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k.ends_with("List"))
+        && v.get("items").is_some_and(Value::is_array)
 }
 
 /// The byte offsets, in `json` (one JSON value), of the elements of its top-level `items`
@@ -493,6 +509,10 @@ mod tests {
         let docs = parse_documents("l.json", list).expect("ok");
         let lines: Vec<usize> = docs.iter().map(|d| d.line).collect();
         assert_eq!(lines, [3, 5]);
+        let mixed = "{\"kind\": \"A\"}\n{\"kind\": \"List\", \"items\": [\n{\"kind\": \"B\"}]}\n\n{\"kind\": \"C\"}";
+        let docs = parse_documents("m.json", mixed).expect("ok");
+        let lines: Vec<(usize, &str)> = docs.iter().map(|d| (d.line, d.kind())).collect();
+        assert_eq!(lines, [(1, "A"), (3, "B"), (5, "C")]);
         let err = parse_documents("f.json", "[1]").expect_err("not an object");
         assert_eq!(err.to_string(), "f.json:1: a document must be an object");
     }

@@ -31,6 +31,7 @@
 //! Every node's position is kept in a [`Positions`] table keyed by JSON pointer, so a later error
 //! (a wrong type deep in a CRD) can name its line.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -59,10 +60,12 @@ impl fmt::Display for Position {
     }
 }
 
-/// Positions of the nodes of one document, by JSON pointer (`/spec/versions/0`).
+/// Positions of the nodes of one document, by JSON pointer (`/spec/versions/0`). Every node of
+/// every document is recorded, so the table hashes with `foldhash` (randomly seeded per
+/// process), not SipHash.
 #[derive(Clone, Debug, Default)]
 pub struct Positions {
-    by_pointer: HashMap<String, Position>,
+    by_pointer: HashMap<String, Position, foldhash::fast::RandomState>,
 }
 
 impl Positions {
@@ -79,8 +82,8 @@ impl Positions {
         }
     }
 
-    fn record(&mut self, pointer: &str, pos: Position) {
-        self.by_pointer.insert(pointer.to_string(), pos);
+    fn record(&mut self, pointer: String, pos: Position) {
+        self.by_pointer.insert(pointer, pos);
     }
 }
 
@@ -120,8 +123,12 @@ fn position(mark: &Mark) -> Position {
 }
 
 /// Escapes a map key for a JSON pointer segment (RFC 6901).
-pub(crate) fn pointer_segment(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+pub(crate) fn pointer_segment(key: &str) -> Cow<'_, str> {
+    if key.contains(['~', '/']) {
+        Cow::Owned(key.replace('~', "~0").replace('/', "~1"))
+    } else {
+        Cow::Borrowed(key)
+    }
 }
 
 /// Parses a YAML stream into its documents. Empty documents (only comments, or nothing between
@@ -232,21 +239,24 @@ impl Builder {
         Ok(())
     }
 
-    /// The JSON pointer of the node that comes next, and whether it is a map key.
-    fn next_pointer(&self) -> (String, bool) {
+    /// Whether the node that comes next is a map key.
+    fn next_is_key(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Map { key: None, .. }))
+    }
+
+    /// The JSON pointer of the node that comes next (not a map key).
+    fn next_pointer(&self) -> String {
         match self.stack.last() {
-            None => (String::new(), false),
-            Some(Frame::Seq { items, pointer, .. }) => {
-                (format!("{pointer}/{}", items.len()), false)
-            }
+            None => String::new(),
+            Some(Frame::Seq { items, pointer, .. }) => format!("{pointer}/{}", items.len()),
             Some(Frame::Map {
                 key: None, pointer, ..
-            }) => (pointer.clone(), true),
+            }) => pointer.clone(),
             Some(Frame::Map {
                 key: Some((k, _)),
                 pointer,
                 ..
-            }) => (format!("{pointer}/{}", pointer_segment(k)), false),
+            }) => format!("{pointer}/{}", pointer_segment(k)),
         }
     }
 
@@ -263,7 +273,7 @@ impl Builder {
 
     fn event(&mut self, event: Event, mark: &Mark) -> Result<(), YamlError> {
         let pos = position(mark);
-        let (pointer, is_key) = self.next_pointer();
+        let is_key = self.next_is_key();
         let is_seq = matches!(event, Event::SequenceStart { .. });
         match event {
             Event::Scalar {
@@ -285,7 +295,7 @@ impl Builder {
                     return self.set_key(key, pos);
                 }
                 let value = scalar_to_json(scalar, pos)?;
-                self.positions.record(&pointer, pos);
+                self.positions.record(self.next_pointer(), pos);
                 if anchor > 0 {
                     self.anchors.insert(anchor, (value.clone(), 1));
                 }
@@ -315,7 +325,7 @@ impl Builder {
                         _ => return Err(unsupported_key(pos)),
                     }
                 }
-                self.positions.record(&pointer, pos);
+                self.positions.record(self.next_pointer(), pos);
                 self.push_value(value, pos)
             }
             Event::SequenceStart { anchor } | Event::MappingStart { anchor } => {
@@ -330,7 +340,8 @@ impl Builder {
                 }
                 self.count(1, pos)?;
                 let anchor = self.define_anchor(anchor);
-                self.positions.record(&pointer, pos);
+                let pointer = self.next_pointer();
+                self.positions.record(pointer.clone(), pos);
                 let frame = if is_seq {
                     Frame::Seq {
                         items: Vec::new(),

@@ -36,6 +36,7 @@ use crate::admission::request::Operation;
 use crate::admission::{PolicySet, RequestOptions};
 use crate::documents::{Document, Input, ObjectKey, input_files, read_file, read_inputs};
 use crate::error::Error;
+use crate::field::FieldError;
 use crate::pipeline::status::Status;
 use crate::report::{Outcome, Record, Report};
 use crate::validator::{Request, Validator, ValidatorBuilder, Verdict};
@@ -178,15 +179,17 @@ pub fn run(
             Err(e) => records.push(Record::unreadable(&e)),
         }
     }
-    // The inputs' own records: CRDs reviewed above, objects validated below.
-    enum Pending<'i> {
+    // The inputs' own records: CRDs reviewed above, objects validated below (each moved into
+    // its request and freed once validated).
+    enum Pending {
         Done(Box<Record>),
-        Object(&'i Document),
+        Object,
     }
     let mut pending = Vec::with_capacity(doc_inputs.len());
-    for input in &doc_inputs {
+    let mut objects = Vec::new();
+    for input in doc_inputs {
         pending.push(match input {
-            Err(e) => Pending::Done(Box::new(Record::unreadable(e))),
+            Err(e) => Pending::Done(Box::new(Record::unreadable(&e))),
             Ok(d) if d.is_crd() => match crd_outcomes.next() {
                 Some(o) => {
                     if let Some(c) = o.crd.filter(|_| o.used) {
@@ -194,9 +197,15 @@ pub fn run(
                     }
                     Pending::Done(Box::new(o.record))
                 }
-                None => Pending::Object(d),
+                None => {
+                    objects.push(d);
+                    Pending::Object
+                }
             },
-            Ok(d) => Pending::Object(d),
+            Ok(d) => {
+                objects.push(d);
+                Pending::Object
+            }
         });
     }
     let gate = Gate {
@@ -206,17 +215,10 @@ pub fn run(
         unusable,
         policies,
     };
-    let objects: Vec<&Document> = pending
-        .iter()
-        .filter_map(|p| match p {
-            Pending::Object(d) => Some(*d),
-            Pending::Done(_) => None,
-        })
-        .collect();
     if let Some(p) = progress {
         p.total.store(objects.len(), Ordering::Relaxed);
     }
-    let mut validated = parallel::ordered_map(&objects, options.jobs, |doc| {
+    let mut validated = parallel::ordered_map(objects, options.jobs, |doc| {
         let record = gate.check(doc);
         if let Some(p) = progress {
             p.done.fetch_add(1, Ordering::Relaxed);
@@ -227,7 +229,7 @@ pub fn run(
     for p in pending {
         match p {
             Pending::Done(r) => records.push(*r),
-            Pending::Object(_) => records.extend(validated.next()),
+            Pending::Object => records.extend(validated.next()),
         }
     }
     Report {
@@ -246,9 +248,9 @@ struct Gate<'o> {
 }
 
 impl Gate<'_> {
-    /// The record of one object document.
-    fn check(&self, doc: &Document) -> Record {
-        let error = |message: String| Record::of(doc, Outcome::Error, message);
+    /// The record of one object document, which moves into its request.
+    fn check(&self, doc: Document) -> Record {
+        let error = |message: String| Record::of(&doc, Outcome::Error, message);
         let s = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or("");
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
         // apimachinery's decoders check the kind first (`runtime/serializer/json`).
@@ -259,30 +261,43 @@ impl Gate<'_> {
             return error("Object 'apiVersion' is missing".into());
         }
         if self.options.skip_kinds.matches(api_version, kind) {
-            return Record::of(doc, Outcome::Skipped, "kind skipped (--skip-kinds)".into());
+            return Record::of(&doc, Outcome::Skipped, "kind skipped (--skip-kinds)".into());
         }
         if self.options.reject_kinds.matches(api_version, kind) {
             return error(format!("prohibited resource kind {kind}"));
         }
+        let (api_version, kind) = (api_version.to_string(), kind.to_string());
+        // The record names the document as written, before the request changes it.
+        let head = Record::of(&doc, Outcome::Valid, String::new());
         let old = self.old.get(&ObjectKey::of(&doc.value));
+        let admission = Admission {
+            decode_error: self.policies.decode_error(&doc).map(|e| e.message.clone()),
+            review: self.policies.review(&doc),
+            object: (!self.policies.is_empty()).then(|| doc.value.clone()),
+        };
         let request = match old {
-            Some(o) => Request::update(doc.value.clone(), o.clone()),
-            None => Request::create(doc.value.clone()),
+            Some(o) => Request::update(doc.value, o.clone()),
+            None => Request::create(doc.value),
         }
         .in_namespace(self.options.namespace.clone());
+        let error = |message: String| Record {
+            outcome: Outcome::Error,
+            message,
+            ..head.clone()
+        };
         match self.validator.validate(request) {
-            Ok(verdict) => self.admit(doc, verdict, old),
+            Ok(verdict) => self.admit(head, verdict, old, admission),
             Err(e @ Error::NoMatchingCrd { .. }) => {
-                if let Some(why) = self.unusable.reason(api_version, kind) {
+                if let Some(why) = self.unusable.reason(&api_version, &kind) {
                     error(format!(
                         "no usable CustomResourceDefinition serves kind {kind:?} in version {api_version:?}: {why}"
                     ))
                 } else if self.options.ignore_missing_schemas {
-                    Record::of(
-                        doc,
-                        Outcome::Skipped,
-                        "no schema (--ignore-missing-schemas)".into(),
-                    )
+                    Record {
+                        outcome: Outcome::Skipped,
+                        message: "no schema (--ignore-missing-schemas)".into(),
+                        ..head
+                    }
                 } else {
                     error(e.to_string())
                 }
@@ -290,7 +305,7 @@ impl Gate<'_> {
             Err(e) => {
                 let served_by = self
                     .validator
-                    .find_kind(api_version, kind)
+                    .find_kind(&api_version, &kind)
                     .and_then(|id| self.validator.crd_location(id));
                 match served_by {
                     Some(at) => error(format!("{e} (CustomResourceDefinition at {at})")),
@@ -306,34 +321,42 @@ impl Gate<'_> {
     /// document gets the server's API validation; any other accepted object goes through the
     /// validating admission policies (a denial replaces the accepted status; warnings and
     /// audit annotations are added).
-    fn admit(&self, doc: &Document, mut verdict: Verdict, old: Option<&Value>) -> Record {
+    fn admit(
+        &self,
+        head: Record,
+        mut verdict: Verdict,
+        old: Option<&Value>,
+        admission: Admission,
+    ) -> Record {
         if !verdict.is_valid() {
-            return Record::answered(doc, verdict);
+            return head.answer(verdict);
         }
-        if let Some(e) = self.policies.decode_error(doc) {
-            return Record::of(doc, Outcome::Error, e.message.clone());
+        if let Some(message) = admission.decode_error {
+            return Record {
+                outcome: Outcome::Error,
+                message,
+                ..head
+            };
         }
-        let errs = self.policies.review(doc);
-        if !errs.is_empty() {
-            let kind = doc.kind().to_string();
+        if !admission.review.is_empty() {
             verdict.status = Status::invalid(
                 admission::model::GROUP,
-                &kind,
+                &head.kind,
                 &verdict.name,
-                &errs,
+                &admission.review,
                 self.validator.kube_version(),
             );
-            return Record::answered(doc, verdict);
+            return head.answer(verdict);
         }
-        if self.policies.is_empty() {
-            return Record::answered(doc, verdict);
-        }
+        let Some(written) = admission.object else {
+            return head.answer(verdict);
+        };
         let operation = if old.is_some() {
             Operation::Update
         } else {
             Operation::Create
         };
-        let object = verdict.object.as_ref().unwrap_or(&doc.value);
+        let object = verdict.object.as_ref().unwrap_or(&written);
         let admitted = self.policies.admit(
             &self.validator,
             Some(object),
@@ -342,16 +365,25 @@ impl Gate<'_> {
             self.options.namespace.as_deref(),
         );
         let Some((attr, answer)) = admitted else {
-            return Record::answered(doc, verdict);
+            return head.answer(verdict);
         };
         verdict.warnings.extend(answer.warnings.iter().cloned());
         if let Some(status) = answer.status(&attr) {
             verdict.status = status;
         }
-        let mut record = Record::answered(doc, verdict);
+        let mut record = head.answer(verdict);
         record.audit_annotations = answer.audit_annotations;
         record
     }
+}
+
+/// What the admission policies need of a document, taken before the document moves into its
+/// request: a policy's decoding error, the API validation of a policy or binding, and the
+/// object as written when policies apply.
+struct Admission {
+    decode_error: Option<String>,
+    review: Vec<FieldError>,
+    object: Option<Value>,
 }
 
 /// A [`Validator`] is shared by the threads of a run.

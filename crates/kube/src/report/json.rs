@@ -15,6 +15,7 @@
 
 use std::io::{self, Write};
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use super::{Record, Report};
@@ -42,17 +43,41 @@ fn record_json(r: &Record) -> Value {
     })
 }
 
+/// The records as a JSON array, each record's object built only while it is written.
+struct Documents<'r>(&'r [Record]);
+
+impl Serialize for Documents<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(record_json))
+    }
+}
+
+/// The whole document: `documents`, then `summary`.
+struct Whole<'r> {
+    documents: Documents<'r>,
+    summary: Value,
+}
+
+impl Serialize for Whole<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("documents", &self.documents)?;
+        map.serialize_entry("summary", &self.summary)?;
+        map.end()
+    }
+}
+
 pub(super) fn render(report: &Report, w: &mut dyn Write) -> io::Result<()> {
     let s = report.summary();
-    let doc = json!({
-        "documents": report.records.iter().map(record_json).collect::<Vec<_>>(),
-        "summary": {
+    let doc = Whole {
+        documents: Documents(&report.records),
+        summary: json!({
             "valid": s.valid,
             "invalid": s.invalid,
             "errors": s.errors,
             "skipped": s.skipped,
-        },
-    });
+        }),
+    };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)
 }

@@ -107,17 +107,20 @@ impl Record {
         }
     }
 
-    /// The record of kube-apiserver's answer for `doc`.
-    pub fn answered(doc: &Document, verdict: Verdict) -> Record {
+    /// This record (of a document, [`Record::of`]) with kube-apiserver's answer: its outcome,
+    /// message, status and warnings.
+    pub fn answer(self, verdict: Verdict) -> Record {
         let (outcome, message) = if verdict.is_valid() {
             (Outcome::Valid, String::new())
         } else {
             (Outcome::Invalid, verdict.kubectl_message())
         };
         Record {
+            outcome,
+            message,
             status: Some(verdict.status),
             warnings: verdict.warnings,
-            ..Record::of(doc, outcome, message)
+            ..self
         }
     }
 

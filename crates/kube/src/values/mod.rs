@@ -21,6 +21,7 @@
 //! methods, while the infallible `get`/`field` read it as absent (equality, iteration).
 
 pub(crate) mod formats;
+mod json_object;
 mod lists;
 mod objects;
 
@@ -29,10 +30,10 @@ use std::sync::Arc;
 
 use cel::Value;
 use cel::value::{List, Map, Opaque};
-use indexmap::IndexMap;
 
 pub use formats::go_parse_duration;
 pub(crate) use formats::{parse_byte, parse_date, parse_date_time, parse_duration};
+pub use json_object::JsonObject;
 pub use lists::{ListKind, ListView};
 pub use objects::{MapView, ObjectView};
 
@@ -52,10 +53,6 @@ pub enum Json {
     Array(Arc<[Json]>),
     Object(Arc<JsonObject>),
 }
-
-/// The entries of a JSON object, in document order, hashed with `foldhash` (randomly seeded per
-/// process): every object of a document is built into one and rules look fields up in them.
-pub type JsonObject = IndexMap<Arc<str>, Json, foldhash::fast::RandomState>;
 
 /// Why a JSON value could not be read with its schema (Kubernetes' message text).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,12 +171,12 @@ impl Converter {
                     .into(),
             ),
             serde_json::Value::Object(m) => {
-                let mut out = JsonObject::with_capacity_and_hasher(m.len(), Default::default());
+                let mut entries = Vec::with_capacity(m.len());
                 for (position, (k, x)) in m.iter().enumerate() {
                     let key = self.key(depth, position, k);
-                    out.insert(key, self.convert(x, depth + 1)?);
+                    entries.push((key, self.convert(x, depth + 1)?));
                 }
-                Json::Object(Arc::new(out))
+                Json::Object(Arc::new(JsonObject::from_entries(entries)))
             }
         })
     }
