@@ -210,16 +210,17 @@ impl PreparedSchema {
 }
 
 /// Why a pipeline cannot be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PipelineError(pub String);
-
-impl std::fmt::Display for PipelineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PipelineError {
+    /// The CRD serves no version of that name.
+    #[error("CRD {crd} has no version {version:?}")]
+    NoVersion {
+        /// The CRD's `metadata.name`.
+        crd: String,
+        /// The version asked for.
+        version: String,
+    },
 }
-
-impl std::error::Error for PipelineError {}
 
 fn has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
     use crate::schema_props::{SchemaOrArray, SchemaOrBool};
@@ -381,12 +382,11 @@ impl<'a> Pipeline<'a> {
         crd: &'a CustomResourceDefinition,
         version: &str,
     ) -> Result<&'a CustomResourceDefinitionVersion, PipelineError> {
-        crd.version(version).ok_or_else(|| {
-            PipelineError(format!(
-                "CRD {} has no version {version:?}",
-                crd.metadata.name
-            ))
-        })
+        crd.version(version)
+            .ok_or_else(|| PipelineError::NoVersion {
+                crd: crd.metadata.name.clone(),
+                version: version.to_string(),
+            })
     }
 
     fn schema(&self) -> &JsonSchemaProps {

@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cel::go::regexp::Regex;
+use cel::go::regexp::{Regex, RegexError};
 use serde_json::{Map, Value};
 
 use super::formats;
@@ -136,9 +136,8 @@ impl Outcome {
     }
 }
 
-/// Compiled `pattern`s by their text (the compile error's text for a pattern that does not
-/// compile).
-pub type Patterns = HashMap<String, Result<Regex, String>>;
+/// Compiled `pattern`s by their text (Go's compile error for a pattern that does not compile).
+pub type Patterns = HashMap<String, Result<Regex, RegexError>>;
 
 /// Every `pattern` of `schema` and of the schemas below it, compiled.
 pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
@@ -147,8 +146,7 @@ pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
             return;
         }
         if let Some(p) = &s.pattern {
-            out.entry(p.clone())
-                .or_insert_with(|| Regex::new(p).map_err(|e| e.to_string()));
+            out.entry(p.clone()).or_insert_with(|| Regex::new(p));
         }
         for c in s.subschemas() {
             walk(c, out, depth + 1);
@@ -712,7 +710,7 @@ impl SchemaValidator {
 
     /// Go `regexp.MatchString` (unanchored), the pattern taken from the patterns compiled
     /// beforehand, else from the validator's own cache.
-    fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, String> {
+    fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, RegexError> {
         if let Some(re) = self.compiled.as_ref().and_then(|c| c.get(pattern)) {
             return match re {
                 Ok(re) => Ok(re.is_match(s)),
@@ -722,7 +720,7 @@ impl SchemaValidator {
         let mut cache = self.patterns.borrow_mut();
         let re = cache
             .entry(pattern.to_string())
-            .or_insert_with(|| Regex::new(pattern).map_err(|e| e.to_string()));
+            .or_insert_with(|| Regex::new(pattern));
         match re {
             Ok(re) => Ok(re.is_match(s)),
             Err(e) => Err(e.clone()),

@@ -181,6 +181,47 @@ impl CompiledRule {
     }
 }
 
+/// Why a node's rules could not be compiled at all (Kubernetes' "rule compiler initialization
+/// error", `schema/cel/compilation.go` `Compile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NodeError {
+    /// The node's structural schema has no CEL type (`SchemaDeclType` returned nil).
+    #[error("unable to convert structural schema to CEL declarations")]
+    NoDeclType,
+}
+
+/// Why an expression did not compile (parse, check, literal validators or planning), printed as
+/// cel-go prints it; the caller prefixes what failed (`compilation failed: `, ...).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ExpressionError {
+    /// Parse or type-check issues (cel-go's `Issues.Err()`).
+    #[error("{0}")]
+    Issues(cel::Issues),
+    /// A literal validator rejected a literal (cel-go's `ASTValidators`): its report.
+    #[error("{0}")]
+    Literal(String),
+    /// A constant pattern of Kubernetes' `find`/`findAll` that does not compile
+    /// (`library/regex.go`'s compile-time check): Go's regexp error text.
+    #[error("{0}")]
+    Pattern(String),
+    /// The planner's issues (cel-go's `env.Program` error): messages sorted, joined by `; `.
+    #[error("{}", planner_messages(.0))]
+    Plan(cel::Issues),
+    /// A [`CheckedExpression`] holding neither a parsed nor a checked tree.
+    #[error("the expression has no parsed form")]
+    NoParsedForm,
+}
+
+/// The planner's messages in source order, joined as [`ExpressionError::Plan`] prints them.
+fn planner_messages(issues: &cel::Issues) -> String {
+    issues
+        .sorted()
+        .iter()
+        .map(|x| x.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// A fresh `selfType<N>` name (Kubernetes uses the nanoseconds of the clock).
 pub fn unique_self_type_name() -> String {
     let nanos = std::time::SystemTime::now()
@@ -230,7 +271,7 @@ pub fn compile_node(
     rules: &[ValidationRule],
     is_resource_root: bool,
     loader: &EnvLoader,
-) -> Result<Vec<CompiledRule>, String> {
+) -> Result<Vec<CompiledRule>, NodeError> {
     compile_node_with_type(schema, rules, is_resource_root, None, loader)
 }
 
@@ -244,7 +285,7 @@ pub fn compile_node_with_type(
     is_resource_root: bool,
     decl: Option<&Arc<DeclType>>,
     loader: &EnvLoader,
-) -> Result<Vec<CompiledRule>, String> {
+) -> Result<Vec<CompiledRule>, NodeError> {
     if rules.is_empty() {
         return Ok(Vec::new());
     }
@@ -252,7 +293,7 @@ pub fn compile_node_with_type(
     let decl = match decl {
         Some(d) => d.clone(),
         None => DeclType::from_schema(schema, is_resource_root, &self_type_name)
-            .ok_or_else(|| "unable to convert structural schema to CEL declarations".to_string())?,
+            .ok_or(NodeError::NoDeclType)?,
     };
     let max_cardinality = decl.max_cardinality();
     let types = NamedDeclTypes::new(decl.clone(), &self_type_name);
@@ -392,10 +433,10 @@ pub fn check_expression(
     env: &Env,
     text: &str,
     literal_validators: bool,
-) -> Result<CheckedExpression, String> {
-    let ast = env.parse(text).map_err(|i| i.to_string())?;
+) -> Result<CheckedExpression, ExpressionError> {
+    let ast = env.parse(text).map_err(ExpressionError::Issues)?;
     // The tree is checked in place, not copied.
-    let checked = cel::checker::check_owned(env, ast).map_err(|i| i.to_string())?;
+    let checked = cel::checker::check_owned(env, ast).map_err(ExpressionError::Issues)?;
     if checked.types.is_empty() {
         let uses_old_self = refers_to(&checked.ast.expr, OLD_SCOPED_VAR_NAME);
         return Ok(CheckedExpression {
@@ -406,7 +447,7 @@ pub fn check_expression(
         });
     }
     if literal_validators {
-        super::literals::validate(env, &checked.ast)?;
+        super::literals::validate(env, &checked.ast).map_err(ExpressionError::Literal)?;
     }
     let uses_old_self = checked
         .references
@@ -422,28 +463,22 @@ pub fn check_expression(
 
 /// Plans a checked expression into a program (cel-go's `env.Program` with Kubernetes' options,
 /// which the environment carries).
-pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, String> {
+pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, ExpressionError> {
     let ast = match (&e.checked, &e.ast) {
         (Some(c), _) => &c.ast,
         (None, Some(a)) => a,
-        (None, None) => return Err("the expression has no parsed form".into()),
+        (None, None) => return Err(ExpressionError::NoParsedForm),
     };
     if env.function("find").is_some()
         && let Some(err) = crate::library::regex::constant_pattern_error(&ast.expr)
     {
-        return Err(err);
+        return Err(ExpressionError::Pattern(err));
     }
     let planned = match &e.checked {
         Some(c) => env.program_checked(c),
         None => env.program(ast),
     };
-    planned.map_err(|i| {
-        i.sorted()
-            .iter()
-            .map(|x| x.message.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    planned.map_err(ExpressionError::Plan)
 }
 
 /// Whether `e` refers to the free variable `name` (not shadowed by a comprehension variable).

@@ -36,11 +36,7 @@ impl ListKind {
                     .map(|k| escaping::escape(k).map_or_else(|| k.clone(), |e| e.into_owned()))
                     .collect(),
             )),
-            Some(other) => Err(ValueError {
-                message: format!(
-                    "invalid x-kubernetes-list-type, expected 'map', 'set' or 'atomic' but got {other}"
-                ),
-            }),
+            Some(other) => Err(ValueError::ListType(other.to_string())),
         }
     }
 }
