@@ -69,8 +69,11 @@ pub enum BuiltinError {
     /// A converted schema is not a schema kcel reads.
     #[error("built-in kind {kind} of {api_version}: {message}")]
     Convert {
+        /// The group-version.
         api_version: String,
+        /// The kind.
         kind: String,
+        /// What is wrong.
         message: String,
     },
 }

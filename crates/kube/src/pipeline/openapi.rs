@@ -11,7 +11,7 @@
 //! converts them the way apiextensions does (`kubeOpenAPIResultToFieldErrors`).
 //!
 //! Ratcheting: a validation may carry the old object. Property and list-map item children are
-//! then correlated with their old counterparts ([`super::ratchet`]); a correlated node whose
+//! then correlated with their old counterparts (the pipeline's `ratchet` module); a correlated node whose
 //! subtree is unchanged drops every error found in it.
 
 use std::cell::RefCell;
@@ -42,7 +42,12 @@ pub enum ErrorKind {
     /// `maxLength`: `field.TooLong`.
     TooLong(i64),
     /// `maxItems`/`maxProperties`: `field.TooMany`.
-    TooMany { actual: i64, max: i64 },
+    TooMany {
+        /// How many items or properties the value has.
+        actual: i64,
+        /// The limit.
+        max: i64,
+    },
     /// `type` and `format`: `field.TypeInvalid`.
     TypeInvalid,
     /// Every other `Validation` error: `field.Invalid`.
@@ -54,9 +59,11 @@ pub enum ErrorKind {
 /// One kube-openapi error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpenApiError {
+    /// What kind of error.
     pub kind: ErrorKind,
     /// kube-openapi's path (`spec.items[0]`).
     pub name: String,
+    /// The offending value.
     pub value: BadValue,
     /// The message (`spec.x in body should match '^a'`).
     pub message: String,
@@ -103,7 +110,9 @@ impl OpenApiError {
 /// counts), which picks the reported branch of a failed `anyOf`/`oneOf`.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// The errors, each text once.
     pub errors: Vec<OpenApiError>,
+    /// kube-openapi's `MatchCount`.
     pub matches: usize,
     /// The texts of `errors` (`Result.AddErrors` drops an error whose text is already there).
     texts: std::collections::HashSet<String>,
@@ -131,6 +140,7 @@ impl Outcome {
         self.texts.clear();
     }
 
+    /// Whether no error was found.
     pub fn is_valid(&self) -> bool {
         self.errors.is_empty()
     }
@@ -282,6 +292,7 @@ impl<'s> Types<'s> {
 }
 
 impl SchemaValidator {
+    /// A validator for `version` that compiles patterns as it meets them.
     pub fn new(version: KubeVersion) -> SchemaValidator {
         SchemaValidator {
             version,

@@ -37,7 +37,9 @@ pub const OLD_SCOPED_VAR_NAME: &str = "oldSelf";
 /// Chooses the environment view of each expression.
 #[derive(Clone, Debug)]
 pub struct EnvLoader {
+    /// The Kubernetes release.
     pub version: KubeVersion,
+    /// Which expressions count as already stored.
     pub stored: StoredExpressions,
     /// Libraries beyond Kubernetes' own (see [`ExtraLibrary`]).
     pub extra: Vec<ExtraLibrary>,
@@ -104,7 +106,9 @@ impl EnvLoader {
 /// (`Invalid`, or `Internal` for the "impossible" cases) and the detail text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleError {
+    /// `Invalid`, or `Internal` for the cases Kubernetes treats as impossible.
     pub type_: ErrorType,
+    /// The detail text.
     pub detail: String,
 }
 
@@ -137,6 +141,7 @@ pub struct CompiledRule {
     pub rule: ValidationRule,
     /// The program; `None` when the rule is empty or failed to compile.
     pub program: Option<Program>,
+    /// Why the rule did not compile, if it did not.
     pub error: Option<RuleError>,
     /// Whether the rule refers to `oldSelf` (a transition rule).
     pub uses_old_self: bool,
@@ -144,8 +149,11 @@ pub struct CompiledRule {
     pub max_cost: Option<u64>,
     /// How many times the node could occur in one request, from its minimal size (§8.4).
     pub max_cardinality: u64,
+    /// The planned messageExpression, if any.
     pub message_expression: Option<Program>,
+    /// Why the messageExpression did not compile, if it did not.
     pub message_expression_error: Option<RuleError>,
+    /// The messageExpression's estimated maximal cost.
     pub message_expression_max_cost: Option<u64>,
     /// The rendered `fieldPath` (empty when unset or invalid).
     pub normalized_field_path: String,

@@ -48,6 +48,7 @@ pub struct KubeCalls<'a> {
 }
 
 impl<'a> KubeCalls<'a> {
+    /// An estimator answering sizes from `sizes`.
     pub fn new(sizes: &'a dyn SizeEstimator) -> Self {
         KubeCalls { sizes }
     }

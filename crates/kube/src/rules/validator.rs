@@ -44,6 +44,7 @@ pub struct SchemaRules {
 /// What validating one object produced.
 #[derive(Clone, Debug, Default)]
 pub struct RuleFindings {
+    /// The errors found.
     pub errors: Vec<FieldError>,
     /// Ratcheted rule failures, as the API server returns them in `Warning` headers.
     pub warnings: Vec<String>,

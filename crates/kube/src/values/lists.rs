@@ -61,6 +61,7 @@ pub struct ListView {
 }
 
 impl ListView {
+    /// A view of `items` read with the item schema `schema`, compared as `kind` says.
     pub fn from_json(items: Arc<[Json]>, schema: Arc<Structural>, kind: ListKind) -> Self {
         ListView {
             elements: Elements::Json { items, schema },
@@ -76,6 +77,7 @@ impl ListView {
         }
     }
 
+    /// How the list compares and concatenates.
     pub fn kind(&self) -> &ListKind {
         &self.kind
     }

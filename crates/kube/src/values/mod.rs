@@ -44,12 +44,19 @@ pub const MAX_CEL_DOCUMENT_DEPTH: usize = 1000;
 /// An immutable JSON document. Cloning is cheap (containers are shared).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
+    /// `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer that fits `int64`.
     Int(i64),
+    /// Any other number.
     Double(f64),
+    /// A string.
     String(Arc<str>),
+    /// An array.
     Array(Arc<[Json]>),
+    /// An object.
     Object(Arc<JsonObject>),
 }
 
