@@ -36,6 +36,8 @@ pub mod escaping;
 pub mod field;
 pub mod gate;
 pub mod gofmt;
+#[cfg(feature = "k8s-openapi")]
+pub mod k8s_openapi_interop;
 pub mod kubectl;
 pub mod library;
 pub mod load;

@@ -221,7 +221,7 @@ fn collect(
 pub const MAX_CRD_DEPTH: usize = crate::structural::MAX_SCHEMA_DEPTH;
 
 /// The nesting depth of a JSON value, computed without recursion, stopping past `limit`.
-fn depth_exceeds(value: &Value, limit: usize) -> bool {
+pub(crate) fn depth_exceeds(value: &Value, limit: usize) -> bool {
     let mut stack = vec![(value, 1usize)];
     while let Some((v, d)) = stack.pop() {
         if d > limit {
