@@ -20,6 +20,7 @@ pub(crate) mod crd_spec;
 pub mod crd_validation;
 pub mod decode;
 pub(crate) mod formats;
+pub(crate) mod go_struct_json;
 pub(crate) mod json;
 pub(crate) mod json_syntax;
 pub(crate) mod listtype;
@@ -875,7 +876,7 @@ impl<'a> Pipeline<'a> {
             let old_status = old.get("status");
             let out = match old_status.filter(|_| ratcheting) {
                 Some(os) => {
-                    let corr = ratchet::Correlation::node(os);
+                    let corr = ratchet::OldValue::node(os);
                     v.validate_correlated(status, status_schema, "", &corr)
                 }
                 None => v.validate(status, status_schema, "", None),

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::formats;
 use super::numeric_formats::{self, Repr};
-use super::ratchet::{self, Correlation};
+use super::ratchet::{self, OldValue};
 use crate::field::{BadValue, FieldError, Path};
 use crate::gofmt::{FloatStyle, format_float};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
@@ -109,7 +109,7 @@ impl OpenApiError {
 /// `MatchCount` (one per validator that applied and per node, as `SchemaValidator.Validate`
 /// counts), which picks the reported branch of a failed `anyOf`/`oneOf`.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct NodeResult {
     /// The errors, each text once.
     pub errors: Vec<OpenApiError>,
     /// kube-openapi's `MatchCount`.
@@ -118,7 +118,7 @@ pub struct Outcome {
     texts: std::collections::HashSet<String>,
 }
 
-impl Outcome {
+impl NodeResult {
     /// `Result.AddErrors` for one error.
     fn push(&mut self, e: OpenApiError) {
         if self.texts.insert(e.message.clone()) {
@@ -127,7 +127,7 @@ impl Outcome {
     }
 
     /// `Result.Merge`.
-    fn merge(&mut self, other: Outcome) {
+    fn merge(&mut self, other: NodeResult) {
         for e in other.errors {
             self.push(e);
         }
@@ -318,8 +318,8 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &str,
         old: Option<&Value>,
-    ) -> Outcome {
-        let corr = old.map(Correlation::root);
+    ) -> NodeResult {
+        let corr = old.map(OldValue::root);
         self.node(value, schema, &mut path.to_string(), corr.as_ref(), 0)
     }
 
@@ -330,8 +330,8 @@ impl SchemaValidator {
         value: &Value,
         schema: &JsonSchemaProps,
         path: &str,
-        corr: &Correlation<'_>,
-    ) -> Outcome {
+        corr: &OldValue<'_>,
+    ) -> NodeResult {
         self.node(value, schema, &mut path.to_string(), Some(corr), 0)
     }
 
@@ -343,9 +343,9 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &mut String,
         step: Step<'_>,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-    ) -> Outcome {
+    ) -> NodeResult {
         let len = path.len();
         match step {
             Step::Key(k) => {
@@ -414,10 +414,10 @@ impl SchemaValidator {
         value: &Value,
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-    ) -> Outcome {
-        let mut out = Outcome::default();
+    ) -> NodeResult {
+        let mut out = NodeResult::default();
         if depth > MAX_VALUE_DEPTH {
             out.push(OpenApiError {
                 kind: ErrorKind::Plain,
@@ -472,7 +472,7 @@ impl SchemaValidator {
     }
 
     /// `formatValidator`: a registered format the string does not have.
-    fn check_format(&self, s: &str, format: &str, path: &str, out: &mut Outcome) {
+    fn check_format(&self, s: &str, format: &str, path: &str, out: &mut NodeResult) {
         if !formats::check(format, s, self.version) {
             out.push(OpenApiError {
                 kind: ErrorKind::TypeInvalid,
@@ -492,7 +492,7 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         format: &str,
         path: &str,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         let types = Self::types(schema);
         let types = types.as_slice();
@@ -549,12 +549,12 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &mut String,
         depth: usize,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         let quoted = |path: &str| crate::gofmt::quote(path);
         if !schema.any_of.is_empty() {
-            let mut best: Option<Outcome> = None;
-            let mut success: Option<Outcome> = None;
+            let mut best: Option<NodeResult> = None;
+            let mut success: Option<NodeResult> = None;
             for sub in &schema.any_of {
                 let r = self.node(value, sub, path, None, depth + 1);
                 if r.is_valid() {
@@ -579,8 +579,8 @@ impl SchemaValidator {
             }
         }
         if !schema.one_of.is_empty() {
-            let mut best: Option<Outcome> = None;
-            let mut first_success: Option<Outcome> = None;
+            let mut best: Option<NodeResult> = None;
+            let mut first_success: Option<NodeResult> = None;
             let mut validated = 0;
             for sub in &schema.one_of {
                 let r = self.node(value, sub, path, None, depth + 1);
@@ -678,7 +678,7 @@ impl SchemaValidator {
 
     /// `stringValidator`: `maxLength`, `minLength`, `pattern`, stopping at the first that
     /// fails.
-    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut NodeResult) {
         let len = s.chars().count() as i64;
         if let Some(max) = schema.max_length
             && len > max
@@ -740,7 +740,13 @@ impl SchemaValidator {
 
     /// `numberValidator`: the value's range for its format, then `multipleOf`, `minimum`,
     /// `maximum`, each checked (no short-circuit).
-    fn check_number(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+    fn check_number(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        out: &mut NodeResult,
+    ) {
         let Value::Number(n) = value else {
             return;
         };
@@ -864,9 +870,9 @@ impl SchemaValidator {
         items: &[Value],
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         match &schema.items {
             Some(SchemaOrArray::Schema(item_schema)) => {
@@ -937,7 +943,13 @@ impl SchemaValidator {
         }
     }
 
-    fn check_enum(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+    fn check_enum(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        out: &mut NodeResult,
+    ) {
         if schema.enum_.is_empty() {
             return;
         }
@@ -972,9 +984,9 @@ impl SchemaValidator {
         map: &Map<String, Value>,
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         count_limits(
             map.len(),
@@ -1001,7 +1013,7 @@ impl SchemaValidator {
                 .collect()
         };
         let is_declared = |field: usize| declared.get(field).copied().flatten().is_some();
-        let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut Outcome| -> bool {
+        let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut NodeResult| -> bool {
             let matched = matching_patterns(k);
             for s in &matched {
                 let r = self.child(v, s, path, Step::Key(k), None, depth);
@@ -1080,7 +1092,7 @@ fn count_limits(
     (min, max): (Option<i64>, Option<i64>),
     path: &str,
     noun: &str,
-    out: &mut Outcome,
+    out: &mut NodeResult,
 ) {
     let n = i64::try_from(len).unwrap_or(i64::MAX);
     if let Some(min) = min
