@@ -9,16 +9,10 @@
 //! here covers exactly that part, plus every `JSONSchemaProps` field, and decodes like the API
 //! server does (unknown fields ignored, `null` = unset).
 //!
-//! A program that already holds a `k8s_openapi` CRD passes it in through serde JSON; both types
-//! use the wire format, so the round trip is lossless for every field validation reads:
-//!
-//! ```ignore
-//! let crd: kcel_kube::crd::CustomResourceDefinition =
-//!     serde_json::from_value(serde_json::to_value(&k8s_openapi_crd)?)?;
-//! ```
-//!
-//! (No optional `k8s-openapi` cargo feature is provided for that reason: the conversion is one
-//! line, and the feature would still need the caller to pick a Kubernetes version.)
+//! A program that already holds a `k8s_openapi` CRD enables this crate's `k8s-openapi` feature
+//! (k8s-openapi 0.29 with its `v1_35` API): `k8s_openapi_interop` converts it with `TryFrom`,
+//! through serde JSON (both types use the wire format, so the round trip is lossless for every
+//! field validation reads), with the loader's depth limit and field-path errors.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
