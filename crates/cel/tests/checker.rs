@@ -562,11 +562,17 @@ fn cel_go_checker_records() {
     let skips = load_skips();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
+    let mut expected = 0;
     for file in ["checking", "parsing", "comprehension"] {
         let path = shared.join(format!("cel-spec/cel-go-extra/{file}.json"));
         let text = std::fs::read_to_string(&path).expect("readable record file");
         let data: Json = serde_json::from_str(&text).expect("valid JSON");
-        for (i, rec) in data["tests"].as_array().into_iter().flatten().enumerate() {
+        let records = data["tests"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{file}.json has no `tests` array"));
+        // The file's records, counted apart from the run.
+        expected += records.len();
+        for (i, rec) in records.iter().enumerate() {
             let key = format!("{file}#{i}");
             if rec.get("ast").is_none() || skips.contains_key(&key) {
                 // No `ast`: the expression does not parse (the parser's test covers it).
@@ -621,6 +627,12 @@ fn cel_go_checker_records() {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert_eq!(failed, 0, "checker records failed (see above)");
+    assert!(expected > 0, "no checker records");
+    assert_eq!(
+        passed + failed + skipped,
+        expected,
+        "ran fewer records than the data holds"
+    );
 }
 
 // ----- hand-built records (independent of the parser) --------------------------

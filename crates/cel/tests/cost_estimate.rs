@@ -246,4 +246,10 @@ fn library_cost_tables() {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert_eq!(failed, 0, "{failed} estimates differ from cel-go's");
+    assert!(!records.is_empty(), "no cost records");
+    assert_eq!(
+        passed + failed + skipped,
+        records.len(),
+        "ran fewer records than the data holds"
+    );
 }

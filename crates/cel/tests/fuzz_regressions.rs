@@ -25,36 +25,22 @@
 
 mod common;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::diff_env::DiffHarness;
 use common::fuzz_env::{DEADLINE, Harness, Outcome};
+use common::replay::{Limits, files_in, on_thread, replay_all};
 
 /// Stack of the thread the inputs run on.
 const STACK: usize = 8 << 20;
 
-/// Longest an input may take (its evaluation alone has [`DEADLINE`]).
-const INPUT_LIMIT: Duration = Duration::from_secs(DEADLINE.as_secs() * 5);
-
-/// Runs `f` on a fresh thread with [`STACK`]; `Err` describes a panic.
-fn on_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
-    let handle = std::thread::Builder::new()
-        .stack_size(STACK)
-        .spawn(f)
-        .map_err(|e| format!("cannot spawn a thread: {e}"))?;
-    handle.join().map_err(|panic| panic_message(&*panic))
-}
-
-/// The message of a panic payload.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a non-string payload".into())
-}
+/// How inputs run: on an 8 MiB stack, each within five times the harness deadline (its
+/// evaluation alone has [`DEADLINE`]).
+const LIMITS: Limits = Limits {
+    stack: STACK,
+    input: Duration::from_secs(DEADLINE.as_secs() * 5),
+};
 
 fn harness() -> Harness {
     Harness::new(common::full_env::builder())
@@ -72,17 +58,6 @@ enum Target {
 /// The regression directory.
 fn regressions_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions")
-}
-
-/// The regular files of `dir` (the README excepted), sorted by name.
-fn files_in(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.file_name().is_none_or(|n| n != "README.md"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// Every input with the target that replays it.
@@ -108,12 +83,11 @@ fn inputs() -> Vec<(PathBuf, Target)> {
 }
 
 /// Runs one input as `target` does; `Err` says why it failed.
-fn replay(harness: &Harness, target: Target, bytes: Vec<u8>) -> Result<(), String> {
-    let text = String::from_utf8(bytes)
+fn replay(harness: &Harness, bytes: &[u8], target: Target) -> Result<(), String> {
+    let text = std::str::from_utf8(bytes)
         .map_err(|_| "not UTF-8: the fuzz targets never run such inputs".to_string())?;
-    let started = Instant::now();
-    catch_unwind(AssertUnwindSafe(|| match target {
-        Target::Parse => match harness.env().parse(&text) {
+    match target {
+        Target::Parse => match harness.env().parse(text) {
             Ok(ast) => {
                 let _ = cel::internals::syntax::debug::to_debug_string(&ast.expr);
             }
@@ -122,60 +96,23 @@ fn replay(harness: &Harness, target: Target, bytes: Vec<u8>) -> Result<(), Strin
             }
         },
         Target::Eval => {
-            let _ = harness.run(&text);
+            let _ = harness.run(text);
         }
-    }))
-    .map_err(|panic| format!("panicked: {}", panic_message(&*panic)))?;
-    let took = started.elapsed();
-    if took > INPUT_LIMIT {
-        return Err(format!("took {took:?} (limit {INPUT_LIMIT:?})"));
     }
     Ok(())
 }
 
 #[test]
 fn regressions_replay_without_panic() {
-    let inputs = inputs();
-    let results: Vec<(PathBuf, Result<(), String>)> = on_thread(move || {
-        let harness = harness();
-        inputs
-            .into_iter()
-            .map(|(path, target)| {
-                let result = std::fs::read(&path)
-                    .map_err(|e| format!("cannot read: {e}"))
-                    .and_then(|bytes| replay(&harness, target, bytes));
-                (path, result)
-            })
-            .collect()
-    })
-    .unwrap_or_else(|panic| panic!("the replay thread panicked: {panic}"));
-    let total = results.len();
-    let failures: Vec<String> = results
-        .iter()
-        .filter_map(|(path, r)| r.as_ref().err().map(|e| format!("{}: {e}", path.display())))
-        .collect();
-    for failure in &failures {
-        println!("FAIL {failure}");
-    }
+    let ran = replay_all(LIMITS, inputs(), harness, replay);
     let corpus = |name: &str| {
         let dir = regressions_dir().join(name);
-        results.iter().filter(|(p, _)| p.starts_with(&dir)).count()
+        ran.iter().filter(|p| p.starts_with(&dir)).count()
     };
     assert!(
         corpus("corpus-parse") > 0 && corpus("corpus-eval") > 0,
         "the fuzz corpora under {} are missing",
         regressions_dir().display()
-    );
-    println!(
-        "{} passed, {} failed, 0 skipped",
-        total - failures.len(),
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {total} inputs failed:\n{}",
-        failures.len(),
-        failures.join("\n")
     );
 }
 
@@ -191,7 +128,7 @@ fn specialised_paths_agree_with_general_paths_on_the_corpus() {
         .flat_map(|c| files_in(&dir.join(c)))
         .collect();
     let total = files.len();
-    let failures: Vec<String> = on_thread(move || {
+    let failures: Vec<String> = on_thread(STACK, move || {
         let diff = DiffHarness::new(common::full_env::builder);
         files
             .iter()
@@ -217,7 +154,7 @@ fn specialised_paths_agree_with_general_paths_on_the_corpus() {
 /// Parse must refuse the input; the harness reports whatever happened.
 fn expect_parse_error(text: String, what: &str) {
     let started = Instant::now();
-    let outcome = on_thread(move || harness().run(&text))
+    let outcome = on_thread(STACK, move || harness().run(&text))
         .unwrap_or_else(|panic| panic!("{what}: panicked: {panic}"));
     assert!(
         matches!(outcome, Outcome::ParseError),

@@ -95,13 +95,25 @@ fn cel_go_parser_outputs() {
     let Some(shared) = shared_dir() else { return };
     let skip = skips();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let mut expected = 0;
     for (file, opts) in [
         ("parsing", parsing_options()),
         ("comprehension", standard_options()),
         ("checking", standard_options()),
     ] {
         let data = load(&shared.join(format!("cel-spec/cel-go-extra/{file}.json")));
-        let tests = data["tests"].as_array().cloned().unwrap_or_default();
+        let tests = data["tests"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| panic!("{file}.json has no `tests` array"));
+        // The cases of the file, counted apart from the run: records with an AST or an error.
+        expected += tests
+            .iter()
+            .filter(|t| {
+                t.get("ast").is_some_and(|a| a.is_string())
+                    || t.get("error").is_some_and(|e| e.is_string())
+            })
+            .count();
         for (i, t) in tests.iter().enumerate() {
             let key = format!("{file}:{i}");
             let expr = t["original"]["expr"].as_str().unwrap_or_default();
@@ -142,6 +154,12 @@ fn cel_go_parser_outputs() {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert_eq!(failed, 0, "{failed} cel-go parser records differ");
+    assert!(expected > 0, "no cel-go parser records");
+    assert_eq!(
+        passed + failed + skipped,
+        expected,
+        "ran fewer records than the data holds"
+    );
 }
 
 /// Options with every macro and syntax extension the conformance suite uses.
@@ -179,9 +197,17 @@ fn conformance_expressions_parse() {
         .collect();
     files.sort();
     let (mut passed, mut failed) = (0, 0);
+    let mut expected = 0;
     for path in files {
         let data = load(&path);
-        for section in data["section"].as_array().into_iter().flatten() {
+        // A file without sections (`unknowns.json`) holds no tests.
+        let sections = data["section"].as_array().map_or(&[][..], Vec::as_slice);
+        // The file's tests, counted apart from the run.
+        expected += sections
+            .iter()
+            .map(|s| s["test"].as_array().map_or(0, Vec::len))
+            .sum::<usize>();
+        for section in sections {
             for t in section["test"].as_array().into_iter().flatten() {
                 let expr = t["expr"].as_str().unwrap_or_default();
                 let disable = t["disable_macros"].as_bool().unwrap_or(false);
@@ -197,6 +223,12 @@ fn conformance_expressions_parse() {
     }
     println!("{passed} passed, {failed} failed, 0 skipped");
     assert_eq!(failed, 0);
+    assert!(expected > 0, "no conformance tests found");
+    assert_eq!(
+        passed + failed,
+        expected,
+        "parsed fewer expressions than the data holds"
+    );
 }
 
 // ----- limits and hostile inputs -------------------------------------------

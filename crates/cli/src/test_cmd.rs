@@ -423,7 +423,8 @@ fn patched_crd(
     serde_json::from_value(doc).map_err(|e| format!("patched CRD: {e}"))
 }
 
-struct Outcome {
+/// What applying one request of a suite gave: the object as stored, or the failure's message.
+struct Applied {
     object: Option<Value>,
     message: Option<String>,
 }
@@ -445,7 +446,7 @@ impl Target<'_> {
     }
 }
 
-fn apply(target: Target<'_>, obj: Value, operation: Operation) -> Result<Outcome, String> {
+fn apply(target: Target<'_>, obj: Value, operation: Operation) -> Result<Applied, String> {
     let request = Request::new(with_name(obj), operation)
         .in_namespace(target.namespace.map(str::to_string))
         .against_crd(target.crd);
@@ -454,13 +455,13 @@ fn apply(target: Target<'_>, obj: Value, operation: Operation) -> Result<Outcome
         .validate(request)
         .map_err(|e| e.to_string())?;
     let failed = !r.is_valid();
-    Ok(Outcome {
+    Ok(Applied {
         object: r.object,
         message: failed.then_some(r.status.message),
     })
 }
 
-fn check(outcome: &Outcome, test: &Value, error_key: &str) -> Result<(), String> {
+fn check(outcome: &Applied, test: &Value, error_key: &str) -> Result<(), String> {
     if let Some(want) = test.get(error_key).and_then(Value::as_str) {
         return match &outcome.message {
             Some(m) if m.contains(want) => Ok(()),

@@ -28,6 +28,7 @@ fn gateway_api_examples_with_namespaces() {
     };
     let root = shared.join("corpora/gateway-api");
     let (mut passed, mut failed) = (0, 0);
+    let mut expected = 0;
     for channel in ["standard", "experimental"] {
         let crds = root.join("config/crd").join(channel);
         let crds = crds.to_string_lossy();
@@ -54,6 +55,8 @@ fn gateway_api_examples_with_namespaces() {
             &mut invalid,
         );
         assert!(!invalid.is_empty(), "no invalid {channel} examples");
+        // The channel's cases: its examples folder as a whole, then each invalid example.
+        expected += 1 + invalid.len();
         for f in invalid {
             let o = validate(&f);
             if o.status.code() == Some(1) {
@@ -71,6 +74,11 @@ fn gateway_api_examples_with_namespaces() {
     }
     println!("{passed} passed, {failed} failed, 0 skipped");
     assert_eq!(failed, 0);
+    assert_eq!(
+        passed + failed,
+        expected,
+        "ran fewer cases than the corpus holds"
+    );
 }
 
 /// `kcel validate --kube-version 1.<minor>` on a file holding `text`.

@@ -9,16 +9,10 @@
 //! here covers exactly that part, plus every `JSONSchemaProps` field, and decodes like the API
 //! server does (unknown fields ignored, `null` = unset).
 //!
-//! A program that already holds a `k8s_openapi` CRD passes it in through serde JSON; both types
-//! use the wire format, so the round trip is lossless for every field validation reads:
-//!
-//! ```ignore
-//! let crd: kcel_kube::crd::CustomResourceDefinition =
-//!     serde_json::from_value(serde_json::to_value(&k8s_openapi_crd)?)?;
-//! ```
-//!
-//! (No optional `k8s-openapi` cargo feature is provided for that reason: the conversion is one
-//! line, and the feature would still need the caller to pick a Kubernetes version.)
+//! A program that already holds a `k8s_openapi` CRD enables this crate's `k8s-openapi` feature
+//! (k8s-openapi 0.29 with its `v1_35` API): `k8s_openapi_interop` converts it with `TryFrom`,
+//! through serde JSON (both types use the wire format, so the round trip is lossless for every
+//! field validation reads), with the loader's depth limit and field-path errors.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -36,12 +30,16 @@ pub const CRD_KIND: &str = "CustomResourceDefinition";
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CustomResourceDefinition {
+    /// `apiVersion` (`apiextensions.k8s.io/v1`).
     #[serde(rename = "apiVersion", deserialize_with = "nullable")]
     pub api_version: String,
+    /// `kind` (`CustomResourceDefinition`).
     #[serde(deserialize_with = "nullable")]
     pub kind: String,
+    /// `metadata`.
     #[serde(deserialize_with = "nullable")]
     pub metadata: ObjectMeta,
+    /// `spec`.
     #[serde(deserialize_with = "nullable")]
     pub spec: CustomResourceDefinitionSpec,
 }
@@ -50,6 +48,7 @@ pub struct CustomResourceDefinition {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ObjectMeta {
+    /// `metadata.name` (`<plural>.<group>`).
     #[serde(deserialize_with = "nullable")]
     pub name: String,
 }
@@ -58,13 +57,16 @@ pub struct ObjectMeta {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CustomResourceDefinitionSpec {
+    /// `spec.group`: the API group of the custom resources.
     #[serde(deserialize_with = "nullable")]
     pub group: String,
+    /// `spec.names`.
     #[serde(deserialize_with = "nullable")]
     pub names: CustomResourceDefinitionNames,
     /// `Namespaced` or `Cluster`.
     #[serde(deserialize_with = "nullable")]
     pub scope: String,
+    /// `spec.versions`: the versions served, each with its schema.
     #[serde(deserialize_with = "nullable")]
     pub versions: Vec<CustomResourceDefinitionVersion>,
     /// Must be false for v1 CRDs; kept so the loader can report it.
@@ -82,6 +84,7 @@ pub struct CustomResourceConversion {
     /// `None` or `Webhook`.
     #[serde(deserialize_with = "nullable")]
     pub strategy: String,
+    /// `webhook`: the webhook called for `strategy: Webhook`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub webhook: Option<WebhookConversion>,
 }
@@ -95,7 +98,9 @@ pub struct WebhookConversion {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `clientConfig`: how to reach the webhook.
     pub client_config: Option<WebhookClientConfig>,
+    /// `conversionReviewVersions`: the `ConversionReview` versions the webhook accepts, preferred first.
     #[serde(rename = "conversionReviewVersions", deserialize_with = "nullable")]
     pub conversion_review_versions: Vec<String>,
 }
@@ -104,8 +109,10 @@ pub struct WebhookConversion {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct WebhookClientConfig {
+    /// `url`: the webhook's URL (exclusive with `service`).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub url: Option<String>,
+    /// `service`: the webhook's in-cluster service (exclusive with `url`).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub service: Option<ServiceReference>,
     /// Base64 PEM; not checked on create (an invalid bundle is allowed until the CRD is
@@ -122,10 +129,13 @@ pub struct WebhookClientConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ServiceReference {
+    /// `namespace` of the service.
     #[serde(deserialize_with = "nullable")]
     pub namespace: String,
+    /// `name` of the service.
     #[serde(deserialize_with = "nullable")]
     pub name: String,
+    /// `path`: the URL path requests are sent to.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub path: Option<String>,
     /// Defaulted to 443 (`SetDefaults_ServiceReference`).
@@ -137,16 +147,22 @@ pub struct ServiceReference {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CustomResourceDefinitionNames {
+    /// `plural`: the resource name in URLs (`widgets`).
     #[serde(deserialize_with = "nullable")]
     pub plural: String,
+    /// `singular`: the singular name (`widget`).
     #[serde(deserialize_with = "nullable")]
     pub singular: String,
+    /// `kind`: the kind of the objects (`Widget`).
     #[serde(deserialize_with = "nullable")]
     pub kind: String,
+    /// `listKind`: the kind of lists (`WidgetList`).
     #[serde(rename = "listKind", deserialize_with = "nullable")]
     pub list_kind: String,
+    /// `shortNames`: short names for clients.
     #[serde(rename = "shortNames", deserialize_with = "nullable")]
     pub short_names: Vec<String>,
+    /// `categories`: the groupings the resource belongs to (`all`).
     #[serde(deserialize_with = "nullable")]
     pub categories: Vec<String>,
 }
@@ -155,12 +171,16 @@ pub struct CustomResourceDefinitionNames {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CustomResourceDefinitionVersion {
+    /// `name`: the version (`v1`, `v1beta1`).
     #[serde(deserialize_with = "nullable")]
     pub name: String,
+    /// `served`: whether the version is served.
     #[serde(deserialize_with = "nullable")]
     pub served: bool,
+    /// `storage`: whether objects are stored in this version (exactly one version).
     #[serde(deserialize_with = "nullable")]
     pub storage: bool,
+    /// `deprecated`: whether clients are warned when using the version.
     #[serde(deserialize_with = "nullable")]
     pub deprecated: bool,
     #[serde(
@@ -168,9 +188,12 @@ pub struct CustomResourceDefinitionVersion {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `deprecationWarning`: the warning returned instead of the default one.
     pub deprecation_warning: Option<String>,
+    /// `schema`: the version's validation schema.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub schema: Option<CustomResourceValidation>,
+    /// `subresources`: the `status` and `scale` subresources.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub subresources: Option<CustomResourceSubresources>,
 }
@@ -200,6 +223,7 @@ pub struct CustomResourceValidation {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `openAPIV3Schema`: the structural schema of the custom resources.
     pub open_api_v3_schema: Option<JsonSchemaProps>,
 }
 
@@ -210,6 +234,7 @@ pub struct CustomResourceSubresources {
     /// `status: {}` enables the status subresource (its content is not used).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub status: Option<Value>,
+    /// `scale`: the `scale` subresource, when enabled.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub scale: Option<CustomResourceSubresourceScale>,
 }
@@ -218,8 +243,10 @@ pub struct CustomResourceSubresources {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CustomResourceSubresourceScale {
+    /// `specReplicasPath`: the JSON path of the desired replicas (`.spec.replicas`).
     #[serde(rename = "specReplicasPath", deserialize_with = "nullable")]
     pub spec_replicas_path: String,
+    /// `statusReplicasPath`: the JSON path of the observed replicas (`.status.replicas`).
     #[serde(rename = "statusReplicasPath", deserialize_with = "nullable")]
     pub status_replicas_path: String,
     #[serde(
@@ -227,6 +254,7 @@ pub struct CustomResourceSubresourceScale {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `labelSelectorPath`: the JSON path of the serialized label selector.
     pub label_selector_path: Option<String>,
 }
 

@@ -35,17 +35,25 @@ use crate::structural::Structural;
 pub const MAX_REQUEST_SIZE_BYTES: i64 = 3_145_728;
 /// Smallest JSON encodings (`apiserver/pkg/cel/limits.go`).
 pub const MIN_STRING_SIZE: i64 = 2;
+/// The smallest JSON encoding of a `bool` (`true`).
 pub const MIN_BOOL_SIZE: i64 = 4;
+/// The smallest JSON encoding of a number (`0`).
 pub const MIN_NUMBER_SIZE: i64 = 1;
+/// The smallest JSON encoding of a `duration` string (`"0"`, quoted).
 pub const MIN_DURATION_SIZE_JSON: i64 = 3;
+/// The largest JSON encoding of a `duration` string.
 pub const MAX_DURATION_SIZE_JSON: i64 = 32;
+/// The JSON encoding of a `date` string (`"2006-01-02"`, quoted).
 pub const JSON_DATE_SIZE: i64 = 12;
+/// The smallest JSON encoding of a `date-time` string.
 pub const MIN_DATETIME_SIZE_JSON: i64 = 21;
+/// The largest JSON encoding of a `date-time` string.
 pub const MAX_DATETIME_SIZE_JSON: i64 = 32;
 
 /// The CEL-visible type of a schema node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeclType {
+    /// What the type is.
     pub kind: DeclKind,
     /// Bytes of the smallest JSON encoding of a value of this type.
     pub min_serialized_size: i64,
@@ -57,25 +65,36 @@ pub struct DeclType {
 /// What a [`DeclType`] is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeclKind {
+    /// `bool`.
     Bool,
+    /// `int`.
     Int,
+    /// `double`.
     Double,
+    /// `string`.
     String,
+    /// `bytes` (`format: byte`).
     Bytes,
+    /// `google.protobuf.Duration` (`format: duration`).
     Duration,
+    /// `google.protobuf.Timestamp` (`format: date` and `date-time`).
     Timestamp,
     /// `x-kubernetes-int-or-string`: `dyn` (an int or a string at runtime).
     IntOrString,
+    /// `list(T)`: an array with its items' type.
     List(Arc<DeclType>),
     /// `map(string, V)`.
     Map(Arc<DeclType>),
+    /// An object with its fields.
     Object(ObjectType),
 }
 
 /// An object type: its name and fields by CEL (escaped) name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ObjectType {
+    /// The type's name (`selfType<N>.spec`).
     pub name: Arc<str>,
+    /// The fields by their escaped CEL names.
     pub fields: IndexMap<String, DeclField>,
 }
 
@@ -86,9 +105,13 @@ pub struct DeclField {
     pub name: String,
     /// The property name in the schema and in documents.
     pub property: String,
+    /// The field's type.
     pub ty: Arc<DeclType>,
+    /// Whether the schema lists the field as `required`.
     pub required: bool,
+    /// The schema's `enum` values.
     pub enum_values: Vec<Value>,
+    /// The schema's `default`.
     pub default: Option<Value>,
 }
 
@@ -394,6 +417,7 @@ pub struct NamedDeclTypes {
 }
 
 impl NamedDeclTypes {
+    /// A provider whose root type `root` is named `root_name`, its object types named below it.
     pub fn new(root: Arc<DeclType>, root_name: &str) -> Self {
         NamedDeclTypes {
             root_name: root_name.into(),

@@ -42,6 +42,7 @@ impl Path {
         Path::root().child(name)
     }
 
+    /// Whether the path is the root (no segments).
     pub fn is_root(&self) -> bool {
         self.elements.is_empty()
     }
@@ -93,17 +94,29 @@ impl fmt::Display for Path {
 /// The kind of a field error (`field.ErrorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorType {
+    /// `FieldValueNotFound`.
     NotFound,
+    /// `FieldValueRequired`.
     Required,
+    /// `FieldValueDuplicate`.
     Duplicate,
+    /// `FieldValueInvalid`.
     Invalid,
+    /// `FieldValueNotSupported`.
     NotSupported,
+    /// `FieldValueForbidden`.
     Forbidden,
+    /// `FieldValueTooLong`.
     TooLong,
+    /// `FieldValueTooShort`.
     TooShort,
+    /// `FieldValueTooMany`.
     TooMany,
+    /// `FieldValueTooFew`.
     TooFew,
+    /// `InternalError`.
     Internal,
+    /// `FieldValueTypeInvalid`.
     TypeInvalid,
 }
 
@@ -163,8 +176,11 @@ pub enum BadValue {
     Omit,
     /// nil: prints `null`.
     Null,
+    /// An integer.
     Int(i64),
+    /// A float.
     Float(f64),
+    /// A boolean.
     Bool(bool),
     /// Printed with `%q`.
     String(String),
@@ -214,13 +230,18 @@ impl fmt::Display for BadValue {
 /// A field error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldError {
+    /// The error's type.
     pub type_: ErrorType,
+    /// The field it is about.
     pub path: Path,
+    /// The offending value.
     pub bad_value: BadValue,
+    /// The detail text.
     pub detail: String,
 }
 
 impl FieldError {
+    /// An error of type `type_` at `path` (apimachinery's `field.Error`).
     pub fn new(
         type_: ErrorType,
         path: Path,
@@ -235,14 +256,17 @@ impl FieldError {
         }
     }
 
+    /// `field.Invalid`.
     pub fn invalid(path: Path, value: BadValue, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Invalid, path, value, detail)
     }
 
+    /// `field.Required`.
     pub fn required(path: Path, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Required, path, BadValue::Omit, detail)
     }
 
+    /// `field.Forbidden`.
     pub fn forbidden(path: Path, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Forbidden, path, BadValue::Omit, detail)
     }
@@ -252,6 +276,7 @@ impl FieldError {
         Self::new(ErrorType::Duplicate, path, value, "")
     }
 
+    /// `field.InternalError`.
     pub fn internal(path: Path, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Internal, path, BadValue::Omit, detail)
     }

@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 #![doc = include_str!("../README.md")]
 //!
 //! ## Layers
@@ -23,6 +24,10 @@
 //! `values::Json::from_serde` once per object, and `values::to_value` / `root_value` hand each
 //! node's rules cheap views of the same tree.
 
+#[allow(
+    missing_docs,
+    reason = "the admission modules are being documented; every other module denies it"
+)]
 pub mod admission;
 pub mod builtins;
 pub mod case_compare;
@@ -36,6 +41,8 @@ pub mod escaping;
 pub mod field;
 pub mod gate;
 pub mod gofmt;
+#[cfg(feature = "k8s-openapi")]
+pub mod k8s_openapi_interop;
 pub mod kubectl;
 pub mod library;
 pub mod load;

@@ -25,7 +25,7 @@ pub mod cidr;
 mod common;
 pub mod cost;
 pub mod format;
-pub mod gourl;
+pub(crate) mod gourl;
 pub mod ip;
 pub mod jsonpatch;
 pub mod lists;

@@ -24,6 +24,7 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// A CRD and where it came from.
 #[derive(Clone, Debug)]
 pub struct LoadedCrd {
+    /// The CRD.
     pub crd: CustomResourceDefinition,
     /// The file (or source name) it was read from.
     pub source: String,
@@ -34,10 +35,13 @@ pub struct LoadedCrd {
 /// Why a file could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {
+    /// The file (or source name).
     pub source: String,
+    /// Where in it, when known.
     pub position: Option<Position>,
     /// The field path inside the document (`spec.versions[0].name`), if the error is about a field.
     pub field: Option<String>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -217,7 +221,7 @@ fn collect(
 pub const MAX_CRD_DEPTH: usize = crate::structural::MAX_SCHEMA_DEPTH;
 
 /// The nesting depth of a JSON value, computed without recursion, stopping past `limit`.
-fn depth_exceeds(value: &Value, limit: usize) -> bool {
+pub(crate) fn depth_exceeds(value: &Value, limit: usize) -> bool {
     let mut stack = vec![(value, 1usize)];
     while let Some((v, d)) = stack.pop() {
         if d > limit {

@@ -19,6 +19,7 @@ pub type SchemaMap<V> = IndexMap<String, V, foldhash::fast::RandomState>;
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct JsonSchemaProps {
+    /// `id`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub id: Option<String>,
     #[serde(
@@ -26,13 +27,16 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `$schema`.
     pub schema: Option<String>,
     #[serde(
         rename = "$ref",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `$ref` (forbidden in CRDs).
     pub ref_: Option<String>,
+    /// `description`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub description: Option<String>,
     /// `object`, `array`, `string`, `integer`, `number`, `boolean`, or empty.
@@ -42,8 +46,10 @@ pub struct JsonSchemaProps {
         deserialize_with = "nullable"
     )]
     pub type_: Option<String>,
+    /// `format`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub format: Option<String>,
+    /// `title`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub title: Option<String>,
     /// The default value; `Some(Value::Null)` is an explicit `default: null`.
@@ -52,6 +58,7 @@ pub struct JsonSchemaProps {
         deserialize_with = "json_value"
     )]
     pub default: Option<Value>,
+    /// `maximum`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub maximum: Option<f64>,
     #[serde(
@@ -59,7 +66,9 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "is_false",
         deserialize_with = "nullable"
     )]
+    /// `exclusiveMaximum`.
     pub exclusive_maximum: bool,
+    /// `minimum`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub minimum: Option<f64>,
     #[serde(
@@ -67,19 +76,23 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "is_false",
         deserialize_with = "nullable"
     )]
+    /// `exclusiveMinimum`.
     pub exclusive_minimum: bool,
     #[serde(
         rename = "maxLength",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `maxLength`.
     pub max_length: Option<i64>,
     #[serde(
         rename = "minLength",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `minLength`.
     pub min_length: Option<i64>,
+    /// `pattern` (a Go regular expression).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub pattern: Option<String>,
     #[serde(
@@ -87,45 +100,54 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `maxItems`.
     pub max_items: Option<i64>,
     #[serde(
         rename = "minItems",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `minItems`.
     pub min_items: Option<i64>,
     #[serde(
         rename = "uniqueItems",
         skip_serializing_if = "is_false",
         deserialize_with = "nullable"
     )]
+    /// `uniqueItems` (forbidden in CRDs).
     pub unique_items: bool,
     #[serde(
         rename = "multipleOf",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `multipleOf`.
     pub multiple_of: Option<f64>,
     #[serde(
         rename = "enum",
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `enum`.
     pub enum_: Vec<Value>,
     #[serde(
         rename = "maxProperties",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `maxProperties`.
     pub max_properties: Option<i64>,
     #[serde(
         rename = "minProperties",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `minProperties`.
     pub min_properties: Option<i64>,
+    /// `required`.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "nullable")]
     pub required: Vec<String>,
+    /// `items`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub items: Option<SchemaOrArray>,
     #[serde(
@@ -133,65 +155,78 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `allOf`.
     pub all_of: Vec<JsonSchemaProps>,
     #[serde(
         rename = "oneOf",
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `oneOf`.
     pub one_of: Vec<JsonSchemaProps>,
     #[serde(
         rename = "anyOf",
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `anyOf`.
     pub any_of: Vec<JsonSchemaProps>,
+    /// `not`.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "nullable")]
     pub not: Option<Box<JsonSchemaProps>>,
     #[serde(
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `properties`.
     pub properties: SchemaMap<JsonSchemaProps>,
     #[serde(
         rename = "additionalProperties",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `additionalProperties`.
     pub additional_properties: Option<SchemaOrBool>,
     #[serde(
         rename = "patternProperties",
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `patternProperties` (forbidden in CRDs).
     pub pattern_properties: SchemaMap<JsonSchemaProps>,
     #[serde(
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `dependencies`.
     pub dependencies: SchemaMap<SchemaOrStringArray>,
     #[serde(
         rename = "additionalItems",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `additionalItems` (forbidden in CRDs).
     pub additional_items: Option<SchemaOrBool>,
     #[serde(
         skip_serializing_if = "IndexMap::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `definitions` (forbidden in CRDs).
     pub definitions: SchemaMap<JsonSchemaProps>,
     #[serde(
         rename = "externalDocs",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "nullable"
     )]
+    /// `externalDocs`.
     pub external_docs: Option<ExternalDocumentation>,
     #[serde(
         skip_serializing_if = "Option::is_none",
         deserialize_with = "json_value"
     )]
+    /// `example`.
     pub example: Option<Value>,
+    /// `nullable`.
     #[serde(skip_serializing_if = "is_false", deserialize_with = "nullable")]
     pub nullable: bool,
     /// `x-kubernetes-preserve-unknown-fields`; `Some(false)` is kept because Kubernetes rejects it.
@@ -206,18 +241,21 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "is_false",
         deserialize_with = "nullable"
     )]
+    /// `x-kubernetes-embedded-resource`.
     pub x_embedded_resource: bool,
     #[serde(
         rename = "x-kubernetes-int-or-string",
         skip_serializing_if = "is_false",
         deserialize_with = "nullable"
     )]
+    /// `x-kubernetes-int-or-string`.
     pub x_int_or_string: bool,
     #[serde(
         rename = "x-kubernetes-list-map-keys",
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `x-kubernetes-list-map-keys`.
     pub x_list_map_keys: Vec<String>,
     /// `atomic`, `set` or `map`.
     #[serde(
@@ -238,6 +276,7 @@ pub struct JsonSchemaProps {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `x-kubernetes-validations`.
     pub x_validations: Vec<ValidationRule>,
 }
 
@@ -276,18 +315,21 @@ impl JsonSchemaProps {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ValidationRule {
+    /// `rule`: the CEL expression.
     #[serde(deserialize_with = "nullable")]
     pub rule: String,
     #[serde(
         skip_serializing_if = "String::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `message`.
     pub message: String,
     #[serde(
         rename = "messageExpression",
         skip_serializing_if = "String::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `messageExpression`.
     pub message_expression: String,
     /// `FieldValueInvalid` (the default), `FieldValueForbidden`, `FieldValueRequired`,
     /// `FieldValueDuplicate`; other values are rejected by CRD validation, so kept verbatim.
@@ -298,6 +340,7 @@ pub struct ValidationRule {
         skip_serializing_if = "String::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `fieldPath`.
     pub field_path: String,
     /// Set (true or false) is distinguished from unset: CRD validation rejects a set value on a
     /// rule that does not use `oldSelf`.
@@ -317,11 +360,13 @@ pub struct ExternalDocumentation {
         skip_serializing_if = "String::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `description`.
     pub description: String,
     #[serde(
         skip_serializing_if = "String::is_empty",
         deserialize_with = "nullable"
     )]
+    /// `url`.
     pub url: String,
 }
 
@@ -329,7 +374,9 @@ pub struct ExternalDocumentation {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SchemaOrArray {
+    /// One schema for every item.
     Schema(Box<JsonSchemaProps>),
+    /// A schema per position.
     Array(Vec<JsonSchemaProps>),
 }
 
@@ -337,7 +384,9 @@ pub enum SchemaOrArray {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SchemaOrBool {
+    /// `true` (anything) or `false` (nothing).
     Bool(bool),
+    /// A schema.
     Schema(Box<JsonSchemaProps>),
 }
 
@@ -363,7 +412,9 @@ impl SchemaOrBool {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SchemaOrStringArray {
+    /// A schema the object must also satisfy.
     Schema(Box<JsonSchemaProps>),
+    /// Properties the object must also have.
     Properties(Vec<String>),
 }
 

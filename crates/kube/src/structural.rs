@@ -33,11 +33,17 @@ pub const METADATA_GENERATE_NAME_MAX_LENGTH: i64 = 252;
 /// A structural schema node.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Structural {
+    /// Keywords every node has.
     pub generic: Generic,
+    /// `properties`.
     pub properties: IndexMap<String, Arc<Structural>>,
+    /// `items`.
     pub items: Option<Arc<Structural>>,
+    /// `additionalProperties`.
     pub additional_properties: Option<AdditionalProperties>,
+    /// The `x-kubernetes-*` extensions.
     pub extensions: Extensions,
+    /// The value validations (the keywords a structural schema keeps outside its shape).
     pub value_validation: Option<Box<ValueValidation>>,
 }
 
@@ -46,53 +52,86 @@ pub struct Structural {
 pub struct Generic {
     /// `object`, `array`, `string`, `integer`, `number`, `boolean`, or empty.
     pub type_: String,
+    /// `description`.
     pub description: String,
+    /// `title`.
     pub title: String,
+    /// `default`.
     pub default: Option<Value>,
+    /// `nullable`.
     pub nullable: bool,
 }
 
 /// `additionalProperties` as structural schemas have it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AdditionalProperties {
+    /// `true` or `false`.
     Bool(bool),
+    /// A schema.
     Schema(Arc<Structural>),
 }
 
 /// The `x-kubernetes-*` extensions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Extensions {
+    /// `x-kubernetes-preserve-unknown-fields`.
     pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-embedded-resource`.
     pub embedded_resource: bool,
+    /// `x-kubernetes-int-or-string`.
     pub int_or_string: bool,
+    /// `x-kubernetes-list-map-keys`.
     pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-list-type`.
     pub list_type: Option<String>,
+    /// `x-kubernetes-map-type`.
     pub map_type: Option<String>,
+    /// `x-kubernetes-validations`.
     pub validations: Vec<ValidationRule>,
 }
 
 /// The value-only keywords, kept aside.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ValueValidation {
+    /// `format`.
     pub format: String,
+    /// `maximum`.
     pub maximum: Option<f64>,
+    /// `exclusiveMaximum`.
     pub exclusive_maximum: bool,
+    /// `minimum`.
     pub minimum: Option<f64>,
+    /// `exclusiveMinimum`.
     pub exclusive_minimum: bool,
+    /// `maxLength`.
     pub max_length: Option<i64>,
+    /// `minLength`.
     pub min_length: Option<i64>,
+    /// `pattern`.
     pub pattern: String,
+    /// `maxItems`.
     pub max_items: Option<i64>,
+    /// `minItems`.
     pub min_items: Option<i64>,
+    /// `uniqueItems`.
     pub unique_items: bool,
+    /// `multipleOf`.
     pub multiple_of: Option<f64>,
+    /// `enum`.
     pub enum_: Vec<Value>,
+    /// `maxProperties`.
     pub max_properties: Option<i64>,
+    /// `minProperties`.
     pub min_properties: Option<i64>,
+    /// `required`.
     pub required: Vec<String>,
+    /// `allOf`.
     pub all_of: Vec<JsonSchemaProps>,
+    /// `oneOf`.
     pub one_of: Vec<JsonSchemaProps>,
+    /// `anyOf`.
     pub any_of: Vec<JsonSchemaProps>,
+    /// `not`.
     pub not: Option<Box<JsonSchemaProps>>,
 }
 
@@ -100,7 +139,9 @@ pub struct ValueValidation {
 /// (`properties[spec].items`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StructuralError {
+    /// The schema path (`properties[spec].type`).
     pub path: String,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -122,6 +163,7 @@ impl Structural {
         convert(props, "", 0)
     }
 
+    /// The node's `type` (empty when it has none).
     pub fn type_(&self) -> &str {
         &self.generic.type_
     }
@@ -133,14 +175,17 @@ impl Structural {
             .map_or("", |v| v.format.as_str())
     }
 
+    /// `maxLength`, if set.
     pub fn max_length(&self) -> Option<i64> {
         self.value_validation.as_deref().and_then(|v| v.max_length)
     }
 
+    /// `maxItems`, if set.
     pub fn max_items(&self) -> Option<i64> {
         self.value_validation.as_deref().and_then(|v| v.max_items)
     }
 
+    /// `maxProperties`, if set.
     pub fn max_properties(&self) -> Option<i64> {
         self.value_validation
             .as_deref()

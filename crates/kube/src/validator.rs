@@ -331,8 +331,8 @@ impl Request {
         }
     }
 
-    /// The keys the JSON body repeated (paths as [`crate::pipeline::json::Parsed::duplicates`]
-    /// gives them): strict decoding reports them.
+    /// The keys the JSON body repeated (each the path of a repeated key in the order Go's
+    /// decoder meets them: `spec.foo`, `spec.ports[0].name`): strict decoding reports them.
     pub fn with_duplicates(mut self, duplicates: Vec<String>) -> Request {
         self.duplicates = duplicates;
         self

@@ -84,16 +84,25 @@ impl fmt::Display for KubeVersion {
 }
 
 /// Why a version string was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VersionError(pub String);
-
-impl fmt::Display for VersionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    /// A well-formed `1.NN` outside [`KubeVersion::OLDEST`] to [`KubeVersion::NEWEST`]: the text
+    /// given.
+    #[error(
+        "Kubernetes version {given} is not supported (supported: {} to {})",
+        KubeVersion::OLDEST,
+        KubeVersion::NEWEST,
+        given = .0
+    )]
+    Unsupported(String),
+    /// Not of the form `1.NN`: the text given.
+    #[error(
+        "invalid Kubernetes version {given:?} (expected 1.NN, e.g. {})",
+        KubeVersion::NEWEST,
+        given = .0
+    )]
+    Invalid(String),
 }
-
-impl std::error::Error for VersionError {}
 
 impl FromStr for KubeVersion {
     type Err = VersionError;
@@ -107,17 +116,10 @@ impl FromStr for KubeVersion {
         let patch_ok =
             parts.next().is_none_or(|p| p.parse::<u32>().is_ok()) && parts.next().is_none();
         match (major, minor) {
-            (Some(1), Some(m)) if patch_ok => KubeVersion::new(m).ok_or_else(|| {
-                VersionError(format!(
-                    "Kubernetes version {s} is not supported (supported: {} to {})",
-                    KubeVersion::OLDEST,
-                    KubeVersion::NEWEST
-                ))
-            }),
-            _ => Err(VersionError(format!(
-                "invalid Kubernetes version {s:?} (expected 1.NN, e.g. {})",
-                KubeVersion::NEWEST
-            ))),
+            (Some(1), Some(m)) if patch_ok => {
+                KubeVersion::new(m).ok_or_else(|| VersionError::Unsupported(s.to_string()))
+            }
+            _ => Err(VersionError::Invalid(s.to_string())),
         }
     }
 }
@@ -132,10 +134,12 @@ mod tests {
         assert_eq!("v1.35.2".parse(), Ok(KubeVersion { minor: 35 }));
         assert_eq!("1.28".parse(), Ok(KubeVersion::OLDEST));
         assert_eq!(
-            "1.20".parse::<KubeVersion>(),
-            Err(VersionError(
-                "Kubernetes version 1.20 is not supported (supported: 1.28 to 1.37)".into()
-            ))
+            "1.20".parse::<KubeVersion>().map_err(|e| e.to_string()),
+            Err("Kubernetes version 1.20 is not supported (supported: 1.28 to 1.37)".into())
+        );
+        assert_eq!(
+            "1.x".parse::<KubeVersion>().map_err(|e| e.to_string()),
+            Err("invalid Kubernetes version \"1.x\" (expected 1.NN, e.g. 1.37)".into())
         );
         assert!("1.38".parse::<KubeVersion>().is_err());
         assert!("2.1".parse::<KubeVersion>().is_err());

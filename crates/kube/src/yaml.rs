@@ -50,7 +50,9 @@ pub const MAX_NODES: usize = 4_000_000;
 /// A position in a source text: 1-based line and column.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Position {
+    /// The line, from 1.
     pub line: usize,
+    /// The column, from 1.
     pub column: usize,
 }
 
@@ -90,9 +92,11 @@ impl Positions {
 /// One document of a YAML stream, converted to JSON.
 #[derive(Clone, Debug)]
 pub struct YamlDocument {
+    /// The document as JSON.
     pub value: Value,
     /// Where the document's content starts (its `---` line when it is empty).
     pub start: Position,
+    /// Where its values are.
     pub positions: Positions,
     /// The JSON pointer (`/spec/a`) of every key repeated in a mapping, in document order; the
     /// last value is kept, as go-yaml v2 keeps it outside strict mode (`yaml.Unmarshal`, which
@@ -103,7 +107,9 @@ pub struct YamlDocument {
 /// A YAML syntax or conversion error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct YamlError {
+    /// Where.
     pub position: Position,
+    /// What is wrong.
     pub message: String,
 }
 

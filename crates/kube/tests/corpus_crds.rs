@@ -42,6 +42,25 @@ fn mentions_crd(p: &Path) -> bool {
     std::fs::read_to_string(p).is_ok_and(|t| t.contains("CustomResourceDefinition"))
 }
 
+/// The CRD documents of `p` (`kind: List` items included), read with the YAML reader alone;
+/// one for a file that is not YAML.
+fn crd_documents(p: &Path) -> usize {
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return 1;
+    };
+    let is_crd = |v: &serde_json::Value| v["kind"] == "CustomResourceDefinition";
+    kcel_kube::yaml::parse_stream(&text).map_or(1, |docs| {
+        docs.iter()
+            .map(|d| match d.value["items"].as_array() {
+                Some(items) if d.value["kind"] == "List" => {
+                    items.iter().filter(|i| is_crd(i)).count()
+                }
+                _ => usize::from(is_crd(&d.value)),
+            })
+            .sum()
+    })
+}
+
 #[test]
 fn corpus_crds_load_and_build() {
     let Some(shared) = shared_or_skip("corpus CRD test") else {
@@ -59,6 +78,26 @@ fn corpus_crds_load_and_build() {
         .collect();
     let mut all = Vec::new();
     files(&corpora, &mut all);
+    // The cases, counted apart from the run: the CRD documents of every file (`kind: List` items
+    // included), one per file that is not YAML (it fails as a whole) or is skipped.
+    let relative = |path: &Path| {
+        path.strip_prefix(&corpora)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let expected: usize = all
+        .iter()
+        .map(|p| {
+            if skips.iter().any(|(s, _)| *s == relative(p)) {
+                1
+            } else if mentions_crd(p) {
+                crd_documents(p)
+            } else {
+                0
+            }
+        })
+        .sum();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for path in all {
@@ -78,11 +117,18 @@ fn corpus_crds_load_and_build() {
         let crds = match load_file(&path) {
             Ok(c) => c,
             Err(e) => {
-                failed += 1;
+                failed += crd_documents(&path).max(1);
                 failures.push(format!("{rel}: {e}"));
                 continue;
             }
         };
+        if crds.len() != crd_documents(&path) {
+            failures.push(format!(
+                "{rel}: {} CRDs loaded, {} CRD documents in the file",
+                crds.len(),
+                crd_documents(&path)
+            ));
+        }
         for loaded in crds {
             let name = format!("{rel} {}", loaded.crd.metadata.name);
             let mut problem = None;
@@ -128,5 +174,10 @@ fn corpus_crds_load_and_build() {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert!(passed > 150, "too few CRDs found: {passed}");
-    assert_eq!(failed, 0, "{failures:#?}");
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_eq!(
+        passed + failed + skipped,
+        expected,
+        "ran fewer CRDs than the corpora hold"
+    );
 }

@@ -7,8 +7,8 @@
 //!   its target.
 //!
 //! An input fails when it panics or takes longer than the fuzz runs' `-timeout`; every input runs
-//! on one worker thread with a large stack (`common/replay.rs`), so a recursion without a depth
-//! limit aborts the test. The `documents` target validates against the bundled example CRD and,
+//! on one worker thread with a large stack (the engine's `tests/common/replay.rs`, shared), so a
+//! recursion without a depth limit aborts the test. The `documents` target validates against the bundled example CRD and,
 //! with `../shared` (or `KCEL_SHARED`), Gateway API's standard channel, as the fuzz runs did;
 //! without it those inputs still run, against the example alone, after a notice (under `CI=true`
 //! a missing folder fails). The runner prints `N passed, N failed, N skipped`; nothing is skipped,
@@ -17,9 +17,17 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use common::fuzz_harness;
-use common::replay::{files_in, replay_all};
+use common::replay::{Limits, files_in, replay_all};
+
+/// How inputs run: a 64 MiB stack (libFuzzer runs the targets on an 8 MiB main thread; debug
+/// builds need more), each within the fuzz runs' `-timeout` of 10 s.
+const LIMITS: Limits = Limits {
+    stack: 64 << 20,
+    input: Duration::from_secs(10),
+};
 
 /// Which fuzz target replays an input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,11 +65,15 @@ fn regressions_replay_without_panic() {
     let shared = common::shared_or_skip("the Gateway API CRDs of the documents target");
     let crd_files = fuzz_harness::crd_files(shared.as_deref());
     replay_all(
+        LIMITS,
         inputs(),
         move || fuzz_harness::validator(&crd_files),
-        |validator, bytes, target| match target {
-            Target::Documents => fuzz_harness::documents(validator, bytes),
-            Target::Crd => fuzz_harness::crds(bytes),
+        |validator, bytes, target| {
+            match target {
+                Target::Documents => fuzz_harness::documents(validator, bytes),
+                Target::Crd => fuzz_harness::crds(bytes),
+            }
+            Ok(())
         },
     );
 }

@@ -65,6 +65,7 @@ fn gateway_api_examples() {
     let skips = skip_list(include_str!("gateway_api.skip"));
     let root = shared.join("corpora/gateway-api");
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let mut expected = 0;
     for channel in ["standard", "experimental"] {
         let crds = load_crds(&root.join("config/crd").join(channel));
         assert!(!crds.is_empty(), "no {channel} CRDs");
@@ -74,6 +75,7 @@ fn gateway_api_examples() {
         ] {
             let mut files = Vec::new();
             yaml_files(&dir, &mut files);
+            expected += example_documents(&files);
             for f in files {
                 let rel = f
                     .strip_prefix(&root)
@@ -118,4 +120,23 @@ fn gateway_api_examples() {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert_eq!(failed, 0, "{failed} Gateway API examples failed");
+    assert!(expected > 0, "no Gateway API examples found");
+    assert_eq!(
+        passed + failed + skipped,
+        expected,
+        "ran fewer examples than the corpus holds"
+    );
+}
+
+/// The cases `files` hold, counted apart from the run: their non-empty documents, or one for a
+/// file that is not YAML (it fails as a whole).
+fn example_documents(files: &[PathBuf]) -> usize {
+    files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("read example");
+            kcel_kube::yaml::parse_stream(&text)
+                .map_or(1, |docs| docs.iter().filter(|d| !d.value.is_null()).count())
+        })
+        .sum()
 }

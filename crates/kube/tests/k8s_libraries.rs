@@ -321,13 +321,20 @@ fn kubernetes_library_tables() {
     let mut envs: HashMap<(String, u32), Env> = HashMap::new();
     let cost_env = ready.then(cost_env);
     let tables = shared.join("k8s-cases/tables");
+    let mut expected = 0;
     for name in RESULT_TABLES.iter().chain(COST_TABLES.iter()) {
         let path = tables.join(format!("{name}.json"));
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let doc: Json =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let records = doc["records"].as_array().cloned().unwrap_or_default();
+        let records = doc["records"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| panic!("{}: no `records` array", path.display()));
+        // The table's checks, counted apart from the run: a cost record is checked twice
+        // (runtime and estimate), any other once.
+        expected += records.len() * if COST_TABLES.contains(name) { 2 } else { 1 };
         for rec in &records {
             let label = rec["case"]
                 .as_str()
@@ -391,5 +398,11 @@ fn kubernetes_library_tables() {
         t.failed.is_empty(),
         "{} Kubernetes library records failed",
         t.failed.len()
+    );
+    assert!(expected > 0, "no Kubernetes library records");
+    assert_eq!(
+        t.passed + t.failed.len() + t.skipped.len(),
+        expected,
+        "ran fewer checks than the tables hold"
     );
 }

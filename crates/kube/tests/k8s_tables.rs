@@ -237,7 +237,7 @@ fn compile_root(r: &JsonValue) -> Result<Vec<CompiledRule>, String> {
     let schema = structural(&r["schema"])?;
     let loader = loader_for(r["env"].as_str().unwrap_or_default());
     let root = r["isResourceRoot"].as_bool().unwrap_or(false);
-    compile_node(&schema, &schema.extensions.validations, root, &loader)
+    compile_node(&schema, &schema.extensions.validations, root, &loader).map_err(|e| e.to_string())
 }
 
 fn run_compilation(r: &JsonValue) -> Result<(), String> {

@@ -77,6 +77,15 @@ fn kube_openapi_fixtures() {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut files = suite_files(&root.join("jsonschema_suite"));
     files.extend(suite_files(&root.join("formats")));
+    let int_enum = read_json(&root.join("schemas/int-enum.json"));
+    // The cases of the data, counted apart from the run: every test of every group, and a
+    // valid and an invalid value per int-enum schema.
+    let expected: usize = files
+        .iter()
+        .flat_map(|f| read_json(f).as_array().cloned().unwrap_or_default())
+        .map(|g| g["tests"].as_array().map_or(0, Vec::len))
+        .sum::<usize>()
+        + 2 * int_enum.as_array().map_or(0, Vec::len);
     for file in files {
         let name = file
             .file_name()
@@ -121,11 +130,7 @@ fn kube_openapi_fixtures() {
         }
     }
     // schemas/int-enum.json: {schema, valid, invalid}.
-    for g in read_json(&root.join("schemas/int-enum.json"))
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
+    for g in int_enum.as_array().into_iter().flatten() {
         let schema: JsonSchemaProps = serde_json::from_value(g["schema"].clone()).expect("schema");
         for (k, want) in [("valid", true), ("invalid", false)] {
             if valid(&validator, &schema, &g[k]) == want {
@@ -138,4 +143,10 @@ fn kube_openapi_fixtures() {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     assert_eq!(failed, 0, "{failed} kube-openapi fixture tests failed");
+    assert!(expected > 0, "no kube-openapi fixtures found");
+    assert_eq!(
+        passed + failed + skipped,
+        expected,
+        "ran fewer tests than the fixtures hold"
+    );
 }

@@ -286,7 +286,7 @@ fn run_example(
         rules.insert(key.clone(), r);
     }
     let step = rules.get(&key).ok_or("rules not compiled")?;
-    let pipeline = Pipeline::new(&crd.crd, version, Some(step)).map_err(|e| e.0)?;
+    let pipeline = Pipeline::new(&crd.crd, version, Some(step)).map_err(|e| e.to_string())?;
     let options = Options {
         kube_version: kv,
         field_validation: FieldValidation::Strict,

@@ -20,7 +20,9 @@ pub struct CrdSpec {
 /// The scope of a resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
+    /// Namespaced objects.
     Namespaced,
+    /// Cluster-scoped objects.
     Cluster,
 }
 

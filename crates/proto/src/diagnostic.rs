@@ -14,11 +14,13 @@ pub enum Severity {
 /// One problem found while reading `.proto` files or generating schemas.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
     /// The file as named by the include path (e.g. `test/msg.proto`), if the problem has one.
     pub file: Option<String>,
     /// 1-based line number, if known.
     pub line: Option<u32>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -66,6 +68,7 @@ impl fmt::Display for Diagnostic {
 /// Generation failed: every diagnostic found (errors first in file order, then warnings).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenerateError {
+    /// The errors (and warnings) found.
     pub diagnostics: Vec<Diagnostic>,
 }
 

@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! CRD schemas from `.proto` files with `+kubebuilder` markers, in pure Rust.
 //!
 //! * [`load`] compiles `.proto` files with include paths (protox: no protoc), keeping comments.
@@ -41,6 +42,7 @@ pub struct Request {
     pub includes: Vec<PathBuf>,
     /// Only this message (full name, e.g. `test.Msg`), instead of every top-level message and enum.
     pub message: Option<String>,
+    /// How schemas are generated.
     pub options: Options,
 }
 
@@ -59,7 +61,9 @@ impl Request {
 /// Generated schemas, sorted by key, and the warnings found.
 #[derive(Clone, Debug)]
 pub struct Generated {
+    /// The schemas by key.
     pub schemas: Vec<(String, Schema)>,
+    /// The warnings.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -128,7 +132,9 @@ fn finish(
 /// A generated CRD and the warnings found.
 #[derive(Clone, Debug)]
 pub struct GeneratedCrd {
+    /// The CRD document.
     pub crd: Value,
+    /// The warnings.
     pub warnings: Vec<Diagnostic>,
 }
 

@@ -21,7 +21,9 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// Compiled files: the descriptor pool (inputs, their imports and the well-known types) and the
 /// names of the input files, in the order given.
 pub struct Loaded {
+    /// The compiled files and their imports.
     pub pool: DescriptorPool,
+    /// The input files' names, as the pool knows them.
     pub inputs: Vec<String>,
 }
 

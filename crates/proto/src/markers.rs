@@ -35,11 +35,17 @@ pub enum OpaqueType {
 /// One `x-kubernetes-validations` entry, from `+kubebuilder:validation:XValidation`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidationRule {
+    /// `rule`.
     pub rule: String,
+    /// `message`.
     pub message: Option<String>,
+    /// `messageExpression`.
     pub message_expression: Option<String>,
+    /// `reason`.
     pub reason: Option<String>,
+    /// `fieldPath`.
     pub field_path: Option<String>,
+    /// `optionalOldSelf`.
     pub optional_old_self: Option<bool>,
 }
 
@@ -69,7 +75,9 @@ impl ValidationRule {
 /// A parsed marker.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MarkerKind {
+    /// `+kubebuilder:validation:XValidation`.
     XValidation(ValidationRule),
+    /// `+kubebuilder:validation:Type`.
     Type(OpaqueType),
     /// `Maximum`, `Minimum` and `MultipleOf`: the schema keyword and the number.
     Number(&'static str, Number),
@@ -77,17 +85,27 @@ pub enum MarkerKind {
     Bool(&'static str, bool),
     /// The length, item and property bounds: the schema keyword and the count.
     Count(&'static str, u64),
+    /// `+kubebuilder:validation:Pattern`.
     Pattern(String),
+    /// `+kubebuilder:validation:Format`.
     Format(String),
+    /// `+kubebuilder:validation:Enum`.
     Enum(Vec<Value>),
+    /// `+kubebuilder:default`.
     Default(Value),
+    /// `+kubebuilder:example`.
     Example(Value),
+    /// `+kubebuilder:validation:Required`.
     Required,
+    /// `+kubebuilder:validation:Optional`.
     Optional,
+    /// `+nullable`.
     Nullable,
     /// `EmbeddedResource` and `XEmbeddedResource`.
     EmbeddedResource,
+    /// `+kubebuilder:validation:Schemaless`.
     Schemaless,
+    /// `+kubebuilder:validation:XIntOrString`.
     XIntOrString,
     /// `+kubebuilder:pruning:PreserveUnknownFields` and `XPreserveUnknownFields`.
     PreserveUnknownFields,
@@ -119,13 +137,16 @@ impl MarkerKind {
 /// A marker with its scope.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Marker {
+    /// Where the marker applies.
     pub scope: Scope,
+    /// What it says.
     pub kind: MarkerKind,
 }
 
 /// The outcome of parsing a marker line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Parsed {
+    /// A marker.
     Marker(Marker),
     /// A marker of a known namespace that kcel does not know: the caller warns and skips it.
     Unknown(String),

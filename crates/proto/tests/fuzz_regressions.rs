@@ -7,19 +7,27 @@
 //! - `corpus-proto_gen/`: the minimised corpus the target grew.
 //!
 //! An input fails when it panics or takes longer than the fuzz run's `-timeout`; every input runs
-//! on one worker thread with a large stack (`kcel-kube`'s `tests/common/replay.rs`, shared), so a
+//! on one worker thread with a large stack (the engine's `tests/common/replay.rs`, shared), so a
 //! recursion without a depth limit aborts the test (the parser runs on a thread of its own,
 //! `load.rs`). The runner prints `N passed, N failed, N skipped`; nothing is skipped, and it fails when
 //! it ran fewer inputs than the folders hold.
 
 #[path = "common/fuzz_harness.rs"]
 mod fuzz_harness;
-#[path = "../../kube/tests/common/replay.rs"]
+#[path = "../../cel/tests/common/replay.rs"]
 mod replay;
 
 use std::path::Path;
+use std::time::Duration;
 
-use replay::{files_in, replay_all};
+use replay::{Limits, files_in, replay_all};
+
+/// How inputs run: a 64 MiB stack (libFuzzer runs the target on an 8 MiB main thread; debug
+/// builds need more), each within the fuzz run's `-timeout` of 10 s.
+const LIMITS: Limits = Limits {
+    stack: 64 << 20,
+    input: Duration::from_secs(10),
+};
 
 #[test]
 fn regressions_replay_without_panic() {
@@ -34,8 +42,12 @@ fn regressions_replay_without_panic() {
     }
     inputs.extend(files_in(&dir.join("corpus-proto_gen")));
     replay_all(
+        LIMITS,
         inputs.into_iter().map(|p| (p, ())).collect(),
         || fuzz_harness::Workspace::new("replay"),
-        |workspace, bytes, ()| workspace.run(bytes),
+        |workspace, bytes, ()| {
+            workspace.run(bytes);
+            Ok(())
+        },
     );
 }

@@ -121,4 +121,9 @@ fn golden_cases() {
     println!("{passed} passed, {failed} failed, 0 skipped");
     assert!(passed > 0, "no golden cases found");
     assert_eq!(failed, 0, "{failed} golden cases failed");
+    assert_eq!(
+        passed + failed,
+        dirs.len(),
+        "ran fewer cases than the folders hold"
+    );
 }

@@ -11,5 +11,6 @@ pub mod fuzz_env;
 pub mod proto_json;
 #[cfg(feature = "proto")]
 pub mod proto_types;
+pub mod replay;
 pub mod shared;
 pub mod structural;

@@ -32,19 +32,26 @@ const MAX_DEPTH: usize = 64;
 pub enum GoType {
     /// A struct: its qualified name (`v1.ConfigMap`) and fields by JSON name.
     Struct {
+        /// The qualified name (`v1.ConfigMap`).
         name: String,
+        /// The fields by JSON name.
         fields: BTreeMap<String, GoType>,
     },
     /// `map[string]T`.
     Map(Box<GoType>),
     /// `[]T`.
     Slice(Box<GoType>),
+    /// `string`.
     String,
     /// `[]byte`, base64 in JSON.
     Bytes,
+    /// `int32`.
     Int32,
+    /// `int64`.
     Int64,
+    /// `float64`.
     Float64,
+    /// `bool`.
     Bool,
     /// `intstr.IntOrString`.
     IntOrString,
@@ -56,7 +63,9 @@ pub enum GoType {
     Any,
     /// A named Go type the definitions do not name (`v1.Protocol`), over the type it is.
     Named {
+        /// The type's qualified name (`v1.Protocol`).
         name: String,
+        /// The type it is defined as.
         inner: Box<GoType>,
     },
 }
@@ -86,7 +95,9 @@ impl GoType {
 /// A converted kind: the CRD-style schema (JSON, as `openAPIV3Schema` holds it) and its Go
 /// types.
 pub struct Converted {
+    /// The CRD-style schema (`openAPIV3Schema`'s JSON).
     pub schema: Value,
+    /// The Go type of the kind's root.
     pub go_type: GoType,
 }
 

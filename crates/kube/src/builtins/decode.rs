@@ -23,11 +23,51 @@ use base64::Engine;
 use serde_json::Value;
 
 use super::convert::GoType;
+use super::go_time::TimeParseError;
 use crate::field::go_json;
-use crate::library::resource::Quantity;
+use crate::library::resource::{Quantity, QuantityError};
 
 /// Nesting beyond which values are not checked (the pipeline's decoding bounds depth first).
 const MAX_DEPTH: usize = 1000;
+
+/// The typed decoder's first error, printed with Go's text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The object itself does not fit its Go type (`UnmarshalTypeError` without a field).
+    #[error("json: cannot unmarshal {value} into Go value of type {go_type}")]
+    Value {
+        /// What the JSON value is (`string`, `array`, `number 1e99`, ...).
+        value: String,
+        /// The Go type it was decoded into.
+        go_type: String,
+    },
+    /// A field does not fit its Go type (`UnmarshalTypeError.Error` with a struct field).
+    #[error(
+        "json: cannot unmarshal {value} into Go struct field {struct_name}.{path} of type {go_type}"
+    )]
+    Field {
+        /// What the JSON value is (`string`, `array`, `number 1e99`, ...).
+        value: String,
+        /// The innermost struct's unqualified name.
+        struct_name: String,
+        /// The JSON field names from the root, joined by `.` (list indexes and map keys left out).
+        path: String,
+        /// The Go type of the field.
+        go_type: String,
+    },
+    /// A `metav1.Time` that is not an RFC 3339 time.
+    #[error(transparent)]
+    Time(#[from] TimeParseError),
+    /// A `resource.Quantity` that does not parse.
+    #[error(transparent)]
+    Quantity(#[from] QuantityError),
+    /// A `[]byte` that is not base64 (Go's `base64.CorruptInputError`).
+    #[error("illegal base64 data at input byte {offset}")]
+    Base64 {
+        /// The offset of the first bad byte.
+        offset: usize,
+    },
+}
 
 struct Context<'a> {
     /// JSON field names from the root.
@@ -48,15 +88,19 @@ fn what(v: &Value) -> &'static str {
 }
 
 impl Context<'_> {
-    fn type_error(&self, value: &str, go_type: &str) -> String {
-        let s = self.structs.last().map_or("", String::as_str);
+    fn type_error(&self, value: &str, go_type: &str) -> DecodeError {
         if self.fields.is_empty() {
-            return format!("json: cannot unmarshal {value} into Go value of type {go_type}");
+            return DecodeError::Value {
+                value: value.to_string(),
+                go_type: go_type.to_string(),
+            };
         }
-        format!(
-            "json: cannot unmarshal {value} into Go struct field {s}.{} of type {go_type}",
-            self.fields.join(".")
-        )
+        DecodeError::Field {
+            value: value.to_string(),
+            struct_name: self.structs.last().cloned().unwrap_or_default(),
+            path: self.fields.join("."),
+            go_type: go_type.to_string(),
+        }
     }
 }
 
@@ -80,7 +124,7 @@ fn check<'a>(
     named: Option<&str>,
     cx: &mut Context<'a>,
     depth: usize,
-) -> Result<(), String> {
+) -> Result<(), DecodeError> {
     if depth > MAX_DEPTH || v.is_null() {
         return Ok(());
     }
@@ -128,7 +172,7 @@ fn check<'a>(
         },
         // `metav1.Time.UnmarshalJSON`: a string, parsed as RFC 3339.
         GoType::Time => match v {
-            Value::String(s) => super::go_time::parse_rfc3339(s),
+            Value::String(s) => Ok(super::go_time::parse_rfc3339(s)?),
             _ => Err(cx.type_error(what(v), "string")),
         },
         GoType::Bool => match v {
@@ -162,13 +206,15 @@ fn check<'a>(
             };
             Quantity::parse(&text)
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(DecodeError::from)
         }
         GoType::Bytes => match v {
             Value::String(s) => base64::engine::general_purpose::STANDARD
                 .decode(s)
                 .map(|_| ())
-                .map_err(|e| format!("illegal base64 data at input byte {}", corrupt_at(&e, s))),
+                .map_err(|e| DecodeError::Base64 {
+                    offset: corrupt_at(&e, s),
+                }),
             _ => mismatch(cx),
         },
     }
@@ -183,7 +229,7 @@ fn corrupt_at(e: &base64::DecodeError, s: &str) -> usize {
 }
 
 /// Decodes `object` into `go_type`: the decoder's first error, if any.
-pub fn decode(object: &Value, go_type: &GoType) -> Result<(), String> {
+pub fn decode(object: &Value, go_type: &GoType) -> Result<(), DecodeError> {
     let mut cx = Context {
         fields: Vec::new(),
         structs: Vec::new(),

@@ -26,10 +26,18 @@ fn quote(s: &str) -> String {
     out
 }
 
-/// Why parsing failed: `cannot parse <value elem> as <layout elem>`, or a message.
+/// Why parsing failed, borrowing from the value parsed.
 enum Failure<'a> {
-    Elem { layout: &'a str, value: &'a str },
-    Message(String),
+    /// `cannot parse <value> as <layout>`: the value's text from where the layout element
+    /// `layout` did not match.
+    Elem {
+        layout: &'static str,
+        value: &'a str,
+    },
+    /// A field out of its range (`month`, `day`, `time zone offset hour`, ...).
+    OutOfRange(&'static str),
+    /// Text after a complete time.
+    ExtraText(&'a str),
 }
 
 fn digit(s: &[u8], i: usize) -> bool {
@@ -61,7 +69,7 @@ fn days_in(month: u32, year: i64) -> u32 {
 }
 
 fn parse(value: &str) -> Result<(), Failure<'_>> {
-    let range = |what: &str| Err(Failure::Message(format!(": {what} out of range")));
+    let range = |what: &'static str| Err(Failure::OutOfRange(what));
     let mut v = value;
     // The elements of RFC 3339, in order, each failing as Go's `parse` does.
     // Year: four characters, the first a digit, all digits.
@@ -79,7 +87,7 @@ fn parse(value: &str) -> Result<(), Failure<'_>> {
     let mut field = |literal: &'static str,
                      layout: &'static str,
                      fixed: bool,
-                     range: (u32, u32, &str)|
+                     range: (u32, u32, &'static str)|
      -> Result<u32, Failure<'_>> {
         v = v.strip_prefix(literal).ok_or(Failure::Elem {
             layout: literal,
@@ -88,7 +96,7 @@ fn parse(value: &str) -> Result<(), Failure<'_>> {
         let (n, rest) = getnum(v, fixed).ok_or(Failure::Elem { layout, value: v })?;
         let (min, max, what) = range;
         if !(min..=max).contains(&n) {
-            return Err(Failure::Message(format!(": {what} out of range")));
+            return Err(Failure::OutOfRange(what));
         }
         v = rest;
         Ok(n)
@@ -138,7 +146,7 @@ fn parse(value: &str) -> Result<(), Failure<'_>> {
         v = &v[6..];
     }
     if !v.is_empty() {
-        return Err(Failure::Message(format!(": extra text: {}", quote(v))));
+        return Err(Failure::ExtraText(v));
     }
     if day < 1 || day > days_in(month, year) {
         return range("day");
@@ -146,19 +154,62 @@ fn parse(value: &str) -> Result<(), Failure<'_>> {
     Ok(())
 }
 
+/// An error of `time.Parse(time.RFC3339, value)` (Go's `time.ParseError`), printed as
+/// `ParseError.Error` prints it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeParseError {
+    /// The value's text from `elem` on does not match the layout element `layout`.
+    #[error(
+        "parsing time {} as {}: cannot parse {} as {}",
+        quote(value),
+        quote(LAYOUT),
+        quote(elem),
+        quote(layout)
+    )]
+    Element {
+        /// The whole value parsed.
+        value: String,
+        /// The rest of the value where the layout element did not match.
+        elem: String,
+        /// The layout element (`2006`, `-`, `01`, `Z07:00`, ...).
+        layout: &'static str,
+    },
+    /// A field out of its range.
+    #[error("parsing time {}: {field} out of range", quote(value))]
+    OutOfRange {
+        /// The whole value parsed.
+        value: String,
+        /// The field as Go names it (`month`, `day`, `time zone offset hour`, ...).
+        field: &'static str,
+    },
+    /// Text after a complete time.
+    #[error("parsing time {}: extra text: {}", quote(value), quote(extra))]
+    ExtraText {
+        /// The whole value parsed.
+        value: String,
+        /// The text after the time.
+        extra: String,
+    },
+}
+
 /// The error of `time.Parse(time.RFC3339, value)`, if any.
-pub fn parse_rfc3339(value: &str) -> Result<(), String> {
+pub fn parse_rfc3339(value: &str) -> Result<(), TimeParseError> {
     parse(value).map_err(|f| match f {
         Failure::Elem {
             layout,
             value: elem,
-        } => format!(
-            "parsing time {} as {}: cannot parse {} as {}",
-            quote(value),
-            quote(LAYOUT),
-            quote(elem),
-            quote(layout)
-        ),
-        Failure::Message(m) => format!("parsing time {}{m}", quote(value)),
+        } => TimeParseError::Element {
+            value: value.to_string(),
+            elem: elem.to_string(),
+            layout,
+        },
+        Failure::OutOfRange(field) => TimeParseError::OutOfRange {
+            value: value.to_string(),
+            field,
+        },
+        Failure::ExtraText(extra) => TimeParseError::ExtraText {
+            value: value.to_string(),
+            extra: extra.to_string(),
+        },
     })
 }

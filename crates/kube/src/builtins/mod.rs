@@ -69,8 +69,11 @@ pub enum BuiltinError {
     /// A converted schema is not a schema kcel reads.
     #[error("built-in kind {kind} of {api_version}: {message}")]
     Convert {
+        /// The group-version.
         api_version: String,
+        /// The kind.
         kind: String,
+        /// What is wrong.
         message: String,
     },
 }
@@ -322,7 +325,7 @@ pub fn run(
     let version = crd.spec.versions.first().map_or("", |v| v.name.as_str());
     let kind_name = crd.spec.names.kind.as_str();
     if let Err(e) = decode::decode(&object, &kind.go_type) {
-        return bad_request(kind_name, version, e);
+        return bad_request(kind_name, version, e.to_string());
     }
     let pipeline = match Pipeline::with_prepared(crd, version, Arc::clone(&kind.prepared), None) {
         Ok(p) => p.as_builtin_kind(overlay::name_rule(&crd.spec.group, kind_name)),

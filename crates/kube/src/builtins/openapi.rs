@@ -46,10 +46,13 @@ pub struct GroupVersion {
     pub definitions: BTreeMap<String, Value>,
 }
 
-/// Why an OpenAPI document cannot be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("OpenAPI v3 document: {0}")]
-pub struct OpenApiError(pub String);
+/// Why an OpenAPI v3 document cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpenApiDocumentError {
+    /// The document has no `components.schemas` object.
+    #[error("OpenAPI v3 document: no components.schemas")]
+    NoSchemas,
+}
 
 /// `value` without the keys validation never reads, at every level (property names are kept:
 /// a property called `description` is a property, not documentation).
@@ -103,11 +106,11 @@ fn resource_path(path: &str) -> Option<(String, bool)> {
 /// The group-versions of an OpenAPI v3 document (one, as kube-apiserver publishes them; a
 /// document without paths yields the group-versions its definitions name, every kind
 /// namespaced unless a path says otherwise).
-pub fn group_versions(doc: &Value) -> Result<Vec<GroupVersion>, OpenApiError> {
+pub fn group_versions(doc: &Value) -> Result<Vec<GroupVersion>, OpenApiDocumentError> {
     let schemas = doc
         .pointer("/components/schemas")
         .and_then(Value::as_object)
-        .ok_or_else(|| OpenApiError("no components.schemas".into()))?;
+        .ok_or(OpenApiDocumentError::NoSchemas)?;
     // Kinds each definition declares, for its own group-version.
     let mut declared: BTreeMap<(String, String), String> = BTreeMap::new();
     for (name, schema) in schemas {

@@ -54,14 +54,41 @@ struct Payload {
 
 /// Why the shipped data cannot be read (a build that embedded a damaged file).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("shipped built-in schemas are damaged: {0}")]
-pub struct ShippedError(pub String);
+pub enum ShippedError {
+    /// The zstd stream does not decode to UTF-8 text: the decoder's error text.
+    #[error("shipped built-in schemas are damaged: {0}")]
+    Decompress(String),
+    /// The decoded text is empty.
+    #[error("shipped built-in schemas are damaged: empty")]
+    Empty,
+    /// The index (the first line) is not the JSON expected: serde's error text.
+    #[error("shipped built-in schemas are damaged: {0}")]
+    Index(String),
+    /// The index names a line the text does not have.
+    #[error("shipped built-in schemas are damaged: no line {line} for {definition}")]
+    NoLine {
+        /// The line's number (0-based).
+        line: usize,
+        /// The definition the index places there.
+        definition: String,
+    },
+    /// A definition's line is not JSON: serde's error text.
+    #[error("shipped built-in schemas are damaged: {definition}: {message}")]
+    Definition {
+        /// The definition's name.
+        definition: String,
+        /// serde's error text.
+        message: String,
+    },
+}
 
 fn decode(bytes: &[u8]) -> Result<Payload, ShippedError> {
-    let err = |e: &dyn std::fmt::Display| ShippedError(e.to_string());
-    let mut decoder = ruzstd::decoding::StreamingDecoder::new(bytes).map_err(|e| err(&e))?;
+    let decompress = |e: &dyn std::fmt::Display| ShippedError::Decompress(e.to_string());
+    let mut decoder = ruzstd::decoding::StreamingDecoder::new(bytes).map_err(|e| decompress(&e))?;
     let mut text = String::new();
-    decoder.read_to_string(&mut text).map_err(|e| err(&e))?;
+    decoder
+        .read_to_string(&mut text)
+        .map_err(|e| decompress(&e))?;
     let mut lines = Vec::new();
     let mut start = 0;
     for (i, b) in text.bytes().enumerate() {
@@ -73,8 +100,9 @@ fn decode(bytes: &[u8]) -> Result<Payload, ShippedError> {
     if start < text.len() {
         lines.push((start, text.len()));
     }
-    let (s, e) = *lines.first().ok_or_else(|| err(&"empty"))?;
-    let index: Index = serde_json::from_str(&text[s..e]).map_err(|e| err(&e))?;
+    let (s, e) = *lines.first().ok_or(ShippedError::Empty)?;
+    let index: Index =
+        serde_json::from_str(&text[s..e]).map_err(|e| ShippedError::Index(e.to_string()))?;
     Ok(Payload { index, text, lines })
 }
 
@@ -114,12 +142,15 @@ pub fn group_version(minor: u32, api_version: &str) -> Result<Option<GroupVersio
     };
     let mut definitions = BTreeMap::new();
     for (name, &line) in &gv.definitions {
-        let &(s, e) = p
-            .lines
-            .get(line)
-            .ok_or_else(|| ShippedError(format!("no line {line} for {name}")))?;
-        let def: Value = serde_json::from_str(&p.text[s..e])
-            .map_err(|e| ShippedError(format!("{name}: {e}")))?;
+        let &(s, e) = p.lines.get(line).ok_or_else(|| ShippedError::NoLine {
+            line,
+            definition: name.clone(),
+        })?;
+        let def: Value =
+            serde_json::from_str(&p.text[s..e]).map_err(|e| ShippedError::Definition {
+                definition: name.clone(),
+                message: e.to_string(),
+            })?;
         definitions.insert(name.clone(), def);
     }
     Ok(Some(GroupVersion {

@@ -40,6 +40,7 @@ impl Opaque for CidrValue {
 }
 
 impl CidrValue {
+    /// The CIDR as a CEL value (an opaque `net.CIDR`).
     pub fn into_value(self) -> Value {
         Value::Opaque(Arc::new(self))
     }

@@ -38,6 +38,7 @@ impl Opaque for IpValue {
 }
 
 impl IpValue {
+    /// The address as a CEL value (an opaque `net.IP`).
     pub fn into_value(self) -> Value {
         Value::Opaque(Arc::new(self))
     }

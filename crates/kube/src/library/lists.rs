@@ -10,6 +10,7 @@ use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload
 /// The list library at a version: 0 (Kubernetes 1.0–1.36) or 1 (1.37, adds `includes`).
 #[derive(Clone, Copy, Debug)]
 pub struct Lists {
+    /// 0 or 1.
     pub version: u32,
 }
 

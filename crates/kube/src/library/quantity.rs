@@ -34,6 +34,7 @@ pub struct QuantityValue {
 }
 
 impl QuantityValue {
+    /// `quantity` as a value; `pointer`: made by `add`/`sub`.
     pub fn new(quantity: Quantity, pointer: bool) -> Self {
         QuantityValue {
             quantity,
@@ -42,6 +43,7 @@ impl QuantityValue {
         }
     }
 
+    /// The quantity as a CEL value (an opaque `Quantity`).
     pub fn into_value(self) -> Value {
         Value::Opaque(Arc::new(self))
     }

@@ -76,7 +76,9 @@ pub enum Format {
 /// `value × 10^scale` (Kubernetes' `int64Amount`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Int64Amount {
+    /// The unscaled value.
     pub value: i64,
+    /// The power of ten it is multiplied by.
     pub scale: i32,
 }
 
@@ -84,21 +86,27 @@ pub struct Int64Amount {
 /// of [`Int64Amount`]'s, as in Go).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dec {
+    /// The unscaled value.
     pub unscaled: BigInt,
+    /// The power of ten it is divided by.
     pub scale: i32,
 }
 
 /// The two representations.
 #[derive(Clone, Debug)]
 pub enum Amount {
+    /// An `int64Amount`.
     Int(Int64Amount),
+    /// An `inf.Dec`.
     Dec(Dec),
 }
 
 /// A Kubernetes quantity.
 #[derive(Clone, Debug)]
 pub struct Quantity {
+    /// The amount.
     pub amount: Amount,
+    /// The format it prints in (`DecimalExponent`, `BinarySI`, `DecimalSI`).
     pub format: Format,
     /// The parsed text, kept when it was already canonical (Kubernetes' `s`).
     cached: Option<Box<str>>,
@@ -191,6 +199,7 @@ impl Int64Amount {
         positive_scale_int64(self.value, self.scale - scale)
     }
 
+    /// The amount as an `inf.Dec` (`AsDec`).
     pub fn as_dec(&self) -> Dec {
         Dec {
             unscaled: BigInt::from(self.value),
@@ -282,6 +291,7 @@ fn digit_count(x: &BigInt) -> u64 {
 }
 
 impl Dec {
+    /// -1, 0 or 1 (`Sign`).
     pub fn sign(&self) -> i32 {
         match self.unscaled.sign() {
             Sign::Minus => -1,
@@ -726,6 +736,7 @@ impl Quantity {
         }
     }
 
+    /// Whether the amount is zero (`IsZero`).
     pub fn is_zero(&self) -> bool {
         self.sign() == 0
     }

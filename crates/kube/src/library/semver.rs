@@ -15,17 +15,24 @@ use crate::gofmt::quote as go_quote;
 /// A pre-release identifier.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PreRelease {
+    /// A numeric identifier.
     Num(u64),
+    /// An alphanumeric identifier.
     Str(String),
 }
 
 /// A semantic version (build metadata is kept but ignored by comparisons).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Version {
+    /// The major version.
     pub major: u64,
+    /// The minor version.
     pub minor: u64,
+    /// The patch version.
     pub patch: u64,
+    /// The pre-release identifiers (after `-`).
     pub pre: Vec<PreRelease>,
+    /// The build metadata identifiers (after `+`).
     pub build: Vec<String>,
 }
 
@@ -245,6 +252,7 @@ impl Opaque for SemverValue {
 /// The semver library at a version: 0, or 1 (adds the `normalize` argument).
 #[derive(Clone, Copy, Debug)]
 pub struct SemverLib {
+    /// 0 or 1.
     pub version: u32,
 }
 

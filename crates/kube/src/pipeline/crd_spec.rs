@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::crd_validation::go_struct_json;
+use super::go_struct_json::go_struct_json;
 use crate::crd::{
     CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceSubresources,
 };

@@ -131,8 +131,10 @@ fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> String {
 
 /// The typed `ObjectMeta` decoded from `metadata`: the normalised map (zero values dropped, as
 /// a round trip through the Go struct does) and the unknown keys (`<parent>.<key>` paths).
-pub struct DecodedMeta {
+pub(crate) struct DecodedMeta {
+    /// The normalised `metadata`.
     pub meta: Map<String, Value>,
+    /// The unknown keys (`<parent>.<key>`).
     pub unknown: Vec<String>,
 }
 

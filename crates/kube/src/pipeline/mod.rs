@@ -4,33 +4,34 @@
 //!
 //! Stages, in the apiserver's order:
 //! 1. [`decode`]: numbers, root `metadata` through `ObjectMeta`;
-//! 2. [`prune`]: unknown fields (reported), non-nullable nulls, embedded resources, defaults;
-//! 3. [`prepare`]: the request's namespace, system fields, generated names, status stripping,
+//! 2. `prune`: unknown fields (reported), non-nullable nulls, embedded resources, defaults;
+//! 3. `prepare`: the request's namespace, system fields, generated names, status stripping,
 //!    `generation` (the handlers, `BeforeCreate`/`BeforeUpdate`, the strategies);
-//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with [`ratchet`]ing on update) →
-//!    scale → embedded resources → [`listtype`] → CEL rules (a [`RuleValidator`], skipped after a
+//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with `ratchet`ing on update) →
+//!    scale → embedded resources → `listtype` → CEL rules (a [`RuleValidator`], skipped after a
 //!    blocking error);
 //! 5. [`status`]: the 422 Invalid status, in the texts of the requested [`KubeVersion`].
 //!
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
-pub mod crd_conversion;
-pub mod crd_spec;
+pub(crate) mod crd_conversion;
+pub(crate) mod crd_spec;
 pub mod crd_validation;
 pub mod decode;
-pub mod formats;
-pub mod json;
-pub mod json_syntax;
-pub mod listtype;
-pub mod numeric_formats;
+pub(crate) mod formats;
+pub(crate) mod go_struct_json;
+pub(crate) mod json;
+pub(crate) mod json_syntax;
+pub(crate) mod listtype;
+pub(crate) mod numeric_formats;
 pub mod objectmeta;
 pub mod openapi;
-pub mod prepare;
-pub mod prune;
-pub mod ratchet;
+pub(crate) mod prepare;
+pub(crate) mod prune;
+pub(crate) mod ratchet;
 pub mod status;
-pub mod trail;
+pub(crate) mod trail;
 
 #[cfg(test)]
 mod tests;
@@ -67,6 +68,7 @@ pub enum FieldValidation {
 /// The write being validated.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operation {
+    /// A create.
     Create,
     /// An update of the main resource; the stored object.
     Update(Value),
@@ -84,26 +86,32 @@ pub struct RuleRequest<'a> {
     pub old_object: Option<&'a Value>,
     /// Whether ratcheting applies (updates).
     pub ratcheting: bool,
+    /// The Kubernetes release whose rules and texts apply.
     pub kube_version: KubeVersion,
 }
 
 /// What the CEL step found: errors, and warnings for ratcheted failures.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RuleOutcome {
+    /// The rules' errors.
     pub errors: Vec<FieldError>,
+    /// The rules' warnings.
     pub warnings: Vec<String>,
 }
 
 /// The `x-kubernetes-validations` step (apiextensions `schema/cel`), implemented by the rules
-/// module. Correlation of old and new values for ratcheting is in [`ratchet`].
+/// module. Correlation of old and new values for ratcheting is in the `ratchet` module.
 pub trait RuleValidator {
+    /// Validates the object of `request` against the CEL rules of its schema.
     fn validate(&self, request: &RuleRequest<'_>) -> RuleOutcome;
 }
 
 /// Options of one request.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The Kubernetes release reproduced.
     pub kube_version: KubeVersion,
+    /// What happens to unknown fields.
     pub field_validation: FieldValidation,
     /// The request's namespace (`kubectl -n`); unset or empty: the object's own, else
     /// `default`, as kubectl sends it. Requests for cluster-scoped kinds have none: such an
@@ -138,7 +146,9 @@ pub struct Response {
     pub decode_error: Option<String>,
     /// The object after decoding, defaulting and the strategy's preparation.
     pub object: Option<Value>,
+    /// The `metav1.Status` answered (success, or the failure with its causes).
     pub status: Status,
+    /// The warnings returned with the answer.
     pub warnings: Vec<String>,
     /// Whether CEL rules would have run but no [`RuleValidator`] was given.
     pub rules_skipped: bool,
@@ -210,16 +220,17 @@ impl PreparedSchema {
 }
 
 /// Why a pipeline cannot be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PipelineError(pub String);
-
-impl std::fmt::Display for PipelineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PipelineError {
+    /// The CRD serves no version of that name.
+    #[error("CRD {crd} has no version {version:?}")]
+    NoVersion {
+        /// The CRD's `metadata.name`.
+        crd: String,
+        /// The version asked for.
+        version: String,
+    },
 }
-
-impl std::error::Error for PipelineError {}
 
 fn has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
     use crate::schema_props::{SchemaOrArray, SchemaOrBool};
@@ -381,12 +392,11 @@ impl<'a> Pipeline<'a> {
         crd: &'a CustomResourceDefinition,
         version: &str,
     ) -> Result<&'a CustomResourceDefinitionVersion, PipelineError> {
-        crd.version(version).ok_or_else(|| {
-            PipelineError(format!(
-                "CRD {} has no version {version:?}",
-                crd.metadata.name
-            ))
-        })
+        crd.version(version)
+            .ok_or_else(|| PipelineError::NoVersion {
+                crd: crd.metadata.name.clone(),
+                version: version.to_string(),
+            })
     }
 
     fn schema(&self) -> &JsonSchemaProps {
@@ -474,7 +484,8 @@ impl<'a> Pipeline<'a> {
     }
 
     /// [`Pipeline::run`] for an object whose JSON body repeated the keys at `duplicates`
-    /// (paths as [`json::Parsed::duplicates`] gives them).
+    /// (each the path of a repeated key in the order Go's decoder meets them: `spec.foo`,
+    /// `spec.ports[0].name`, `[1].a` under a root array).
     pub fn run_with_duplicates(
         &self,
         object: Value,
@@ -865,7 +876,7 @@ impl<'a> Pipeline<'a> {
             let old_status = old.get("status");
             let out = match old_status.filter(|_| ratcheting) {
                 Some(os) => {
-                    let corr = ratchet::Correlation::node(os);
+                    let corr = ratchet::OldValue::node(os);
                     v.validate_correlated(status, status_schema, "", &corr)
                 }
                 None => v.validate(status, status_schema, "", None),

@@ -32,7 +32,9 @@ pub fn path_segment_name(s: &str, prefix: bool) -> Vec<String> {
 /// `NameIsDNSLabel`, `NameIsDNS1035Label`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NameRule {
+    /// `metadata.name` a DNS-1123 subdomain (custom resources, most built-in kinds).
     DnsSubdomain,
+    /// `metadata.name` a valid path segment (`ValidatePathSegmentName`; RBAC kinds).
     PathSegment,
     /// `NameIsDNSLabel` (namespaces).
     DnsLabel,

@@ -11,19 +11,19 @@
 //! converts them the way apiextensions does (`kubeOpenAPIResultToFieldErrors`).
 //!
 //! Ratcheting: a validation may carry the old object. Property and list-map item children are
-//! then correlated with their old counterparts ([`super::ratchet`]); a correlated node whose
+//! then correlated with their old counterparts (the pipeline's `ratchet` module); a correlated node whose
 //! subtree is unchanged drops every error found in it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cel::go::regexp::Regex;
+use cel::go::regexp::{Regex, RegexError};
 use serde_json::{Map, Value};
 
 use super::formats;
 use super::numeric_formats::{self, Repr};
-use super::ratchet::{self, Correlation};
+use super::ratchet::{self, OldValue};
 use crate::field::{BadValue, FieldError, Path};
 use crate::gofmt::{FloatStyle, format_float};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
@@ -42,7 +42,12 @@ pub enum ErrorKind {
     /// `maxLength`: `field.TooLong`.
     TooLong(i64),
     /// `maxItems`/`maxProperties`: `field.TooMany`.
-    TooMany { actual: i64, max: i64 },
+    TooMany {
+        /// How many items or properties the value has.
+        actual: i64,
+        /// The limit.
+        max: i64,
+    },
     /// `type` and `format`: `field.TypeInvalid`.
     TypeInvalid,
     /// Every other `Validation` error: `field.Invalid`.
@@ -54,9 +59,11 @@ pub enum ErrorKind {
 /// One kube-openapi error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpenApiError {
+    /// What kind of error.
     pub kind: ErrorKind,
     /// kube-openapi's path (`spec.items[0]`).
     pub name: String,
+    /// The offending value.
     pub value: BadValue,
     /// The message (`spec.x in body should match '^a'`).
     pub message: String,
@@ -102,14 +109,16 @@ impl OpenApiError {
 /// `MatchCount` (one per validator that applied and per node, as `SchemaValidator.Validate`
 /// counts), which picks the reported branch of a failed `anyOf`/`oneOf`.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct NodeResult {
+    /// The errors, each text once.
     pub errors: Vec<OpenApiError>,
+    /// kube-openapi's `MatchCount`.
     pub matches: usize,
     /// The texts of `errors` (`Result.AddErrors` drops an error whose text is already there).
     texts: std::collections::HashSet<String>,
 }
 
-impl Outcome {
+impl NodeResult {
     /// `Result.AddErrors` for one error.
     fn push(&mut self, e: OpenApiError) {
         if self.texts.insert(e.message.clone()) {
@@ -118,7 +127,7 @@ impl Outcome {
     }
 
     /// `Result.Merge`.
-    fn merge(&mut self, other: Outcome) {
+    fn merge(&mut self, other: NodeResult) {
         for e in other.errors {
             self.push(e);
         }
@@ -131,14 +140,14 @@ impl Outcome {
         self.texts.clear();
     }
 
+    /// Whether no error was found.
     pub fn is_valid(&self) -> bool {
         self.errors.is_empty()
     }
 }
 
-/// Compiled `pattern`s by their text (the compile error's text for a pattern that does not
-/// compile).
-pub type Patterns = HashMap<String, Result<Regex, String>>;
+/// Compiled `pattern`s by their text (Go's compile error for a pattern that does not compile).
+pub type Patterns = HashMap<String, Result<Regex, RegexError>>;
 
 /// Every `pattern` of `schema` and of the schemas below it, compiled.
 pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
@@ -147,8 +156,7 @@ pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
             return;
         }
         if let Some(p) = &s.pattern {
-            out.entry(p.clone())
-                .or_insert_with(|| Regex::new(p).map_err(|e| e.to_string()));
+            out.entry(p.clone()).or_insert_with(|| Regex::new(p));
         }
         for c in s.subschemas() {
             walk(c, out, depth + 1);
@@ -284,6 +292,7 @@ impl<'s> Types<'s> {
 }
 
 impl SchemaValidator {
+    /// A validator for `version` that compiles patterns as it meets them.
     pub fn new(version: KubeVersion) -> SchemaValidator {
         SchemaValidator {
             version,
@@ -309,8 +318,8 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &str,
         old: Option<&Value>,
-    ) -> Outcome {
-        let corr = old.map(Correlation::root);
+    ) -> NodeResult {
+        let corr = old.map(OldValue::root);
         self.node(value, schema, &mut path.to_string(), corr.as_ref(), 0)
     }
 
@@ -321,8 +330,8 @@ impl SchemaValidator {
         value: &Value,
         schema: &JsonSchemaProps,
         path: &str,
-        corr: &Correlation<'_>,
-    ) -> Outcome {
+        corr: &OldValue<'_>,
+    ) -> NodeResult {
         self.node(value, schema, &mut path.to_string(), Some(corr), 0)
     }
 
@@ -334,9 +343,9 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &mut String,
         step: Step<'_>,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-    ) -> Outcome {
+    ) -> NodeResult {
         let len = path.len();
         match step {
             Step::Key(k) => {
@@ -405,10 +414,10 @@ impl SchemaValidator {
         value: &Value,
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-    ) -> Outcome {
-        let mut out = Outcome::default();
+    ) -> NodeResult {
+        let mut out = NodeResult::default();
         if depth > MAX_VALUE_DEPTH {
             out.push(OpenApiError {
                 kind: ErrorKind::Plain,
@@ -463,7 +472,7 @@ impl SchemaValidator {
     }
 
     /// `formatValidator`: a registered format the string does not have.
-    fn check_format(&self, s: &str, format: &str, path: &str, out: &mut Outcome) {
+    fn check_format(&self, s: &str, format: &str, path: &str, out: &mut NodeResult) {
         if !formats::check(format, s, self.version) {
             out.push(OpenApiError {
                 kind: ErrorKind::TypeInvalid,
@@ -483,7 +492,7 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         format: &str,
         path: &str,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         let types = Self::types(schema);
         let types = types.as_slice();
@@ -540,12 +549,12 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &mut String,
         depth: usize,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         let quoted = |path: &str| crate::gofmt::quote(path);
         if !schema.any_of.is_empty() {
-            let mut best: Option<Outcome> = None;
-            let mut success: Option<Outcome> = None;
+            let mut best: Option<NodeResult> = None;
+            let mut success: Option<NodeResult> = None;
             for sub in &schema.any_of {
                 let r = self.node(value, sub, path, None, depth + 1);
                 if r.is_valid() {
@@ -570,8 +579,8 @@ impl SchemaValidator {
             }
         }
         if !schema.one_of.is_empty() {
-            let mut best: Option<Outcome> = None;
-            let mut first_success: Option<Outcome> = None;
+            let mut best: Option<NodeResult> = None;
+            let mut first_success: Option<NodeResult> = None;
             let mut validated = 0;
             for sub in &schema.one_of {
                 let r = self.node(value, sub, path, None, depth + 1);
@@ -669,7 +678,7 @@ impl SchemaValidator {
 
     /// `stringValidator`: `maxLength`, `minLength`, `pattern`, stopping at the first that
     /// fails.
-    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+    fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut NodeResult) {
         let len = s.chars().count() as i64;
         if let Some(max) = schema.max_length
             && len > max
@@ -712,7 +721,7 @@ impl SchemaValidator {
 
     /// Go `regexp.MatchString` (unanchored), the pattern taken from the patterns compiled
     /// beforehand, else from the validator's own cache.
-    fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, String> {
+    fn pattern_matches(&self, pattern: &str, s: &str) -> Result<bool, RegexError> {
         if let Some(re) = self.compiled.as_ref().and_then(|c| c.get(pattern)) {
             return match re {
                 Ok(re) => Ok(re.is_match(s)),
@@ -722,7 +731,7 @@ impl SchemaValidator {
         let mut cache = self.patterns.borrow_mut();
         let re = cache
             .entry(pattern.to_string())
-            .or_insert_with(|| Regex::new(pattern).map_err(|e| e.to_string()));
+            .or_insert_with(|| Regex::new(pattern));
         match re {
             Ok(re) => Ok(re.is_match(s)),
             Err(e) => Err(e.clone()),
@@ -731,7 +740,13 @@ impl SchemaValidator {
 
     /// `numberValidator`: the value's range for its format, then `multipleOf`, `minimum`,
     /// `maximum`, each checked (no short-circuit).
-    fn check_number(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+    fn check_number(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        out: &mut NodeResult,
+    ) {
         let Value::Number(n) = value else {
             return;
         };
@@ -855,9 +870,9 @@ impl SchemaValidator {
         items: &[Value],
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         match &schema.items {
             Some(SchemaOrArray::Schema(item_schema)) => {
@@ -928,7 +943,13 @@ impl SchemaValidator {
         }
     }
 
-    fn check_enum(&self, value: &Value, schema: &JsonSchemaProps, path: &str, out: &mut Outcome) {
+    fn check_enum(
+        &self,
+        value: &Value,
+        schema: &JsonSchemaProps,
+        path: &str,
+        out: &mut NodeResult,
+    ) {
         if schema.enum_.is_empty() {
             return;
         }
@@ -963,9 +984,9 @@ impl SchemaValidator {
         map: &Map<String, Value>,
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&Correlation<'_>>,
+        corr: Option<&OldValue<'_>>,
         depth: usize,
-        out: &mut Outcome,
+        out: &mut NodeResult,
     ) {
         count_limits(
             map.len(),
@@ -992,7 +1013,7 @@ impl SchemaValidator {
                 .collect()
         };
         let is_declared = |field: usize| declared.get(field).copied().flatten().is_some();
-        let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut Outcome| -> bool {
+        let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut NodeResult| -> bool {
             let matched = matching_patterns(k);
             for s in &matched {
                 let r = self.child(v, s, path, Step::Key(k), None, depth);
@@ -1071,7 +1092,7 @@ fn count_limits(
     (min, max): (Option<i64>, Option<i64>),
     path: &str,
     noun: &str,
-    out: &mut Outcome,
+    out: &mut NodeResult,
 ) {
     let n = i64::try_from(len).unwrap_or(i64::MAX);
     if let Some(min) = min

@@ -1,14 +1,15 @@
-//! Correlation of old and new objects for ratcheting (KEP-4008; apiserver
-//! `pkg/cel/common/equality.go`, reference §5.2).
+//! Correlation of old and new objects for OpenAPI ratcheting, over the request's JSON and the
+//! CRD's schema (KEP-4008; apiserver `pkg/cel/common/equality.go`, reference §5.2). The CEL
+//! rules' ratcheting correlates the same way over their own values (`rules::ratchet`).
 //!
-//! A [`Correlation`] is the old value that corresponds to a node of the new object:
+//! An [`OldValue`] is the old value that corresponds to a node of the new object:
 //! * an object field `k` is correlated when both sides are objects holding `k` and the schema
 //!   describes `k` (`properties[k]` or an `additionalProperties` schema); at a resource root
 //!   `apiVersion` and `kind` never are;
 //! * an array item only in an `x-kubernetes-list-type: map` list: the old item with the same
 //!   key tuple.
 //!
-//! [`Correlation::unchanged`] is `CachedDeepEqual`: a node is unchanged when every key and item
+//! [`OldValue::unchanged`] is `CachedDeepEqual`: a node is unchanged when every key and item
 //! correlates with an equal old one; scalars compare as Go's `reflect.DeepEqual` does (`1` and
 //! `1.0` differ); a map holding a key the schema does not describe is never unchanged.
 
@@ -21,37 +22,37 @@ const MAX_DEPTH: usize = 1000;
 
 /// The old value correlated with a node of the new object.
 #[derive(Clone, Copy, Debug)]
-pub struct Correlation<'a> {
+pub struct OldValue<'a> {
     pub old: &'a Value,
     /// Whether this node is a resource root (`apiVersion`/`kind` never correlate).
     root: bool,
 }
 
-impl<'a> Correlation<'a> {
+impl<'a> OldValue<'a> {
     /// The correlation of two resource roots.
-    pub fn root(old: &'a Value) -> Correlation<'a> {
-        Correlation { old, root: true }
+    pub fn root(old: &'a Value) -> OldValue<'a> {
+        OldValue { old, root: true }
     }
 
     /// The correlation of a non-root node.
-    pub fn node(old: &'a Value) -> Correlation<'a> {
-        Correlation { old, root: false }
+    pub fn node(old: &'a Value) -> OldValue<'a> {
+        OldValue { old, root: false }
     }
 
     /// The correlate of property `k` (`described`: the schema has `properties[k]` or an
     /// `additionalProperties` schema).
-    pub fn property(&self, k: &str, described: bool) -> Option<Correlation<'a>> {
+    pub fn property(&self, k: &str, described: bool) -> Option<OldValue<'a>> {
         if !described || (self.root && (k == "apiVersion" || k == "kind")) {
             return None;
         }
         match self.old {
-            Value::Object(m) => m.get(k).map(Correlation::node),
+            Value::Object(m) => m.get(k).map(OldValue::node),
             _ => None,
         }
     }
 
     /// The correlate of an item of a list-map: the old item with the same key tuple.
-    pub fn list_map_item(&self, item: &Value, keys: &[String]) -> Option<Correlation<'a>> {
+    pub fn list_map_item(&self, item: &Value, keys: &[String]) -> Option<OldValue<'a>> {
         let Value::Array(old_items) = self.old else {
             return None;
         };
@@ -71,7 +72,7 @@ impl<'a> Correlation<'a> {
                 }
                 _ => false,
             })
-            .map(Correlation::node)
+            .map(OldValue::node)
     }
 
     /// `CachedDeepEqual`: whether `new` (described by `schema`) equals the correlated old value.
@@ -89,7 +90,7 @@ pub fn property_schema<'s>(schema: &'s JsonSchemaProps, k: &str) -> Option<&'s J
     schema.properties.get(k).or(additional)
 }
 
-/// See [`Correlation::unchanged`].
+/// See [`OldValue::unchanged`].
 pub fn unchanged(
     new: &Value,
     old: &Value,
@@ -123,7 +124,7 @@ pub fn unchanged(
             };
             match (schema.x_list_type.as_deref(), item_schema) {
                 (Some("map"), Some(is)) => {
-                    let corr = Correlation::node(old);
+                    let corr = OldValue::node(old);
                     n.iter().all(|item| {
                         corr.list_map_item(item, &schema.x_list_map_keys)
                             .is_some_and(|c| unchanged(item, c.old, is, false, depth + 1))
@@ -175,6 +176,6 @@ mod tests {
             0
         ));
         let root = json!({"kind": "X", "a": 1});
-        assert!(!Correlation::root(&root).unchanged(&root, &s));
+        assert!(!OldValue::root(&root).unchanged(&root, &s));
     }
 }

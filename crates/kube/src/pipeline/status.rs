@@ -12,8 +12,11 @@ use crate::version::KubeVersion;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Cause {
+    /// The cause's type (`FieldValueInvalid`, ...).
     pub reason: String,
+    /// The cause's message.
     pub message: String,
+    /// The field path.
     pub field: String,
 }
 
@@ -21,11 +24,15 @@ pub struct Cause {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Details {
+    /// The object's name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// The API group.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub group: String,
+    /// The kind.
     pub kind: String,
+    /// The causes, one per field error.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub causes: Vec<Cause>,
 }
@@ -34,14 +41,20 @@ pub struct Details {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Status {
+    /// `metadata` (empty).
     pub metadata: serde_json::Map<String, Value>,
+    /// `Success` or `Failure`.
     pub status: String,
+    /// The message (`Widget.example.com "w" is invalid: ...`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// The reason (`Invalid`, `BadRequest`, ...).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// The details: name, group, kind and causes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Details>,
+    /// The HTTP status code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<u16>,
 }

@@ -34,12 +34,12 @@ impl<'a> Trail<'a> {
     }
 
     /// The field path (`spec.items[0][key]`).
-    pub fn to_path(&self) -> Path {
+    pub fn to_path(self) -> Path {
         match self {
-            Trail::Base(p) => (*p).clone(),
+            Trail::Base(p) => p.clone(),
             Trail::Child(parent, name) => parent.to_path().child(name),
             Trail::Key(parent, key) => parent.to_path().key(key),
-            Trail::Index(parent, i) => parent.to_path().index(*i),
+            Trail::Index(parent, i) => parent.to_path().index(i),
         }
     }
 

@@ -304,8 +304,11 @@ impl Format {
 
 /// A name that is none of [`Format::NAMES`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown report format {0:?} (one of text, json, junit, tap, sarif, github)")]
-pub struct UnknownFormat(pub String);
+#[error("unknown report format {name:?} (one of text, json, junit, tap, sarif, github)")]
+pub struct UnknownFormat {
+    /// The name given.
+    pub name: String,
+}
 
 impl std::str::FromStr for Format {
     type Err = UnknownFormat;
@@ -315,7 +318,9 @@ impl std::str::FromStr for Format {
             .iter()
             .position(|n| *n == name)
             .map(|i| Format::ALL[i])
-            .ok_or_else(|| UnknownFormat(name.to_string()))
+            .ok_or_else(|| UnknownFormat {
+                name: name.to_string(),
+            })
     }
 }
 

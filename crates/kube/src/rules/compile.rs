@@ -37,7 +37,9 @@ pub const OLD_SCOPED_VAR_NAME: &str = "oldSelf";
 /// Chooses the environment view of each expression.
 #[derive(Clone, Debug)]
 pub struct EnvLoader {
+    /// The Kubernetes release.
     pub version: KubeVersion,
+    /// Which expressions count as already stored.
     pub stored: StoredExpressions,
     /// Libraries beyond Kubernetes' own (see [`ExtraLibrary`]).
     pub extra: Vec<ExtraLibrary>,
@@ -104,7 +106,9 @@ impl EnvLoader {
 /// (`Invalid`, or `Internal` for the "impossible" cases) and the detail text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleError {
+    /// `Invalid`, or `Internal` for the cases Kubernetes treats as impossible.
     pub type_: ErrorType,
+    /// The detail text.
     pub detail: String,
 }
 
@@ -137,6 +141,7 @@ pub struct CompiledRule {
     pub rule: ValidationRule,
     /// The program; `None` when the rule is empty or failed to compile.
     pub program: Option<Program>,
+    /// Why the rule did not compile, if it did not.
     pub error: Option<RuleError>,
     /// Whether the rule refers to `oldSelf` (a transition rule).
     pub uses_old_self: bool,
@@ -144,8 +149,11 @@ pub struct CompiledRule {
     pub max_cost: Option<u64>,
     /// How many times the node could occur in one request, from its minimal size (§8.4).
     pub max_cardinality: u64,
+    /// The planned messageExpression, if any.
     pub message_expression: Option<Program>,
+    /// Why the messageExpression did not compile, if it did not.
     pub message_expression_error: Option<RuleError>,
+    /// The messageExpression's estimated maximal cost.
     pub message_expression_max_cost: Option<u64>,
     /// The rendered `fieldPath` (empty when unset or invalid).
     pub normalized_field_path: String,
@@ -179,6 +187,45 @@ impl CompiledRule {
             normalized_field_path: String::new(),
         }
     }
+}
+
+/// Why a node's rules could not be compiled at all (Kubernetes' "rule compiler initialization
+/// error", `schema/cel/compilation.go` `Compile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NodeError {
+    /// The node's structural schema has no CEL type (`SchemaDeclType` returned nil).
+    #[error("unable to convert structural schema to CEL declarations")]
+    NoDeclType,
+}
+
+/// Why an expression did not compile (parse, check — with the environment's AST validators — or
+/// planning), printed as
+/// cel-go prints it; the caller prefixes what failed (`compilation failed: `, ...).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ExpressionError {
+    /// Parse or type-check issues (cel-go's `Issues.Err()`).
+    #[error("{0}")]
+    Issues(cel::Issues),
+    /// A constant pattern of Kubernetes' `find`/`findAll` that does not compile
+    /// (`library/regex.go`'s compile-time check): Go's regexp error text.
+    #[error("{0}")]
+    Pattern(String),
+    /// The planner's issues (cel-go's `env.Program` error): messages sorted, joined by `; `.
+    #[error("{}", planner_messages(.0))]
+    Plan(cel::Issues),
+    /// A [`CheckedExpression`] holding neither a parsed nor a checked tree.
+    #[error("the expression has no parsed form")]
+    NoParsedForm,
+}
+
+/// The planner's messages in source order, joined as [`ExpressionError::Plan`] prints them.
+fn planner_messages(issues: &cel::Issues) -> String {
+    issues
+        .sorted()
+        .iter()
+        .map(|x| x.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A fresh `selfType<N>` name (Kubernetes uses the nanoseconds of the clock).
@@ -230,7 +277,7 @@ pub fn compile_node(
     rules: &[ValidationRule],
     is_resource_root: bool,
     loader: &EnvLoader,
-) -> Result<Vec<CompiledRule>, String> {
+) -> Result<Vec<CompiledRule>, NodeError> {
     compile_node_with_type(schema, rules, is_resource_root, None, loader)
 }
 
@@ -244,7 +291,7 @@ pub fn compile_node_with_type(
     is_resource_root: bool,
     decl: Option<&Arc<DeclType>>,
     loader: &EnvLoader,
-) -> Result<Vec<CompiledRule>, String> {
+) -> Result<Vec<CompiledRule>, NodeError> {
     if rules.is_empty() {
         return Ok(Vec::new());
     }
@@ -252,7 +299,7 @@ pub fn compile_node_with_type(
     let decl = match decl {
         Some(d) => d.clone(),
         None => DeclType::from_schema(schema, is_resource_root, &self_type_name)
-            .ok_or_else(|| "unable to convert structural schema to CEL declarations".to_string())?,
+            .ok_or(NodeError::NoDeclType)?,
     };
     let max_cardinality = decl.max_cardinality();
     let types = NamedDeclTypes::new(decl.clone(), &self_type_name);
@@ -386,10 +433,10 @@ pub struct CheckedExpression {
 /// The engine's checker records a type for every node it checks; while it is not available
 /// (`Env::check` returns no types), there is no result type, and `oldSelf` use is found
 /// syntactically.
-pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, String> {
-    let ast = env.parse(text).map_err(|i| i.to_string())?;
+pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, ExpressionError> {
+    let ast = env.parse(text).map_err(ExpressionError::Issues)?;
     // The tree is checked in place, not copied.
-    let checked = env.check_owned(ast).map_err(|i| i.to_string())?;
+    let checked = env.check_owned(ast).map_err(ExpressionError::Issues)?;
     if checked.types.is_empty() {
         let uses_old_self = refers_to(&checked.ast.expr, OLD_SCOPED_VAR_NAME);
         return Ok(CheckedExpression {
@@ -413,28 +460,22 @@ pub fn check_expression(env: &Env, text: &str) -> Result<CheckedExpression, Stri
 
 /// Plans a checked expression into a program (cel-go's `env.Program` with Kubernetes' options,
 /// which the environment carries).
-pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, String> {
+pub fn plan(env: &Env, e: &CheckedExpression) -> Result<Program, ExpressionError> {
     let ast = match (&e.checked, &e.ast) {
         (Some(c), _) => &c.ast,
         (None, Some(a)) => a,
-        (None, None) => return Err("the expression has no parsed form".into()),
+        (None, None) => return Err(ExpressionError::NoParsedForm),
     };
     if env.function("find").is_some()
         && let Some(err) = crate::library::regex::constant_pattern_error(&ast.expr)
     {
-        return Err(err);
+        return Err(ExpressionError::Pattern(err));
     }
     let planned = match &e.checked {
         Some(c) => env.program_checked(c),
         None => env.program(ast),
     };
-    planned.map_err(|i| {
-        i.sorted()
-            .iter()
-            .map(|x| x.message.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    planned.map_err(ExpressionError::Plan)
 }
 
 /// Whether `e` refers to the free variable `name` (not shadowed by a comprehension variable).

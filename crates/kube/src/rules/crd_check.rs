@@ -76,6 +76,7 @@ pub struct CrdReport {
 /// How the CRD is being written.
 #[derive(Clone, Debug)]
 pub struct CheckOptions<'a> {
+    /// The Kubernetes release.
     pub version: KubeVersion,
     /// The CRD being replaced, on update.
     pub old: Option<&'a CustomResourceDefinition>,

@@ -71,14 +71,18 @@ pub enum EnvKind {
 /// stored expressions, as Kubernetes computes those at the maximal compatibility version).
 #[derive(Clone)]
 pub struct ExtraLibrary {
+    /// The Kubernetes minor version that introduced it.
     pub introduced_minor: u32,
+    /// The library.
     pub library: Arc<dyn Library + Send + Sync>,
 }
 
 /// A Kubernetes CEL environment: a release and a view.
 #[derive(Clone)]
 pub struct EnvSpec {
+    /// The Kubernetes release.
     pub version: KubeVersion,
+    /// Which view (new or stored expressions).
     pub kind: EnvKind,
     /// Libraries beyond Kubernetes' own (tests register one at 1.999 to tell the views apart).
     pub extra: Vec<ExtraLibrary>,
@@ -95,6 +99,7 @@ impl fmt::Debug for EnvSpec {
 }
 
 impl EnvSpec {
+    /// The environment of `version`'s `kind` view, with Kubernetes' libraries only.
     pub fn new(version: KubeVersion, kind: EnvKind) -> EnvSpec {
         EnvSpec {
             version,

@@ -48,6 +48,7 @@ pub struct KubeCalls<'a> {
 }
 
 impl<'a> KubeCalls<'a> {
+    /// An estimator answering sizes from `sizes`.
     pub fn new(sizes: &'a dyn SizeEstimator) -> Self {
         KubeCalls { sizes }
     }
@@ -98,19 +99,17 @@ impl CallCostEstimator for KubeCalls<'_> {
 }
 
 /// The estimated maximal cost of `checked` (`None` for expressions the engine could not type
-/// check, which have no types to estimate with), or the estimator's error text.
+/// check, which have no types to estimate with), or the estimator's error.
 pub fn max_cost(
     env: &Env,
     checked: Option<&CheckedAst>,
     decl: &Arc<DeclType>,
     version: KubeVersion,
-) -> Result<Option<u64>, String> {
+) -> Result<Option<u64>, cost::EstimateError> {
     let Some(checked) = checked else {
         return Ok(None);
     };
-    estimate_with_sizes(env, checked, &DeclSizes { root: decl }, version)
-        .map(|c| Some(c.max))
-        .map_err(|e| e.to_string())
+    estimate_with_sizes(env, checked, &DeclSizes { root: decl }, version).map(|c| Some(c.max))
 }
 
 /// cel-go's estimate with Kubernetes' options and call estimator over `sizes`.

@@ -11,20 +11,28 @@ use std::sync::Arc;
 use crate::field::Path;
 use crate::structural::Structural;
 
-/// Why a field path was refused (Kubernetes' texts).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldPathError(pub String);
-
-impl std::fmt::Display for FieldPathError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for FieldPathError {}
-
-fn err(s: impl Into<String>) -> FieldPathError {
-    FieldPathError(s.into())
+/// Why a field path was refused, printed with Kubernetes' texts (apiextensions-apiserver
+/// `pkg/apiserver/schema/cel/validation.go` `ValidFieldPath`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldPathError {
+    /// A segment names no field of the schema.
+    #[error("does not refer to a valid field")]
+    NoSuchField,
+    /// The path ends inside a segment.
+    #[error("unexpected end of JSON path")]
+    UnexpectedEnd,
+    /// `[` not followed by a single-quoted name: the token found instead.
+    #[error("expected single quoted string but got {0}")]
+    NotQuoted(String),
+    /// A quoted name not followed by `]`: the token found instead.
+    #[error("expected ] but got {0}")]
+    NoClosingBracket(String),
+    /// A segment starting with neither `[` nor `.`: the token found.
+    #[error("expected [ or . but got: {0}")]
+    NoSegmentStart(String),
+    /// A backslash escape `UnquoteExtra` does not know: the character after the backslash.
+    #[error("invalid string literal: invalid escape char \\{0}")]
+    InvalidEscape(char),
 }
 
 /// Splits a path into tokens: the delimiters `.`, `[`, `]` alone, quoted strings whole (quotes
@@ -78,9 +86,7 @@ fn unescape_single_quote(s: &str) -> Result<String, FieldPathError> {
             Some('\'') => out.push('\''),
             Some('\\') => out.push('\\'),
             Some(other) => {
-                return Err(err(format!(
-                    "invalid string literal: invalid escape char \\{other}"
-                )));
+                return Err(FieldPathError::InvalidEscape(other));
             }
         }
     }
@@ -100,49 +106,38 @@ pub fn valid_field_path(
     let mut it = toks.into_iter();
     // Appends one segment: a property of `current`, or a key of its additionalProperties.
     let mut append = |name: &str, path: &mut Path| -> Result<(), FieldPathError> {
-        let s = current
-            .clone()
-            .ok_or_else(|| err("does not refer to a valid field"))?;
+        let s = current.clone().ok_or(FieldPathError::NoSuchField)?;
         if !s.properties.is_empty() {
             *path = path.child(name);
-            let prop = s
-                .properties
-                .get(name)
-                .ok_or_else(|| err("does not refer to a valid field"))?;
+            let prop = s.properties.get(name).ok_or(FieldPathError::NoSuchField)?;
             current = Some(prop.clone());
         } else if s.additional_properties.is_some() {
             *path = path.key(name);
             current = s.additional_properties_schema().cloned();
         } else {
-            return Err(err("does not refer to a valid field"));
+            return Err(FieldPathError::NoSuchField);
         }
         Ok(())
     };
     while let Some(tok) = it.next() {
         match tok {
             "[" => {
-                let tok = it
-                    .next()
-                    .ok_or_else(|| err("unexpected end of JSON path"))?;
+                let tok = it.next().ok_or(FieldPathError::UnexpectedEnd)?;
                 if tok.len() < 2 || !tok.starts_with('\'') || !tok.ends_with('\'') {
-                    return Err(err(format!("expected single quoted string but got {tok}")));
+                    return Err(FieldPathError::NotQuoted(tok.to_string()));
                 }
                 let name = unescape_single_quote(&tok[1..tok.len() - 1])?;
                 append(&name, &mut path)?;
-                let close = it
-                    .next()
-                    .ok_or_else(|| err("unexpected end of JSON path"))?;
+                let close = it.next().ok_or(FieldPathError::UnexpectedEnd)?;
                 if close != "]" {
-                    return Err(err(format!("expected ] but got {close}")));
+                    return Err(FieldPathError::NoClosingBracket(close.to_string()));
                 }
             }
             "." => {
-                let name = it
-                    .next()
-                    .ok_or_else(|| err("unexpected end of JSON path"))?;
+                let name = it.next().ok_or(FieldPathError::UnexpectedEnd)?;
                 append(name, &mut path)?;
             }
-            other => return Err(err(format!("expected [ or . but got: {other}"))),
+            other => return Err(FieldPathError::NoSegmentStart(other.to_string())),
         }
     }
     Ok((path, current))
@@ -171,7 +166,7 @@ mod tests {
     fn check(p: &str) -> Result<String, String> {
         valid_field_path(p, &schema())
             .map(|(path, _)| path.to_string())
-            .map_err(|e| e.0)
+            .map_err(|e| e.to_string())
     }
 
     #[test]

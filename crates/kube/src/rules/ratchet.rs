@@ -57,6 +57,7 @@ pub struct MapListIndex<'a> {
 }
 
 impl<'a> MapListIndex<'a> {
+    /// Indexes the old items `old` of a map-list by the key fields of `schema`.
     pub fn new(schema: &Structural, old: &'a [Json]) -> Self {
         let mut by_key = HashMap::with_capacity(old.len());
         for item in old {

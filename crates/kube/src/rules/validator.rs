@@ -13,7 +13,8 @@ use cel::{ErrorKind, EvalOptions, Value};
 use indexmap::IndexMap;
 
 use super::compile::{
-    CompiledRule, EnvLoader, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME, compile_node_with_type,
+    CompiledRule, EnvLoader, NodeError, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME,
+    compile_node_with_type,
 };
 use super::env::{MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT};
 use super::ratchet::{MapListIndex, Ratchet};
@@ -30,7 +31,7 @@ pub struct SchemaRules {
     is_resource_root: bool,
     rules: Vec<CompiledRule>,
     /// Why the node's rules could not be compiled at all.
-    setup_error: Option<String>,
+    setup_error: Option<NodeError>,
     uses_old_self: bool,
     per_call_limit: u64,
     items: Option<Box<SchemaRules>>,
@@ -43,6 +44,7 @@ pub struct SchemaRules {
 /// What validating one object produced.
 #[derive(Clone, Debug, Default)]
 pub struct RuleFindings {
+    /// The errors found.
     pub errors: Vec<FieldError>,
     /// Ratcheted rule failures, as the API server returns them in `Warning` headers.
     pub warnings: Vec<String>,

@@ -36,11 +36,7 @@ impl ListKind {
                     .map(|k| escaping::escape(k).map_or_else(|| k.clone(), |e| e.into_owned()))
                     .collect(),
             )),
-            Some(other) => Err(ValueError {
-                message: format!(
-                    "invalid x-kubernetes-list-type, expected 'map', 'set' or 'atomic' but got {other}"
-                ),
-            }),
+            Some(other) => Err(ValueError::ListType(other.to_string())),
         }
     }
 }
@@ -65,6 +61,7 @@ pub struct ListView {
 }
 
 impl ListView {
+    /// A view of `items` read with the item schema `schema`, compared as `kind` says.
     pub fn from_json(items: Arc<[Json]>, schema: Arc<Structural>, kind: ListKind) -> Self {
         ListView {
             elements: Elements::Json { items, schema },
@@ -80,6 +77,7 @@ impl ListView {
         }
     }
 
+    /// How the list compares and concatenates.
     pub fn kind(&self) -> &ListKind {
         &self.kind
     }

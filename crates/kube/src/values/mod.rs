@@ -45,41 +45,76 @@ pub const MAX_CEL_DOCUMENT_DEPTH: usize = 1000;
 /// An immutable JSON document. Cloning is cheap (containers are shared).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
+    /// `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer that fits `int64`.
     Int(i64),
+    /// Any other number.
     Double(f64),
+    /// A string.
     String(Arc<str>),
+    /// An array.
     Array(Arc<[Json]>),
+    /// An object.
     Object(Arc<JsonObject>),
 }
 
-/// Why a JSON value could not be read with its schema (Kubernetes' message text).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ValueError {
-    pub message: String,
+/// Why a JSON value could not be read with its schema, printed with Kubernetes' texts
+/// (apiserver `pkg/cel/common/values.go` `UnstructuredToVal` and its list and map views).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// The document nests deeper than [`MAX_CEL_DOCUMENT_DEPTH`] (kcel's own limit).
+    #[error("document nests deeper than {MAX_CEL_DOCUMENT_DEPTH} levels")]
+    TooDeep,
+    /// `null` where the schema is not nullable.
+    #[error("invalid data, got null for schema with nullable=false")]
+    NullNotNullable,
+    /// An `x-kubernetes-int-or-string` value that is neither.
+    #[error("invalid data, expected XIntOrString value to be either a string or integer")]
+    NotIntOrString,
+    /// Not an object where the schema says `type: object`.
+    #[error("invalid data, expected a map for the provided schema with type=object")]
+    NotAnObject,
+    /// Not an array where the schema says `type: array`.
+    #[error("invalid data, expected an array for the provided schema with type=array")]
+    NotAnArray,
+    /// An array schema without `items`.
+    #[error("invalid data, expected schema with items")]
+    NoItemsSchema,
+    /// A scalar of the wrong type.
+    #[error("invalid data, expected {expected}, got {got}")]
+    WrongType {
+        /// The Go type expected (`string`, `float`, `int`, `bool`).
+        expected: &'static str,
+        /// The Go type of the value (`float64`, `[]interface {}`, ...).
+        got: &'static str,
+    },
+    /// A string that does not parse in its schema's `format`.
+    #[error("Invalid {format} {value}: {reason}")]
+    Format {
+        /// The format as the message names it (`duration`, `date formatted string`, ...).
+        format: &'static str,
+        /// The string.
+        value: String,
+        /// The parser's error text.
+        reason: String,
+    },
+    /// A schema `type` CEL does not know.
+    #[error("unsupported type: {0:?}")]
+    UnsupportedType(String),
+    /// An `x-kubernetes-list-type` other than `atomic`, `set` and `map`.
+    #[error("invalid x-kubernetes-list-type, expected 'map', 'set' or 'atomic' but got {0}")]
+    ListType(String),
 }
 
 impl ValueError {
-    fn new(message: impl Into<String>) -> Self {
-        ValueError {
-            message: message.into(),
-        }
-    }
-
     /// The error as a CEL evaluation error.
     pub fn to_eval_error(&self) -> cel::EvalError {
-        cel::EvalError::msg(self.message.clone())
+        cel::EvalError::msg(self.to_string())
     }
 }
-
-impl fmt::Display for ValueError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ValueError {}
 
 impl Json {
     /// Converts a `serde_json` document. Integers outside int64 become doubles (as the API
@@ -152,9 +187,7 @@ impl Converter {
 
     fn convert(&mut self, v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
         if depth > MAX_CEL_DOCUMENT_DEPTH {
-            return Err(ValueError::new(format!(
-                "document nests deeper than {MAX_CEL_DOCUMENT_DEPTH} levels"
-            )));
+            return Err(ValueError::TooDeep);
         }
         Ok(match v {
             serde_json::Value::Null => Json::Null,
@@ -194,26 +227,20 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
         return if schema.generic.nullable {
             Ok(Value::Null)
         } else {
-            Err(ValueError::new(
-                "invalid data, got null for schema with nullable=false",
-            ))
+            Err(ValueError::NullNotNullable)
         };
     }
     if schema.extensions.int_or_string {
         return match node {
             Json::String(s) => Ok(Value::String(s.clone())),
             Json::Int(i) => Ok(Value::Int(*i)),
-            _ => Err(ValueError::new(
-                "invalid data, expected XIntOrString value to be either a string or integer",
-            )),
+            _ => Err(ValueError::NotIntOrString),
         };
     }
     match schema.type_() {
         "object" => {
             let Json::Object(obj) = node else {
-                return Err(ValueError::new(
-                    "invalid data, expected a map for the provided schema with type=object",
-                ));
+                return Err(ValueError::NotAnObject);
             };
             if schema.extensions.embedded_resource {
                 let rooted = schema.with_type_and_object_meta();
@@ -237,12 +264,10 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
         }
         "array" => {
             let Json::Array(items) = node else {
-                return Err(ValueError::new(
-                    "invalid data, expected an array for the provided schema with type=array",
-                ));
+                return Err(ValueError::NotAnArray);
             };
             let Some(item_schema) = schema.items.clone() else {
-                return Err(ValueError::new("invalid data, expected schema with items"));
+                return Err(ValueError::NoItemsSchema);
             };
             let kind = ListKind::of(schema)?;
             Ok(Value::List(List::Provided(Arc::new(ListView::from_json(
@@ -253,53 +278,58 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
         }
         "string" => {
             let Json::String(s) = node else {
-                return Err(ValueError::new(format!(
-                    "invalid data, expected string, got {}",
-                    node.go_type_name()
-                )));
+                return Err(wrong_type("string", node));
             };
             match schema.format() {
                 "duration" => parse_duration(s)
                     .map(Value::Duration)
-                    .map_err(|e| ValueError::new(format!("Invalid duration {s}: {e}"))),
-                "date" => parse_date(s).map(Value::Timestamp).map_err(|e| {
-                    ValueError::new(format!("Invalid date formatted string {s}: {e}"))
-                }),
-                "date-time" => parse_date_time(s).map(Value::Timestamp).map_err(|e| {
-                    ValueError::new(format!("Invalid date-time formatted string {s}: {e}"))
-                }),
-                "byte" => parse_byte(s).map(Value::bytes).map_err(|e| {
-                    ValueError::new(format!("Invalid byte formatted string {s}: {e}"))
-                }),
+                    .map_err(|e| bad_format("duration", s, e)),
+                "date" => parse_date(s)
+                    .map(Value::Timestamp)
+                    .map_err(|e| bad_format("date formatted string", s, e)),
+                "date-time" => parse_date_time(s)
+                    .map(Value::Timestamp)
+                    .map_err(|e| bad_format("date-time formatted string", s, e)),
+                "byte" => parse_byte(s)
+                    .map(Value::bytes)
+                    .map_err(|e| bad_format("byte formatted string", s, e)),
                 _ => Ok(Value::String(s.clone())),
             }
         }
         "number" => match node {
             Json::Double(d) => Ok(Value::Double(*d)),
             Json::Int(i) => Ok(Value::Double(*i as f64)),
-            _ => Err(ValueError::new(format!(
-                "invalid data, expected float, got {}",
-                node.go_type_name()
-            ))),
+            _ => Err(wrong_type("float", node)),
         },
         "integer" => match node {
             Json::Int(i) => Ok(Value::Int(*i)),
-            _ => Err(ValueError::new(format!(
-                "invalid data, expected int, got {}",
-                node.go_type_name()
-            ))),
+            _ => Err(wrong_type("int", node)),
         },
         "boolean" => match node {
             Json::Bool(b) => Ok(Value::Bool(*b)),
-            _ => Err(ValueError::new(format!(
-                "invalid data, expected bool, got {}",
-                node.go_type_name()
-            ))),
+            _ => Err(wrong_type("bool", node)),
         },
         "" if schema.extensions.preserve_unknown_fields => {
             Ok(Value::Opaque(Arc::new(Unknown(node.clone()))))
         }
-        other => Err(ValueError::new(format!("unsupported type: {other:?}"))),
+        other => Err(ValueError::UnsupportedType(other.to_string())),
+    }
+}
+
+/// [`ValueError::WrongType`] for `node`.
+fn wrong_type(expected: &'static str, node: &Json) -> ValueError {
+    ValueError::WrongType {
+        expected,
+        got: node.go_type_name(),
+    }
+}
+
+/// [`ValueError::Format`] for the string `value`.
+fn bad_format(format: &'static str, value: &str, reason: impl fmt::Display) -> ValueError {
+    ValueError::Format {
+        format,
+        value: value.to_string(),
+        reason: reason.to_string(),
     }
 }
 

@@ -24,6 +24,7 @@ pub struct ObjectView {
 }
 
 impl ObjectView {
+    /// A view of `obj` read with the object schema `schema`.
     pub fn new(obj: Arc<JsonObject>, schema: Arc<Structural>) -> Self {
         ObjectView { obj, schema }
     }
@@ -165,6 +166,7 @@ pub struct MapView {
 }
 
 impl MapView {
+    /// A view of the map `obj` whose values are read with `values`.
     pub fn new(obj: Arc<JsonObject>, values: Arc<Structural>) -> Self {
         MapView { obj, values }
     }

@@ -76,10 +76,10 @@ fn maps_int_or_string_and_errors() {
     assert!(m.get(KeyRef::String("d")).is_none());
     let int = schema(json!({"type": "integer"}));
     let err = to_value(&Json::Double(1.5), &int).expect_err("not int");
-    assert_eq!(err.message, "invalid data, expected int, got float64");
+    assert_eq!(err.to_string(), "invalid data, expected int, got float64");
     let err = to_value(&Json::Null, &int).expect_err("null");
     assert_eq!(
-        err.message,
+        err.to_string(),
         "invalid data, got null for schema with nullable=false"
     );
     let num = schema(json!({"type": "number"}));

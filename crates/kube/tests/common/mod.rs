@@ -5,6 +5,7 @@
 
 pub mod fuzz_harness;
 pub mod raw_json;
+#[path = "../../../cel/tests/common/replay.rs"]
 pub mod replay;
 pub mod trials;
 
