@@ -554,22 +554,30 @@ impl<'a> Checker<'a> {
         };
         let mut result: Option<Type> = None;
         let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(f.overloads.len());
+        let logical = f.name == "_&&_" || f.name == "_||_";
+        // Arguments of type dyn (or error) are assignable to every parameter
+        // that is not itself a type parameter, binding nothing
+        // (`Mapping::assignable`).
+        let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
+        let dyn_fits =
+            |params: &[Type]| all_dyn && !params.iter().any(|p| matches!(p, Type::TypeParam(_)));
         for o in &f.overloads {
-            if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
-                continue;
-            }
             if o.member != is_member {
                 continue;
             }
-            if f.name == "_&&_" || f.name == "_||_" {
+            if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
+                continue;
+            }
+            if logical {
                 self.resolve_logical(call_id, o, args, arg_types);
                 return;
             }
             if o.params.len() != arg_types.len()
-                || arg_types
-                    .iter()
-                    .zip(&o.params)
-                    .any(|(a, p)| kinds_differ(a, p))
+                || (!all_dyn
+                    && arg_types
+                        .iter()
+                        .zip(&o.params)
+                        .any(|(a, p)| kinds_differ(a, p)))
             {
                 // Cannot match (wrong arity, or an argument of another kind:
                 // assignability would fail without binding anything); cel-go
@@ -579,7 +587,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let matched_result = if o.type_params.is_empty() {
-                if self.mapping.is_assignable_list(arg_types, &o.params) {
+                if dyn_fits(&o.params) || self.mapping.is_assignable_list(arg_types, &o.params) {
                     Some(self.mapping.substitute(&o.result, false))
                 } else {
                     None
