@@ -16,7 +16,7 @@ use crate::value::Value;
 use super::format::{CheckedType, declared_type_name, format_call_signature};
 use super::names::{
     IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
-    well_known_message_name,
+    well_known_message_name, write_qualified_name,
 };
 use super::unify::{
     Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
@@ -127,6 +127,8 @@ pub(crate) struct Checker<'a> {
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(String, Type)>,
     fresh_vars: usize,
+    /// A buffer for the dotted names selections are looked up by.
+    name_buf: String,
     pub(crate) issues: Issues,
     depth: usize,
 }
@@ -150,9 +152,12 @@ impl<'a> Checker<'a> {
             cross_type_numeric: options.cross_type_numeric_comparisons,
             mapping: Mapping::default(),
             types: vec![None; nodes],
-            references: NodeMap::default(),
+            // At most one reference per node: sized once instead of rehashed
+            // as it grows.
+            references: NodeMap::with_capacity_and_hasher(nodes, Default::default()),
             locals: Vec::new(),
             fresh_vars: 0,
+            name_buf: String::new(),
             issues,
             depth: 0,
         }
@@ -342,11 +347,17 @@ impl<'a> Checker<'a> {
         let ExprKind::Select(sel) = &mut e.kind else {
             return;
         };
-        if !sel.test_only
-            && !sel.optional
-            && let Some(qname) = qualified_name_of_select(sel)
-            && let Some(decl) = self.lookup_ident(&qname)
-        {
+        // The candidate name is built in a buffer kept across selections: most
+        // are field selections, and their dotted name is not declared.
+        let mut qname = std::mem::take(&mut self.name_buf);
+        let found =
+            if !sel.test_only && !sel.optional && write_qualified_name_of_select(sel, &mut qname) {
+                self.lookup_ident(&qname)
+            } else {
+                None
+            };
+        self.name_buf = qname;
+        if let Some(decl) = found {
             self.set_type(id, decl.ty);
             let name = decl.name.into_owned();
             self.set_ident_ref(id, name.clone(), decl.value);
@@ -554,22 +565,30 @@ impl<'a> Checker<'a> {
         };
         let mut result: Option<Type> = None;
         let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(f.overloads.len());
+        let logical = f.name == "_&&_" || f.name == "_||_";
+        // Arguments of type dyn (or error) are assignable to every parameter
+        // that is not itself a type parameter, binding nothing
+        // (`Mapping::assignable`).
+        let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
+        let dyn_fits =
+            |params: &[Type]| all_dyn && !params.iter().any(|p| matches!(p, Type::TypeParam(_)));
         for o in &f.overloads {
-            if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
-                continue;
-            }
             if o.member != is_member {
                 continue;
             }
-            if f.name == "_&&_" || f.name == "_||_" {
+            if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
+                continue;
+            }
+            if logical {
                 self.resolve_logical(call_id, o, args, arg_types);
                 return;
             }
             if o.params.len() != arg_types.len()
-                || arg_types
-                    .iter()
-                    .zip(&o.params)
-                    .any(|(a, p)| kinds_differ(a, p))
+                || (!all_dyn
+                    && arg_types
+                        .iter()
+                        .zip(&o.params)
+                        .any(|(a, p)| kinds_differ(a, p)))
             {
                 // Cannot match (wrong arity, or an argument of another kind:
                 // assignability would fail without binding anything); cel-go
@@ -579,7 +598,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let matched_result = if o.type_params.is_empty() {
-                if self.mapping.is_assignable_list(arg_types, &o.params) {
+                if dyn_fits(&o.params) || self.mapping.is_assignable_list(arg_types, &o.params) {
                     Some(self.mapping.substitute(&o.result, false))
                 } else {
                     None
@@ -879,9 +898,14 @@ impl<'a> Checker<'a> {
     }
 }
 
-fn qualified_name_of_select(sel: &crate::syntax::Select) -> Option<String> {
-    let mut s = qualified_name(&sel.operand)?;
-    s.push('.');
-    s.push_str(&sel.field);
-    Some(s)
+/// Writes the dotted name `sel` spells into `out` (cleared first); false when
+/// its operand is not an identifier chain.
+fn write_qualified_name_of_select(sel: &crate::syntax::Select, out: &mut String) -> bool {
+    out.clear();
+    if !write_qualified_name(&sel.operand, out) {
+        return false;
+    }
+    out.push('.');
+    out.push_str(&sel.field);
+    true
 }

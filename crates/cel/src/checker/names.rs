@@ -46,25 +46,31 @@ pub fn resolve_candidates<R>(
 /// The dotted name an identifier or a chain of (non-test) selections spells,
 /// as cel-go's `containers.ToQualifiedName`: `a.b.c` for `Select(Select(a, b), c)`.
 pub fn qualified_name(e: &Expr) -> Option<String> {
+    let mut s = String::new();
+    write_qualified_name(e, &mut s).then_some(s)
+}
+
+/// [`qualified_name`] appended to `out` (a buffer the caller reuses); false,
+/// with `out` unchanged, when `e` is not such a chain.
+pub fn write_qualified_name(e: &Expr, out: &mut String) -> bool {
     let mut fields: Vec<&str> = Vec::new();
     let mut cur = e;
     loop {
         match &cur.kind {
             ExprKind::Ident(n) => {
-                let len = n.len() + fields.iter().map(|f| f.len() + 1).sum::<usize>();
-                let mut s = String::with_capacity(len);
-                s.push_str(n);
+                out.reserve(n.len() + fields.iter().map(|f| f.len() + 1).sum::<usize>());
+                out.push_str(n);
                 for f in fields.iter().rev() {
-                    s.push('.');
-                    s.push_str(f);
+                    out.push('.');
+                    out.push_str(f);
                 }
-                return Some(s);
+                return true;
             }
             ExprKind::Select(sel) if !sel.test_only && !sel.optional => {
                 fields.push(&sel.field);
                 cur = &sel.operand;
             }
-            _ => return None,
+            _ => return false,
         }
     }
 }

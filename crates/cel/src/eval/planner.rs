@@ -347,14 +347,14 @@ impl<'a> Planner<'a> {
         if let Some(r) = self.reference_name(e.id) {
             return Ok(Some(self.resolved_name(e.id, r, 0)));
         }
-        let Some(segs) = ident_chain(e) else {
-            return Ok(None);
-        };
         // With a checked AST, a chain whose root identifier has a reference is
         // a field selection on that variable.
         if self.checked.is_some() && self.reference_name(chain_root(e).id).is_some() {
             return Ok(None);
         }
+        let Some(segs) = ident_chain(e) else {
+            return Ok(None);
+        };
         if self.local(segs[0]).is_some() {
             return Ok(None);
         }
@@ -513,16 +513,21 @@ impl<'a> Planner<'a> {
             && let Some(segs) = ident_chain(t)
             && self.local(segs[0]).is_none()
         {
-            let qualified = format!("{}.{}", segs.join("."), name);
-            let is_var = self.env.variable(&segs.join(".")).is_some()
-                || self.env.variable(segs[0]).is_some();
-            if !is_var && self.env.function(&qualified).is_some() {
-                if qualified == "cel.block"
-                    && let [list, result] = c.args.as_slice()
-                {
-                    return self.plan_block(list, result);
+            // The root's declaration is asked first: it needs no joined name.
+            let is_var = self.env.variable(segs[0]).is_some() || {
+                let chain = segs.join(".");
+                self.env.variable(&chain).is_some()
+            };
+            if !is_var {
+                let qualified = format!("{}.{}", segs.join("."), name);
+                if self.env.function(&qualified).is_some() {
+                    if qualified == "cel.block"
+                        && let [list, result] = c.args.as_slice()
+                    {
+                        return self.plan_block(list, result);
+                    }
+                    return self.plan_generic(id, &qualified, None, &c.args, false);
                 }
-                return self.plan_generic(id, &qualified, None, &c.args, false);
             }
         }
         if c.target.is_none() {

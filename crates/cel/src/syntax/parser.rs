@@ -1425,16 +1425,25 @@ impl Parser<'_> {
         counted: bool,
     ) -> Expr {
         let receiver = target.is_some();
-        let found = self.opts.macros.iter().find(|m| {
-            m.name == function
-                && m.receiver_style == receiver
-                && m.arg_count.is_some_and(|n| n == args.len())
-        });
-        let found = found.or_else(|| {
-            self.opts.macros.iter().find(|m| {
-                m.name == function && m.receiver_style == receiver && m.arg_count.is_none()
-            })
-        });
+        // The first macro of this name and style taking exactly this many
+        // arguments, else the first taking any number (one pass; the name is
+        // compared last, after the cheap tests).
+        let mut vararg = None;
+        let mut exact = None;
+        for m in &self.opts.macros {
+            if m.receiver_style != receiver
+                || m.arg_count.is_some_and(|n| n != args.len())
+                || m.name != function
+            {
+                continue;
+            }
+            if m.arg_count.is_some() {
+                exact = Some(m);
+                break;
+            }
+            vararg = vararg.or(Some(m));
+        }
+        let found = exact.or(vararg);
         let below = self.max_vdepth(target.iter().chain(args.iter()));
         let depth = below + u32::from(counted);
         if self.too_deep(depth) {

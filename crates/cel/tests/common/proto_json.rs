@@ -139,7 +139,10 @@ fn any(body: &Json, enums: Enums) -> Result<Value, String> {
             .value_from_any_json(body)
             .map_err(|e| e.to_string()),
         #[cfg(not(feature = "proto"))]
-        _ => Err(format!("protobuf message values are not supported: {name}")),
+        _ => {
+            let _ = enums;
+            Err(format!("protobuf message values are not supported: {name}"))
+        }
     }
 }
 
