@@ -27,7 +27,7 @@ fn literal_uint(node: Option<&AstNode<'_>>) -> Option<u64> {
     }
 }
 
-fn to_call_estimate(e: ext_cost::CallEstimate) -> CallEstimate {
+fn to_call_estimate(e: ext_cost::RangeCallEstimate) -> CallEstimate {
     CallEstimate {
         cost: e.cost.into(),
         result_size: e.result_size.map(Into::into),

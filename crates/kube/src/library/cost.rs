@@ -8,7 +8,7 @@
 //!
 //! Both return `None` for calls Kubernetes leaves to cel-go's defaults.
 
-use cel::library::ext::cost::{CallEstimate, Range, multiply_by_cost_factor};
+use cel::library::ext::cost::{Range, RangeCallEstimate, multiply_by_cost_factor};
 use cel::{Type, Value};
 
 use super::cidr::CidrValue;
@@ -85,15 +85,15 @@ impl Operand<'_> {
     }
 }
 
-fn fixed(n: u64) -> Option<CallEstimate> {
-    Some(CallEstimate {
+fn fixed(n: u64) -> Option<RangeCallEstimate> {
+    Some(RangeCallEstimate {
         cost: range(n, n),
         result_size: None,
     })
 }
 
-fn cost_only(cost: Range) -> Option<CallEstimate> {
-    Some(CallEstimate {
+fn cost_only(cost: Range) -> Option<RangeCallEstimate> {
+    Some(RangeCallEstimate {
         cost,
         result_size: None,
     })
@@ -121,7 +121,7 @@ pub fn estimate_call(
     overload_id: &str,
     target: Option<&Operand<'_>>,
     args: &[Operand<'_>],
-) -> Option<CallEstimate> {
+) -> Option<RangeCallEstimate> {
     let traversal = STRING_TRAVERSAL_COST_FACTOR;
     let arg0 = args.first();
     match function {
@@ -149,14 +149,14 @@ pub fn estimate_call(
         }
         "url" | "jsonpatch.escapeKey" if args.len() == 1 => {
             let sz = args[0].size;
-            Some(CallEstimate {
+            Some(RangeCallEstimate {
                 cost: sz.multiply_by_cost_factor(traversal),
                 result_size: Some(sz),
             })
         }
         "lowerAscii" | "upperAscii" | "substring" | "trim" => {
             let sz = target?.size;
-            Some(CallEstimate {
+            Some(RangeCallEstimate {
                 cost: sz.multiply_by_cost_factor(traversal),
                 result_size: Some(sz),
             })
@@ -189,7 +189,7 @@ pub fn estimate_call(
                 count.min = go_ceil_div(sz.min, old.max);
             }
             let size = count.saturating_mul(new).saturating_add(retained);
-            Some(CallEstimate {
+            Some(RangeCallEstimate {
                 cost: sz.multiply_by_cost_factor(2.0 * traversal),
                 result_size: Some(size),
             })
@@ -200,7 +200,7 @@ pub fn estimate_call(
             if let Some(i) = args.get(1).and_then(|a| a.int_literal) {
                 max = i as u64;
             }
-            Some(CallEstimate {
+            Some(RangeCallEstimate {
                 cost: sz.multiply_by_cost_factor(2.0 * traversal),
                 result_size: Some(range(0, max)),
             })
@@ -216,7 +216,7 @@ pub fn estimate_call(
                 let seps = range(list.min.saturating_sub(1), list.max.saturating_sub(1));
                 sz = sz.saturating_add(sep.size.saturating_mul(seps));
             }
-            Some(CallEstimate {
+            Some(RangeCallEstimate {
                 cost: sz.multiply_by_cost_factor(traversal),
                 result_size: Some(sz),
             })
@@ -229,7 +229,7 @@ pub fn estimate_call(
             let regex_cost = args[0]
                 .size
                 .multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
-            Some(CallEstimate {
+            Some(RangeCallEstimate {
                 cost: str_cost.saturating_mul(regex_cost),
                 result_size: Some(range(0, sz.max)),
             })
@@ -300,7 +300,7 @@ fn go_ceil_div(a: u64, b: u64) -> u64 {
     }
 }
 
-fn estimate_equals(lhs: &Operand<'_>, rhs: &Operand<'_>) -> Option<CallEstimate> {
+fn estimate_equals(lhs: &Operand<'_>, rhs: &Operand<'_>) -> Option<RangeCallEstimate> {
     if lhs.ty != rhs.ty {
         return None;
     }

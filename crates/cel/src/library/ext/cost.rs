@@ -180,21 +180,22 @@ pub(crate) struct EstimateInput {
     pub string_elements: bool,
 }
 
-/// An estimate: the call's own cost and the size of its result.
+/// The estimate of a call in [`Range`]s: its own cost and the size of its result (the ranges
+/// `cel::cost::CallEstimate` carries, in the form the list and set cost functions compute).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallEstimate {
+pub struct RangeCallEstimate {
     /// The call's own cost.
     pub cost: Range,
     /// The size of the result, when the call builds a list.
     pub result_size: Option<Range>,
 }
 
-fn estimate_list_call(factor: f64, size: Range) -> CallEstimate {
+fn estimate_list_call(factor: f64, size: Range) -> RangeCallEstimate {
     let cost = size
         .multiply_by_cost_factor(factor)
         .saturating_add(Range::fixed(CALL_COST))
         .saturating_add(Range::fixed(LIST_CREATE_BASE_COST));
-    CallEstimate {
+    RangeCallEstimate {
         cost,
         result_size: Some(size),
     }
@@ -204,7 +205,7 @@ fn estimate_list_call(factor: f64, size: Range) -> CallEstimate {
 pub(crate) fn lists_estimated_cost(
     overload_id: &str,
     input: &EstimateInput,
-) -> Option<CallEstimate> {
+) -> Option<RangeCallEstimate> {
     let sort_factor = if input.string_elements {
         2.0 + STRING_TRAVERSAL_COST_FACTOR
     } else {
@@ -264,13 +265,17 @@ pub fn sets_runtime_cost(overload_id: &str, args: &[Value]) -> Option<u64> {
 }
 
 /// Estimated cost of an ext.Sets call: ⌈f·size(a)·size(b)⌉ + 1 per bound.
-pub(crate) fn sets_estimated_cost(overload_id: &str, a: Range, b: Range) -> Option<CallEstimate> {
+pub(crate) fn sets_estimated_cost(
+    overload_id: &str,
+    a: Range,
+    b: Range,
+) -> Option<RangeCallEstimate> {
     let f = sets_factor(overload_id)?;
     let cost = a
         .saturating_mul(b)
         .multiply_by_cost_factor(f)
         .saturating_add(Range::fixed(CALL_COST));
-    Some(CallEstimate {
+    Some(RangeCallEstimate {
         cost,
         result_size: None,
     })
