@@ -6,7 +6,7 @@
 //!               [--skip-kinds K,..]... [--reject-kinds K,..]... [--ignore-missing-schemas]
 //!               [--validate strict|warn|ignore] [-j N] [-o text|json|junit|tap|sarif|github]
 //!               [--policy FILE|DIR]... [--user NAME] [--group GROUP]... [--dry-run]
-//!               [--namespace-labels NS=KEY=VALUE[,KEY=VALUE]]...
+//!               [--namespace-labels NS=KEY=VALUE[,KEY=VALUE]]... [--print-mutated]
 //!               FILES|DIRS|-
 //! ```
 //!
@@ -18,9 +18,10 @@
 //! ([`kcel_kube::pipeline`]): decoding, pruning (unknown fields are errors under the default
 //! `--validate strict`), defaulting, OpenAPI schema validation, metadata and list-type checks,
 //! the CEL rules with the per-object cost budget, and ratcheting on update. Then, for an accepted
-//! object, the ValidatingAdmissionPolicies among the inputs and `--policy` files with their
-//! bindings ([`kcel_kube::admission`]): a denial makes the object invalid with the server's
-//! message, `Warn` actions add warnings, audit annotations are reported. Policy and binding
+//! object, the MutatingAdmissionPolicies among the inputs and `--policy` files with their
+//! bindings (a changed object runs through the pipeline again; `--print-mutated` prints it), and
+//! the ValidatingAdmissionPolicies ([`kcel_kube::admission`]): a denial makes the object invalid
+//! with the server's message, `Warn` actions add warnings, audit annotations are reported. Policy and binding
 //! documents are themselves checked as the server checks them when they are created.
 //!
 //! Exit codes: 0 every document valid (or skipped), 1 some object invalid, 2 some input could
@@ -40,7 +41,7 @@ use kcel_kube::admission::RequestOptions;
 use kcel_kube::admission::request::UserInfo;
 use kcel_kube::documents::{Document, Documents, LocatedCrd, decode_crds};
 use kcel_kube::gate::{self, GateOptions, Inputs, KindPatterns, Progress};
-use kcel_kube::report::{Format, RenderOptions};
+use kcel_kube::report::{Format, RenderOptions, Report};
 use kcel_kube::{Error, FieldValidation, KubeVersion, Validator};
 
 use crate::EXIT_USAGE;
@@ -109,6 +110,11 @@ pub struct Args {
     #[arg(short = 'o', long = "output", default_value = "text",
           value_parser = PossibleValuesParser::new(Format::NAMES))]
     output: String,
+    /// After the text report, print each object MutatingAdmissionPolicies changed, as the
+    /// server would store it (JSON, as `kubectl create --dry-run=server -o json` shows it).
+    /// The json report carries it as `mutatedObject`.
+    #[arg(long = "print-mutated")]
+    print_mutated: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -161,6 +167,12 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    if args.print_mutated && format != Format::Text {
+        eprintln!(
+            "kcel validate: --print-mutated needs -o text (the json report has each record's mutatedObject)"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let field_validation = match args.validate {
         Validation::Strict => FieldValidation::Strict,
         Validation::Warn => FieldValidation::Warn,
@@ -228,6 +240,7 @@ pub fn run(args: Args) -> ExitCode {
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Err(e) = report
         .render(format, &render, &mut out)
+        .and_then(|()| print_mutated(&report, args.print_mutated, &mut out))
         .and_then(|()| out.flush())
     {
         eprintln!("kcel validate: writing the report: {e}");
@@ -237,6 +250,25 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("notice: {notice}");
     }
     ExitCode::from(report.exit_code())
+}
+
+/// With `--print-mutated`, each mutated object under a `# file:line` line naming its document.
+fn print_mutated(report: &Report, on: bool, out: &mut impl Write) -> std::io::Result<()> {
+    if !on {
+        return Ok(());
+    }
+    for r in &report.records {
+        let Some(object) = &r.mutated else {
+            continue;
+        };
+        let json = kcel_kube::gofmt::to_json_pretty(object).map_err(std::io::Error::other)?;
+        match r.line {
+            Some(line) => writeln!(out, "# {}:{line}", r.file)?,
+            None => writeln!(out, "# {}", r.file)?,
+        }
+        writeln!(out, "{json}")?;
+    }
+    Ok(())
 }
 
 /// Namespace labels by namespace, from `NAMESPACE=KEY=VALUE[,KEY=VALUE]` arguments.

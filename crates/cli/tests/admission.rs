@@ -1,18 +1,19 @@
-//! End-to-end tests of ValidatingAdmissionPolicies in `kcel validate`: the README's example,
-//! validation actions, params, namespace labels and the API validation of policies.
+//! End-to-end tests of admission policies in `kcel validate`: the README's examples (validating
+//! and mutating), validation actions, params, namespace labels and the API validation of
+//! policies.
 
 mod common;
 use common::{kcel, root, stderr, stdout};
 
-/// The command and output of the README's admission example (the console block after the
-/// `<!-- admission-example -->` marker).
-fn readme_example() -> (Vec<String>, String) {
+/// The command and output of a README example (the console block after the
+/// `<!-- {marker} -->` marker).
+fn readme_example(marker: &str) -> (Vec<String>, String) {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
     let block = readme
-        .split("<!-- admission-example -->\n```console\n")
+        .split(&format!("<!-- {marker} -->\n```console\n"))
         .nth(1)
         .and_then(|rest| rest.split("\n```").next())
-        .expect("the README has the admission example");
+        .expect("the README has the example");
     let (command, output) = block.split_once('\n').expect("a command and its output");
     let args = command
         .strip_prefix("$ kcel ")
@@ -23,13 +24,63 @@ fn readme_example() -> (Vec<String>, String) {
     (args, format!("{output}\n"))
 }
 
-#[test]
-fn readme_example_output_is_exact() {
-    let (args, expected) = readme_example();
+/// Runs a README example, checks its exact output and returns its exit code.
+fn run_readme_example(marker: &str) -> Option<i32> {
+    let (args, expected) = readme_example(marker);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = kcel(&args);
     assert_eq!(stdout(&o), expected, "stderr: {}", stderr(&o));
-    assert_eq!(o.status.code(), Some(1));
+    o.status.code()
+}
+
+#[test]
+fn readme_example_output_is_exact() {
+    assert_eq!(run_readme_example("admission-example"), Some(1));
+}
+
+#[test]
+fn readme_mutating_example_output_is_exact() {
+    assert_eq!(run_readme_example("mutating-example"), Some(0));
+}
+
+#[test]
+fn mutated_objects_print_only_under_the_text_report() {
+    let o = kcel(&[
+        "validate",
+        "-o",
+        "json",
+        "--print-mutated",
+        "examples/admission/mutating",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--print-mutated needs -o text"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_json_report_carries_the_mutated_object() {
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "-o",
+        "json",
+        "examples/admission/mutating",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    let docs = report["documents"].as_array().expect("documents");
+    assert_eq!(
+        docs[0]["mutatedObject"]["metadata"]["labels"]["team"],
+        "payments"
+    );
+    // Unchanged objects (the policy documents) have no mutatedObject.
+    assert!(
+        docs[1..].iter().all(|d| d.get("mutatedObject").is_none()),
+        "{report}"
+    );
 }
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> String {

@@ -435,6 +435,36 @@ impl Verdict {
     }
 }
 
+/// A kind's schema as mutating admission needs it ([`Validator::kind_schema`]).
+#[derive(Clone)]
+pub enum KindSchema<'v> {
+    /// A custom resource: its CRD version's schema.
+    Custom(&'v crate::schema_props::JsonSchemaProps),
+    /// A built-in kind: its synthesized CRD's schema and its Go types.
+    Builtin(Arc<crate::builtins::BuiltinKind>),
+}
+
+impl KindSchema<'_> {
+    /// What the patchers need of the kind.
+    pub fn target(&self) -> crate::admission::mutating::Target<'_> {
+        match self {
+            KindSchema::Custom(schema) => crate::admission::mutating::Target {
+                schema: Some(schema),
+                go_type: None,
+            },
+            KindSchema::Builtin(kind) => crate::admission::mutating::Target {
+                schema: kind
+                    .crd
+                    .spec
+                    .versions
+                    .first()
+                    .and_then(|v| v.open_api_v3_schema()),
+                go_type: Some(&kind.go_type),
+            },
+        }
+    }
+}
+
 /// A resource as admission sees it ([`Validator::served_resource`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServedResource {
@@ -554,6 +584,17 @@ impl Validator {
             namespaced: builtin.crd.spec.scope == "Namespaced",
             versions,
         })
+    }
+
+    /// The schema of `api_version`/`kind` (and a built-in kind's Go types), what mutating
+    /// admission patches an object of the kind with; `None` when no CRD or built-in kind serves it.
+    pub fn kind_schema(&self, api_version: &str, kind: &str) -> Option<KindSchema<'_>> {
+        if let Some((id, version)) = self.find(api_version, kind) {
+            let schema = self.crds[id.0].crd.version(version)?.open_api_v3_schema()?;
+            return Some(KindSchema::Custom(schema));
+        }
+        let builtin = self.builtins.kind(api_version, kind).ok()??;
+        Some(KindSchema::Builtin(builtin))
     }
 
     /// The first CRD defining the group of `apiVersion` and `kind`, whichever versions it has.

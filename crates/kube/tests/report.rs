@@ -26,6 +26,7 @@ fn record(file: &str, line: Option<usize>, outcome: Outcome, message: &str) -> R
         warnings: Vec::new(),
         message: message.into(),
         audit_annotations: Vec::new(),
+        mutated: None,
     }
 }
 

@@ -226,7 +226,7 @@ pub enum ValidationAction {
 
 impl MatchResources {
     /// `SetDefaults_MatchResources` and the rules' `SetDefaults_Rule`.
-    fn set_defaults(&mut self) {
+    pub fn set_defaults(&mut self) {
         self.namespace_selector.get_or_insert_with(Default::default);
         self.object_selector.get_or_insert_with(Default::default);
         self.match_policy.get_or_insert(MatchPolicy::Equivalent);
@@ -257,9 +257,16 @@ impl ValidatingAdmissionPolicyBinding {
             m.set_defaults();
         }
         if let Some(p) = &mut self.spec.param_ref {
-            p.parameter_not_found_action
-                .get_or_insert(ParameterNotFoundAction::Deny);
+            p.set_defaults();
         }
+    }
+}
+
+impl ParamRef {
+    /// `SetDefaults_ParamRef`.
+    pub fn set_defaults(&mut self) {
+        self.parameter_not_found_action
+            .get_or_insert(ParameterNotFoundAction::Deny);
     }
 }
 

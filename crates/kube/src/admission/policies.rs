@@ -1,6 +1,7 @@
-//! The facade of admission: a [`PolicySet`] holds the validating policies, bindings, Namespaces
-//! and candidate params found among the input documents, and answers, for one object written,
-//! what the validating admission plugin would answer, with the resources and kinds a
+//! The facade of admission: a [`PolicySet`] holds the validating and mutating policies, their
+//! bindings, Namespaces and candidate params found among the input documents, and answers, for
+//! one object written, what the mutating ([`PolicySet::mutate`]) and validating
+//! ([`PolicySet::admit`]) admission plugins would answer, with the resources and kinds a
 //! [`Validator`] knows (CRDs and built-in kinds).
 
 use std::collections::{BTreeMap, HashMap};
@@ -9,19 +10,21 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::Value;
 
 use super::api_validation::{validate_binding, validate_policy};
-use super::matching::Cluster;
+use super::matching::{Cluster, binding_matches, definition_matches};
 use super::model::{
     BINDING_KIND, ModelError, POLICY_KIND, ValidatingAdmissionPolicyBinding, admission_kind,
     decode_binding, decode_policy,
 };
+use super::mutating::model::{FailurePolicy, is_kind};
+use super::mutating::{self, Invocation, MutatingAdmissionPolicyBinding, StatusError};
 use super::request::{
-    Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_named,
-    stored_namespace,
+    Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_json,
+    namespace_named, request_json, stored_namespace,
 };
-use super::validating::{Answer, CompiledPolicy, Params, dispatch};
+use super::validating::{Answer, CompiledPolicy, Params, collect_params, dispatch, is_exempt};
 use crate::documents::Document;
 use crate::field::FieldError;
-use crate::validator::{ServedResource, Validator};
+use crate::validator::{KindSchema, ServedResource, Validator};
 use crate::version::KubeVersion;
 
 /// Namespaces that exist in every cluster.
@@ -48,9 +51,12 @@ pub struct PolicySet {
     options: RequestOptions,
     policies: Vec<CompiledPolicy>,
     bindings: Vec<ValidatingAdmissionPolicyBinding>,
+    mutating: Vec<mutating::CompiledPolicy>,
+    mutating_bindings: Vec<MutatingAdmissionPolicyBinding>,
     namespaces: HashMap<String, Value>,
     objects: Vec<Value>,
-    errors: HashMap<(String, usize), ModelError>,
+    /// Why a policy or binding document could not be decoded, by file and line.
+    errors: HashMap<(String, usize), String>,
     /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
     served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
 }
@@ -68,18 +74,36 @@ impl PolicySet {
     /// Takes in one input document: a policy or binding (decoded, a policy compiled), a
     /// Namespace, or any other object (a candidate param).
     pub fn add_document(&mut self, doc: &Document) {
+        let at = (doc.source.clone(), doc.line);
+        let mutating_error = |e: mutating::model::ModelError| match e.field.as_str() {
+            "" => e.message,
+            field => format!("{field}: {}", e.message),
+        };
+        if is_kind(&doc.value, mutating::model::POLICY_KIND) {
+            match mutating::MutatingAdmissionPolicy::from_document(doc, self.version) {
+                Ok(p) => self
+                    .mutating
+                    .push(mutating::CompiledPolicy::compile(&p, self.version)),
+                Err(e) => drop(self.errors.insert(at, mutating_error(e))),
+            }
+            return;
+        }
+        if is_kind(&doc.value, mutating::model::BINDING_KIND) {
+            match MutatingAdmissionPolicyBinding::from_document(doc, self.version) {
+                Ok(b) => self.mutating_bindings.push(b),
+                Err(e) => drop(self.errors.insert(at, mutating_error(e))),
+            }
+            return;
+        }
+        let model_error = |e: ModelError| e.message;
         match admission_kind(&doc.value) {
             Some(POLICY_KIND) => match decode_policy(doc) {
                 Ok(p) => self.policies.push(CompiledPolicy::new(p, self.version)),
-                Err(e) => {
-                    self.errors.insert((doc.source.clone(), doc.line), e);
-                }
+                Err(e) => drop(self.errors.insert(at, model_error(e))),
             },
             Some(BINDING_KIND) => match decode_binding(doc) {
                 Ok(b) => self.bindings.push(b),
-                Err(e) => {
-                    self.errors.insert((doc.source.clone(), doc.line), e);
-                }
+                Err(e) => drop(self.errors.insert(at, model_error(e))),
             },
             _ => {
                 let v = &doc.value;
@@ -95,12 +119,14 @@ impl PolicySet {
 
     /// Whether there is no policy at all.
     pub fn is_empty(&self) -> bool {
-        self.policies.is_empty()
+        self.policies.is_empty() && self.mutating.is_empty()
     }
 
     /// Why `doc` (a policy or binding) could not be decoded, if it could not.
-    pub fn decode_error(&self, doc: &Document) -> Option<&ModelError> {
-        self.errors.get(&(doc.source.clone(), doc.line))
+    pub fn decode_error(&self, doc: &Document) -> Option<&str> {
+        self.errors
+            .get(&(doc.source.clone(), doc.line))
+            .map(String::as_str)
     }
 
     /// What the server's API validation finds wrong with `doc` when it is a policy or binding
@@ -127,6 +153,157 @@ impl PolicySet {
         operation: Operation,
         request_namespace: Option<&str>,
     ) -> Option<(Attributes, Answer)> {
+        let (attr, view) = self.request(validator, object, old, operation, request_namespace)?;
+        let hooks: Vec<(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)> = self
+            .policies
+            .iter()
+            .map(|p| {
+                let bindings = self
+                    .bindings
+                    .iter()
+                    .filter(|b| b.spec.policy_name == p.policy.metadata.name)
+                    .collect();
+                (p, bindings)
+            })
+            .collect();
+        let answer = dispatch(&hooks, &attr, &view, &view);
+        Some((attr, answer))
+    }
+
+    /// What the mutating policies make of `object` (as it would be stored) written with
+    /// `operation` over `old`: `None` when no mutating policy applies (or no served resource
+    /// is known for its kind), else the mutated object or the status the request fails with.
+    /// Policies run in name order, each policy's bindings in name order
+    /// (`generic/policy_source.go` sorts them), each binding once per param it selects
+    /// (`generic/policy_dispatcher.go` `Dispatch`).
+    pub fn mutate(
+        &self,
+        validator: &Validator,
+        object: &Value,
+        old: Option<&Value>,
+        operation: Operation,
+        request_namespace: Option<&str>,
+    ) -> Option<Result<mutating::Outcome, StatusError>> {
+        if self.mutating.is_empty() {
+            return None;
+        }
+        let (attr, view) =
+            self.request(validator, Some(object), old, operation, request_namespace)?;
+        if is_exempt(&attr) {
+            return None;
+        }
+        let mut policies: Vec<&mutating::CompiledPolicy> = self.mutating.iter().collect();
+        policies.sort_by(|a, b| a.policy.metadata.name.cmp(&b.policy.metadata.name));
+        let mut params: Vec<(&mutating::CompiledPolicy, &str, Option<Value>)> = Vec::new();
+        let mut request = None;
+        let mut failed = Vec::new();
+        for policy in policies {
+            let spec = &policy.policy.spec;
+            let mut config_error = |binding: &str, message: String| {
+                if spec.failure_policy == FailurePolicy::Fail {
+                    failed.push(format!(
+                        "policy '{}' with binding '{binding}' denied request: {message}",
+                        policy.policy.metadata.name
+                    ));
+                }
+            };
+            let mut bindings: Vec<&MutatingAdmissionPolicyBinding> = self
+                .mutating_bindings
+                .iter()
+                .filter(|b| b.spec.policy_name == policy.policy.metadata.name)
+                .collect();
+            if bindings.is_empty() {
+                continue;
+            }
+            bindings.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            let matched = match definition_matches(&attr, spec.match_constraints.as_ref(), &view) {
+                Err(e) => {
+                    config_error("", format!("failed to configure policy: {e}"));
+                    continue;
+                }
+                Ok(None) => continue,
+                Ok(Some(m)) => m,
+            };
+            request.get_or_insert_with(|| request_json(&attr, &matched.resource, &matched.kind));
+            for binding in bindings {
+                let name = binding.metadata.name.as_str();
+                match binding_matches(&attr, binding.spec.match_resources.as_ref(), &view) {
+                    Err(e) => config_error(name, format!("failed to configure binding: {e}")),
+                    Ok(false) => {}
+                    Ok(true) => match collect_params(
+                        spec.param_kind.as_ref(),
+                        binding.spec.param_ref.as_ref(),
+                        &attr.namespace,
+                        &view,
+                    ) {
+                        Err(e) => config_error(name, format!("failed to configure binding: {e}")),
+                        Ok(found) => params.extend(found.into_iter().map(|p| (policy, name, p))),
+                    },
+                }
+            }
+        }
+        if let Some(first) = failed.first() {
+            return Some(Err(StatusError {
+                code: 403,
+                reason: "Invalid".into(),
+                message: first.clone(),
+                causes: failed,
+            }));
+        }
+        let request = request?;
+        let invocations: Vec<Invocation<'_>> = params
+            .iter()
+            .map(|(policy, binding, p)| Invocation {
+                policy,
+                binding,
+                params: p.as_ref(),
+            })
+            .collect();
+        let schema = self.served_schema(validator, &attr);
+        let namespace_object = (!attr.namespace.is_empty())
+            .then(|| view.namespace(&attr.namespace))
+            .flatten()
+            .map(|ns| namespace_json(&ns));
+        let target = schema.as_ref().map_or(
+            mutating::Target {
+                schema: None,
+                go_type: None,
+            },
+            KindSchema::target,
+        );
+        let mutation = mutating::Request {
+            object: Some(object.clone()),
+            old_object: old.cloned(),
+            request,
+            namespace_object,
+            target,
+            defaulter: None,
+        };
+        Some(mutating::mutate(&invocations, &mutation))
+    }
+
+    /// The schema of the kind `attr` writes.
+    fn served_schema<'v>(
+        &self,
+        validator: &'v Validator,
+        attr: &Attributes,
+    ) -> Option<KindSchema<'v>> {
+        let api_version = match attr.kind.group.as_str() {
+            "" => attr.kind.version.clone(),
+            g => format!("{g}/{}", attr.kind.version),
+        };
+        validator.kind_schema(&api_version, &attr.kind.kind)
+    }
+
+    /// The attributes of a request writing `object` over `old`, and the cluster it sees.
+    fn request<'s>(
+        &'s self,
+        validator: &'s Validator,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        operation: Operation,
+        request_namespace: Option<&str>,
+    ) -> Option<(Attributes, View<'s>)> {
         let subject = object.or(old)?;
         let s = |p: &str| subject.pointer(p).and_then(Value::as_str).unwrap_or("");
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
@@ -180,20 +357,7 @@ impl PolicySet {
             validator,
             equivalents,
         };
-        let hooks: Vec<(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)> = self
-            .policies
-            .iter()
-            .map(|p| {
-                let bindings = self
-                    .bindings
-                    .iter()
-                    .filter(|b| b.spec.policy_name == p.policy.metadata.name)
-                    .collect();
-                (p, bindings)
-            })
-            .collect();
-        let answer = dispatch(&hooks, &attr, &view, &view);
-        Some((attr, answer))
+        Some((attr, view))
     }
 }
 

@@ -14,7 +14,7 @@ use super::environment::{
 use super::evaluate::{Bindings, Expression, Outcome, Variable, for_input};
 use super::matching::{Cluster, binding_matches, definition_matches};
 use super::model::{
-    FailurePolicy, ParameterNotFoundAction, ValidatingAdmissionPolicy,
+    FailurePolicy, ParamKind, ParamRef, ParameterNotFoundAction, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, ValidationAction,
 };
 use super::request::{Attributes, namespace_json, request_json};
@@ -465,14 +465,15 @@ pub trait Params {
     fn param_objects(&self, api_version: &str, kind: &str, namespace: Option<&str>) -> Vec<Value>;
 }
 
-/// `generic.CollectParams`: `Ok(None)` stands for the single nil param.
-fn collect_params(
-    policy: &ValidatingAdmissionPolicy,
-    binding: &ValidatingAdmissionPolicyBinding,
+/// `generic.CollectParams` for a policy's `paramKind` and a binding's `paramRef` (shared with
+/// mutating policies): `Ok(None)` stands for the single nil param.
+pub fn collect_params(
+    param_kind: Option<&ParamKind>,
+    param_ref: Option<&ParamRef>,
     namespace: &str,
     params: &dyn Params,
 ) -> Result<Vec<Option<Value>>, String> {
-    let (Some(kind), Some(r)) = (&policy.spec.param_kind, &binding.spec.param_ref) else {
+    let (Some(kind), Some(r)) = (param_kind, param_ref) else {
         return Ok(vec![None]);
     };
     let Some(namespaced) = params.param_scope(&kind.api_version, &kind.kind) else {
@@ -658,8 +659,12 @@ pub fn dispatch(
                 Ok(false) => continue,
                 Ok(true) => {}
             }
-            let params_list = match collect_params(&policy.policy, binding, &attr.namespace, params)
-            {
+            let params_list = match collect_params(
+                policy.policy.spec.param_kind.as_ref(),
+                binding.spec.param_ref.as_ref(),
+                &attr.namespace,
+                params,
+            ) {
                 Ok(p) => p,
                 Err(e) => {
                     config_error(&mut answer, Some(bname), e);

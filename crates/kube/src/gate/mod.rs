@@ -271,7 +271,7 @@ impl Gate<'_> {
         let head = Record::of(&doc, Outcome::Valid, String::new());
         let old = self.old.get(&ObjectKey::of(&doc.value));
         let admission = Admission {
-            decode_error: self.policies.decode_error(&doc).map(|e| e.message.clone()),
+            decode_error: self.policies.decode_error(&doc).map(str::to_string),
             review: self.policies.review(&doc),
             object: (!self.policies.is_empty()).then(|| doc.value.clone()),
         };
@@ -319,7 +319,8 @@ impl Gate<'_> {
 impl Gate<'_> {
     /// The record of an object the pipeline answered, after admission: a policy or binding
     /// document gets the server's API validation; any other accepted object goes through the
-    /// validating admission policies (a denial replaces the accepted status; warnings and
+    /// mutating admission policies (a changed object is validated again and kept in the
+    /// record), then the validating admission policies (a denial replaces the accepted status; warnings and
     /// audit annotations are added).
     fn admit(
         &self,
@@ -356,6 +357,48 @@ impl Gate<'_> {
         } else {
             Operation::Create
         };
+        // Mutating admission runs on the object as it would be stored; a changed object goes
+        // through the pipeline again (the server validates the mutated object), then the
+        // validating policies see it.
+        let mut mutated = None;
+        let stored = verdict.object.as_ref().unwrap_or(&written);
+        let namespace = self.options.namespace.as_deref();
+        match self
+            .policies
+            .mutate(&self.validator, stored, old, operation, namespace)
+        {
+            None => {}
+            Some(Err(e)) => {
+                verdict.status = Status::failure(e.code, &e.reason, e.message);
+                return head.answer(verdict);
+            }
+            Some(Ok(outcome)) => match outcome.object {
+                Some(object) if object != *stored => {
+                    let request = match old {
+                        Some(o) => Request::update(object.clone(), o.clone()),
+                        None => Request::create(object.clone()),
+                    }
+                    .in_namespace(self.options.namespace.clone());
+                    match self.validator.validate(request) {
+                        Ok(v) => verdict = v,
+                        Err(e) => {
+                            return Record {
+                                outcome: Outcome::Error,
+                                message: e.to_string(),
+                                ..head
+                            };
+                        }
+                    }
+                    mutated = Some(verdict.object.clone().unwrap_or(object));
+                    if !verdict.is_valid() {
+                        let mut record = head.answer(verdict);
+                        record.mutated = mutated;
+                        return record;
+                    }
+                }
+                _ => {}
+            },
+        }
         let object = verdict.object.as_ref().unwrap_or(&written);
         let admitted = self.policies.admit(
             &self.validator,
@@ -365,7 +408,9 @@ impl Gate<'_> {
             self.options.namespace.as_deref(),
         );
         let Some((attr, answer)) = admitted else {
-            return head.answer(verdict);
+            let mut record = head.answer(verdict);
+            record.mutated = mutated;
+            return record;
         };
         verdict.warnings.extend(answer.warnings.iter().cloned());
         if let Some(status) = answer.status(&attr) {
@@ -373,6 +418,7 @@ impl Gate<'_> {
         }
         let mut record = head.answer(verdict);
         record.audit_annotations = answer.audit_annotations;
+        record.mutated = mutated;
         record
     }
 }

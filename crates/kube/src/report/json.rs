@@ -20,9 +20,9 @@ use serde_json::{Value, json};
 
 use super::{Record, Report};
 
-/// The JSON object of one record.
+/// The JSON object of one record; `mutatedObject` only when admission mutated the object.
 fn record_json(r: &Record) -> Value {
-    json!({
+    let mut record = json!({
         "file": r.file,
         "line": r.line,
         "index": r.index,
@@ -40,7 +40,11 @@ fn record_json(r: &Record) -> Value {
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .collect::<serde_json::Map<_, _>>(),
-    })
+    });
+    if let (Some(mutated), Some(o)) = (&r.mutated, record.as_object_mut()) {
+        o.insert("mutatedObject".into(), mutated.clone());
+    }
+    record
 }
 
 /// The records as a JSON array, each record's object built only while it is written.

@@ -78,6 +78,8 @@ pub struct Record {
     pub message: String,
     /// The audit annotations admission policies added (`<policy>/<key>` and value).
     pub audit_annotations: Vec<(String, String)>,
+    /// The object as mutating admission policies left it, when they changed it.
+    pub mutated: Option<Value>,
 }
 
 impl Record {
@@ -104,6 +106,7 @@ impl Record {
             warnings: Vec::new(),
             message,
             audit_annotations: Vec::new(),
+            mutated: None,
         }
     }
 
@@ -141,6 +144,7 @@ impl Record {
             warnings: Vec::new(),
             message: error.message(),
             audit_annotations: Vec::new(),
+            mutated: None,
         }
     }
 

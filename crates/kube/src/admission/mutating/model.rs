@@ -3,12 +3,14 @@
 //! documents with the server's defaults (`pkg/apis/admissionregistration/*/defaults.go`:
 //! `SetDefaults_MutatingAdmissionPolicySpec` sets `failurePolicy: Fail`).
 //!
-//! Matching (`matchConstraints`, the binding's `matchResources`, `paramRef`) is the shared
-//! admission matching's business; those parts are kept as their JSON here.
+//! `matchConstraints`, the binding's `matchResources` and `paramRef` are the types (and
+//! defaults: `SetDefaults_MatchResources`, `SetDefaults_ParamRef`) ValidatingAdmissionPolicy
+//! shares with them in `k8s.io/api/admissionregistration`, matched by the shared matching.
 
 use serde::Deserialize;
 use serde_json::Value;
 
+pub use crate::admission::model::{MatchResources, ParamKind, ParamRef};
 use crate::documents::Document;
 use crate::version::KubeVersion;
 
@@ -58,9 +60,8 @@ pub struct Metadata {
 pub struct PolicySpec {
     #[serde(default)]
     pub param_kind: Option<ParamKind>,
-    /// `matchConstraints`, as written (matching is shared with ValidatingAdmissionPolicy).
     #[serde(default)]
-    pub match_constraints: Option<Value>,
+    pub match_constraints: Option<MatchResources>,
     #[serde(default)]
     pub variables: Vec<Variable>,
     #[serde(default)]
@@ -73,16 +74,6 @@ pub struct PolicySpec {
     /// Empty means `Never` (no default is set).
     #[serde(default)]
     pub reinvocation_policy: ReinvocationPolicy,
-}
-
-/// `ParamKind`.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ParamKind {
-    #[serde(default)]
-    pub api_version: String,
-    #[serde(default)]
-    pub kind: String,
 }
 
 /// `Variable`: a named expression, evaluated lazily, at most once per evaluation.
@@ -163,12 +154,10 @@ pub struct MutatingAdmissionPolicyBinding {
 pub struct BindingSpec {
     #[serde(default)]
     pub policy_name: String,
-    /// `paramRef`, as written.
     #[serde(default)]
-    pub param_ref: Option<Value>,
-    /// `matchResources`, as written.
+    pub param_ref: Option<ParamRef>,
     #[serde(default)]
-    pub match_resources: Option<Value>,
+    pub match_resources: Option<MatchResources>,
 }
 
 /// A policy or binding document that cannot be decoded.
@@ -208,14 +197,25 @@ pub fn is_kind(doc: &Value, kind: &str) -> bool {
 impl MutatingAdmissionPolicy {
     /// Decodes a policy document served by `version`.
     pub fn from_document(doc: &Document, version: KubeVersion) -> Result<Self, ModelError> {
-        decode(doc, version, POLICY_KIND)
+        let mut p: Self = decode(doc, version, POLICY_KIND)?;
+        if let Some(m) = &mut p.spec.match_constraints {
+            m.set_defaults();
+        }
+        Ok(p)
     }
 }
 
 impl MutatingAdmissionPolicyBinding {
     /// Decodes a binding document served by `version`.
     pub fn from_document(doc: &Document, version: KubeVersion) -> Result<Self, ModelError> {
-        decode(doc, version, BINDING_KIND)
+        let mut b: Self = decode(doc, version, BINDING_KIND)?;
+        if let Some(m) = &mut b.spec.match_resources {
+            m.set_defaults();
+        }
+        if let Some(r) = &mut b.spec.param_ref {
+            r.set_defaults();
+        }
+        Ok(b)
     }
 }
 
