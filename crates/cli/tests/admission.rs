@@ -50,7 +50,7 @@ fn mutated_objects_print_only_under_the_text_report() {
         "-o",
         "json",
         "--print-mutated",
-        "examples/admission/mutating",
+        "examples/admission-mutating",
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -68,7 +68,7 @@ fn the_json_report_carries_the_mutated_object() {
         "1.35",
         "-o",
         "json",
-        "examples/admission/mutating",
+        "examples/admission-mutating",
     ]);
     let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
     let docs = report["documents"].as_array().expect("documents");
