@@ -24,6 +24,7 @@ use crate::load::load_file;
 use crate::pipeline::status::{Cause, Status};
 use crate::pipeline::{FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response};
 use crate::rules::{CelRuleStep, RuleStepError};
+use crate::schema_props::JsonSchemaProps;
 use crate::version::KubeVersion;
 
 /// A CRD of a [`Validator`], in the order the CRDs were added (the first is `CrdId(0)`).
@@ -554,6 +555,56 @@ impl Validator {
             namespaced: builtin.crd.spec.scope == "Namespaced",
             versions,
         })
+    }
+
+    /// The kinds served as `resource` in `group`/`version` (`RESTMapper.KindsFor` for a fully
+    /// specified resource): the CRDs whose plural it is and which serve the version, else the
+    /// built-in kinds whose resource ([`guess_kind_to_resource`]) it is.
+    pub fn kinds_for_resource(&self, group: &str, version: &str, resource: &str) -> Vec<String> {
+        let crds: Vec<String> = self
+            .crds
+            .iter()
+            .map(|e| &e.crd)
+            .filter(|c| {
+                c.spec.group == group
+                    && c.spec.names.plural == resource
+                    && c.version(version).is_some_and(|v| v.served)
+            })
+            .map(|c| c.spec.names.kind.clone())
+            .collect();
+        if !crds.is_empty() {
+            return crds;
+        }
+        let api_version = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        self.builtins
+            .kind_names(&api_version)
+            .into_iter()
+            .filter(|k| guess_kind_to_resource(k) == resource)
+            .collect()
+    }
+
+    /// The `openAPIV3Schema` of `apiVersion` and `kind` (a CRD's version, else a built-in
+    /// kind's converted schema), for the admission type checker's `SchemaResolver`.
+    pub fn kind_schema(&self, api_version: &str, kind: &str) -> Option<JsonSchemaProps> {
+        if let Some((id, version)) = self.find(api_version, kind) {
+            return self.crds[id.0]
+                .crd
+                .version(version)?
+                .open_api_v3_schema()
+                .cloned();
+        }
+        let builtin = self.builtins.kind(api_version, kind).ok()??;
+        builtin
+            .crd
+            .spec
+            .versions
+            .first()?
+            .open_api_v3_schema()
+            .cloned()
     }
 
     /// The first CRD defining the group of `apiVersion` and `kind`, whichever versions it has.

@@ -1,0 +1,289 @@
+//! The type checking kube-apiserver writes into a ValidatingAdmissionPolicy's
+//! `status.typeChecking` (`TypeChecker.Check`,
+//! `k8s.io/apiserver/pkg/admission/plugin/policy/validating/typechecking.go`).
+//!
+//! For each kind the policy's `matchConstraints.resourceRules` name exactly (no wildcard group or
+//! version, no wildcard resource or subresource; at most [`MAX_TYPES_TO_CHECK`] kinds counted per
+//! rule), every validation's `expression` and `messageExpression` is compiled with `object` and
+//! `oldObject` typed by the kind's schema and `params` by the `paramKind`'s (`dyn` where a schema
+//! has no CEL type). Each expression that fails for some kinds yields one [`ExpressionWarning`]:
+//! the failing kinds' `<group>/<version>, Kind=<Kind>: <issues>` lines. Kinds whose schema is
+//! unknown are not checked; nothing here changes what the policy does.
+//!
+//! The server names a kind's object type `<Kind><nanosecond of the clock>`
+//! (`generateUniqueTypeName`), which shows in messages naming object types; kcel names it
+//! `<Kind>`, so such messages differ from the server's by those digits.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::environment::{Compiler, Optional};
+use super::model::{NamedRuleWithOperations, ValidatingAdmissionPolicy};
+use crate::decl::DeclType;
+use crate::rules::{EnvKind, EnvSpec};
+use crate::schema_props::JsonSchemaProps;
+use crate::structural::Structural;
+use crate::validator::Validator;
+use crate::version::KubeVersion;
+
+/// `maxTypesToCheck`: a rule stops adding kinds once it has resolved this many.
+pub const MAX_TYPES_TO_CHECK: usize = 10;
+
+/// `admissionregistrationv1.ExpressionWarning`: one entry of `status.typeChecking`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpressionWarning {
+    /// `spec.validations[0].expression`, `spec.validations[0].messageExpression`.
+    pub field_ref: String,
+    /// One line per failing kind, each ending in a newline, joined by newlines.
+    pub warning: String,
+}
+
+/// A group, version and kind (`schema.GroupVersionKind`), ordered by group, version, kind as
+/// `sortGVKList` orders them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    /// `<group>/<version>`, or `<version>` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.group.is_empty() && self.version.is_empty() && self.kind.is_empty()
+    }
+}
+
+impl std::fmt::Display for Gvk {
+    /// `GroupVersionKind.String`: `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}, Kind={}", self.group, self.version, self.kind)
+    }
+}
+
+/// What the type checker asks of the cluster: the RESTMapper and the SchemaResolver.
+pub trait KindResolver {
+    /// The kinds served as `resource` in `group`/`version` (`RESTMapper.KindsFor`; empty when
+    /// none is).
+    fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<String>;
+    /// The schema of `gvk` (`SchemaResolver.ResolveSchema`; `None` is `ErrSchemaNotFound`).
+    fn schema(&self, gvk: &Gvk) -> Option<JsonSchemaProps>;
+}
+
+impl KindResolver for Validator {
+    fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<String> {
+        self.kinds_for_resource(group, version, resource)
+    }
+
+    fn schema(&self, gvk: &Gvk) -> Option<JsonSchemaProps> {
+        self.kind_schema(&gvk.api_version(), &gvk.kind)
+    }
+}
+
+/// `TypeChecker.Check`: the warnings of `policy` for Kubernetes `version`, in the order of its
+/// validations (each expression, then its messageExpression).
+pub fn check(
+    policy: &ValidatingAdmissionPolicy,
+    resolver: &dyn KindResolver,
+    version: KubeVersion,
+) -> Vec<ExpressionWarning> {
+    let context = Context::new(policy, resolver, version);
+    let mut warnings = Vec::new();
+    for (i, v) in policy.spec.validations.iter().enumerate() {
+        let expressions = [
+            ("expression", &v.expression),
+            ("messageExpression", &v.message_expression),
+        ];
+        for (field, expression) in expressions {
+            // The messageExpression is optional.
+            if field == "messageExpression" && expression.is_empty() {
+                continue;
+            }
+            let warning = context.check_expression(expression);
+            if !warning.is_empty() {
+                warnings.push(ExpressionWarning {
+                    field_ref: format!("spec.validations[{i}].{field}"),
+                    warning,
+                });
+            }
+        }
+    }
+    warnings
+}
+
+/// `TypeCheckingContext`: the kinds checked with their object types, and the params type.
+struct Context<'p> {
+    policy: &'p ValidatingAdmissionPolicy,
+    version: KubeVersion,
+    kinds: Vec<(Gvk, Option<Arc<DeclType>>)>,
+    has_params: bool,
+    params: Option<Arc<DeclType>>,
+}
+
+impl<'p> Context<'p> {
+    /// `CreateContext`: kinds without a schema are dropped; `params` is typed when its kind's
+    /// schema is known.
+    fn new(
+        policy: &'p ValidatingAdmissionPolicy,
+        resolver: &dyn KindResolver,
+        version: KubeVersion,
+    ) -> Self {
+        let kinds: Vec<(Gvk, Option<Arc<DeclType>>)> = types_to_check(policy, resolver)
+            .into_iter()
+            .filter_map(|gvk| {
+                let schema = resolver.schema(&gvk)?;
+                let t = decl_type(&schema, &gvk.kind);
+                Some((gvk, t))
+            })
+            .collect();
+        let params_gvk = params_gvk(policy);
+        let params = if params_gvk.is_empty() {
+            None
+        } else {
+            // The server's names are unique per type; keep the params type apart from a kind
+            // of the same name.
+            let name = if kinds.iter().any(|(g, _)| g.kind == params_gvk.kind) {
+                format!("{}Params", params_gvk.kind)
+            } else {
+                params_gvk.kind.clone()
+            };
+            resolver
+                .schema(&params_gvk)
+                .and_then(|s| decl_type(&s, &name))
+        };
+        Context {
+            policy,
+            version,
+            kinds,
+            has_params: !params_gvk.is_empty(),
+            params,
+        }
+    }
+
+    /// `CheckExpression`: the `TypeCheckingResults` text of `expression` over every kind (empty
+    /// when it compiles for all).
+    fn check_expression(&self, expression: &str) -> String {
+        let optional = Optional {
+            params: self.has_params,
+            authorizer: true,
+        };
+        let mut messages = Vec::new();
+        for (gvk, object) in &self.kinds {
+            let spec = EnvSpec::new(self.version, EnvKind::StoredExpressions);
+            let mut compiler = Compiler::typed(spec, object.as_ref(), self.params.as_ref());
+            for v in &self.policy.spec.variables {
+                compiler.type_check_variable(&v.name, &v.expression, optional);
+            }
+            if let Err(e) = compiler.type_check(expression, optional) {
+                // `TypeCheckingResult.String`.
+                messages.push(format!("{gvk}: {}\n", e.detail));
+            }
+        }
+        messages.join("\n")
+    }
+}
+
+/// `declType`: `SchemaDeclType(schema, isResourceRoot = true)` named after the kind; `None`
+/// (`dyn`) when the schema has no CEL type or is not structural.
+fn decl_type(schema: &JsonSchemaProps, name: &str) -> Option<Arc<DeclType>> {
+    let structural = Arc::new(Structural::from_props(schema).ok()?);
+    DeclType::from_schema(&structural, true, name)
+}
+
+/// `paramsGVK`: the paramKind's group, version and kind; empty without a paramKind or when its
+/// apiVersion does not parse (`schema.ParseGroupVersion`: at most one `/`).
+fn params_gvk(policy: &ValidatingAdmissionPolicy) -> Gvk {
+    let empty = Gvk {
+        group: String::new(),
+        version: String::new(),
+        kind: String::new(),
+    };
+    let Some(p) = &policy.spec.param_kind else {
+        return empty;
+    };
+    let (group, version) = match p.api_version.as_str() {
+        "" | "/" => ("", ""),
+        av => match av.split_once('/') {
+            None => ("", av),
+            Some((_, rest)) if rest.contains('/') => return empty,
+            Some((g, v)) => (g, v),
+        },
+    };
+    Gvk {
+        group: group.into(),
+        version: version.into(),
+        kind: p.kind.clone(),
+    }
+}
+
+/// `typesToCheck`: the kinds the resource rules name, sorted by group, version, kind.
+pub fn types_to_check(policy: &ValidatingAdmissionPolicy, resolver: &dyn KindResolver) -> Vec<Gvk> {
+    let Some(constraints) = &policy.spec.match_constraints else {
+        return Vec::new();
+    };
+    let mut gvks = BTreeSet::new();
+    for rule in &constraints.resource_rules {
+        if collect_rule(rule, resolver, &mut gvks) {
+            break;
+        }
+    }
+    gvks.into_iter().collect()
+}
+
+/// Adds the kinds of one rule; true when the rule reached [`MAX_TYPES_TO_CHECK`], which ends
+/// the collection.
+fn collect_rule(
+    rule: &NamedRuleWithOperations,
+    resolver: &dyn KindResolver,
+    gvks: &mut BTreeSet<Gvk>,
+) -> bool {
+    // extractGroups, extractVersions: a wildcard anywhere gives the rule up.
+    let sorted_exact = |values: &[String]| -> Vec<String> {
+        if values.iter().any(|v| v.contains('*')) {
+            return Vec::new();
+        }
+        let mut v = values.to_vec();
+        v.sort();
+        v
+    };
+    let groups = sorted_exact(&rule.api_groups);
+    let versions = sorted_exact(&rule.api_versions);
+    // extractResources: wildcards and subresources are skipped.
+    let mut resources: Vec<&String> = rule
+        .resources
+        .iter()
+        .filter(|r| !r.contains(['*', '/']))
+        .collect();
+    resources.sort();
+    let mut count = 0;
+    for group in &groups {
+        for version in &versions {
+            for resource in &resources {
+                let kinds = resolver.kinds_for(group, version, resource);
+                for kind in kinds.into_iter().filter(|k| !k.is_empty()) {
+                    gvks.insert(Gvk {
+                        group: group.clone(),
+                        version: version.clone(),
+                        kind,
+                    });
+                    count += 1;
+                    if count == MAX_TYPES_TO_CHECK {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
