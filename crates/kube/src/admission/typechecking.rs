@@ -287,3 +287,97 @@ fn collect_rule(
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::model::{MatchResources, ParamKind};
+
+    /// Every resource `r<N>` of group `g`, version `v1` is kind `K<N>`; no schemas.
+    struct Numbered;
+
+    impl KindResolver for Numbered {
+        fn kinds_for(&self, _group: &str, _version: &str, resource: &str) -> Vec<String> {
+            resource
+                .strip_prefix('r')
+                .map(|n| vec![format!("K{n}")])
+                .unwrap_or_default()
+        }
+
+        fn schema(&self, _gvk: &Gvk) -> Option<JsonSchemaProps> {
+            None
+        }
+    }
+
+    fn policy(rules: Vec<Vec<String>>) -> ValidatingAdmissionPolicy {
+        let mut p = ValidatingAdmissionPolicy {
+            metadata: Default::default(),
+            spec: Default::default(),
+        };
+        p.spec.match_constraints = Some(MatchResources {
+            resource_rules: rules
+                .into_iter()
+                .map(|resources| NamedRuleWithOperations {
+                    api_groups: vec!["g".into()],
+                    api_versions: vec!["v1".into()],
+                    resources,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+        p
+    }
+
+    fn resources(range: std::ops::Range<usize>) -> Vec<String> {
+        range.map(|i| format!("r{i:02}")).collect()
+    }
+
+    #[test]
+    fn a_rule_reaching_the_limit_ends_the_collection() {
+        let p = policy(vec![resources(0..12), resources(20..22)]);
+        let kinds: Vec<String> = types_to_check(&p, &Numbered)
+            .into_iter()
+            .map(|g| g.kind)
+            .collect();
+        assert_eq!(
+            kinds,
+            resources(0..10)
+                .iter()
+                .map(|r| r.replace('r', "K"))
+                .collect::<Vec<_>>()
+        );
+        // Under the limit, every rule adds its kinds.
+        let p = policy(vec![resources(0..9), resources(20..22)]);
+        assert_eq!(types_to_check(&p, &Numbered).len(), 11);
+    }
+
+    #[test]
+    fn param_kind_api_versions_parse_as_group_versions() {
+        let gvk = |api_version: &str| {
+            let mut p = policy(Vec::new());
+            p.spec.param_kind = Some(ParamKind {
+                api_version: api_version.into(),
+                kind: "K".into(),
+            });
+            let g = params_gvk(&p);
+            (g.group, g.version, g.kind)
+        };
+        let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        assert_eq!(gvk("v1"), s("", "v1", "K"));
+        assert_eq!(gvk("example.com/v1"), s("example.com", "v1", "K"));
+        assert_eq!(gvk(""), s("", "", "K"));
+        assert_eq!(gvk("a/b/c"), s("", "", ""));
+    }
+
+    #[test]
+    fn kinds_print_as_group_version_kind() {
+        let g = |group: &str| Gvk {
+            group: group.into(),
+            version: "v1".into(),
+            kind: "K".into(),
+        };
+        assert_eq!(g("apps").to_string(), "apps/v1, Kind=K");
+        assert_eq!(g("").to_string(), "/v1, Kind=K");
+    }
+}
