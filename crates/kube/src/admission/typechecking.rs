@@ -10,6 +10,11 @@
 //! the failing kinds' `<group>/<version>, Kind=<Kind>: <issues>` lines. Kinds whose schema is
 //! unknown are not checked; nothing here changes what the policy does.
 //!
+//! Kubernetes 1.35 and older declare `params` only when its kind's schema has a CEL type, and
+//! end in a nil dereference (a panic: no warnings written) when a resolved schema has none;
+//! from 1.36 (`declType` returning no type, kubernetes/apiserver 83bcb0ae and 5a75d22a) such
+//! kinds are `dyn` and `params` is declared whenever the policy has a `paramKind`.
+//!
 //! The server names a kind's object type `<Kind><nanosecond of the clock>`
 //! (`generateUniqueTypeName`), which shows in messages naming object types; kcel names it
 //! `<Kind>`, so such messages differ from the server's by those digits.
@@ -98,7 +103,9 @@ pub fn check(
     resolver: &dyn KindResolver,
     version: KubeVersion,
 ) -> Vec<ExpressionWarning> {
-    let context = Context::new(policy, resolver, version);
+    let Some(context) = Context::new(policy, resolver, version) else {
+        return Vec::new();
+    };
     let mut warnings = Vec::new();
     for (i, v) in policy.spec.validations.iter().enumerate() {
         let expressions = [
@@ -133,20 +140,25 @@ struct Context<'p> {
 
 impl<'p> Context<'p> {
     /// `CreateContext`: kinds without a schema are dropped; `params` is typed when its kind's
-    /// schema is known.
+    /// schema is known. `None` where the server's check panics (before 1.36, a resolved schema
+    /// without a CEL type).
     fn new(
         policy: &'p ValidatingAdmissionPolicy,
         resolver: &dyn KindResolver,
         version: KubeVersion,
-    ) -> Self {
-        let kinds: Vec<(Gvk, Option<Arc<DeclType>>)> = types_to_check(policy, resolver)
-            .into_iter()
-            .filter_map(|gvk| {
-                let schema = resolver.schema(&gvk)?;
-                let t = decl_type(&schema, &gvk.kind);
-                Some((gvk, t))
-            })
-            .collect();
+    ) -> Option<Self> {
+        let untyped_is_dyn = version.at_least(36);
+        let mut kinds: Vec<(Gvk, Option<Arc<DeclType>>)> = Vec::new();
+        for gvk in types_to_check(policy, resolver) {
+            let Some(schema) = resolver.schema(&gvk) else {
+                continue;
+            };
+            let t = decl_type(&schema, &gvk.kind);
+            if t.is_none() && !untyped_is_dyn {
+                return None;
+            }
+            kinds.push((gvk, t));
+        }
         let params_gvk = params_gvk(policy);
         let params = if params_gvk.is_empty() {
             None
@@ -158,17 +170,26 @@ impl<'p> Context<'p> {
             } else {
                 params_gvk.kind.clone()
             };
-            resolver
-                .schema(&params_gvk)
-                .and_then(|s| decl_type(&s, &name))
+            match resolver.schema(&params_gvk) {
+                None => None,
+                Some(s) => match decl_type(&s, &name) {
+                    None if !untyped_is_dyn => return None,
+                    t => t,
+                },
+            }
         };
-        Context {
+        let has_params = if untyped_is_dyn {
+            !params_gvk.is_empty()
+        } else {
+            params.is_some()
+        };
+        Some(Context {
             policy,
             version,
             kinds,
-            has_params: !params_gvk.is_empty(),
+            has_params,
             params,
-        }
+        })
     }
 
     /// `CheckExpression`: the `TypeCheckingResults` text of `expression` over every kind (empty
