@@ -11,21 +11,30 @@
 //! per-CRD limit are the unbounded lists, maps and strings that drive its cost
 //! ([`kcel_kube::rules::unbounded`]). `-o json` prints the same as one JSON document.
 //!
+//! ValidatingAdmissionPolicies among the inputs get what the server says when they are written
+//! ([`kcel_kube::admission::policy_review`]): the API validation errors, and the type checking
+//! warnings of `status.typeChecking` against the kinds of the CRDs among the inputs and the
+//! built-in kinds. Policies have no static cost limit: the server limits each expression's cost
+//! as it runs.
+//!
 //! ```text
-//! kcel check [--kube-version 1.NN] [--old FILE] [-q] [-o text|json] <CRD files or dirs>...
+//! kcel check [--kube-version 1.NN] [--old FILE] [-q] [-o text|json] <CRD or policy files or dirs>...
 //! ```
 //!
-//! Exit codes: 0 every CRD would be accepted, 1 some CRD would be rejected, 2 bad usage or
+//! Exit codes: 0 every CRD and policy would be accepted, 1 some would be rejected, 2 bad usage or
 //! unreadable input.
 
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 use kcel_kube::Validator;
+use kcel_kube::admission::model::{POLICY_KIND, admission_kind, decode_policy};
+use kcel_kube::admission::policy_review::{PolicyReview, review_policy};
 use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::crd_review::{
     CrdReview, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
+use kcel_kube::documents::{decode_crds, read_documents};
 use kcel_kube::field::FieldError;
 use kcel_kube::kubectl::invalid_message;
 use kcel_kube::rules::crd_check::ExpressionCost;
@@ -36,7 +45,8 @@ use crate::{EXIT_FAILED, EXIT_USAGE};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// CRD files or directories (`*.yaml`, `*.yml`, `*.json`, recursively); `-` for stdin.
+    /// CRD or ValidatingAdmissionPolicy files or directories (`*.yaml`, `*.yml`, `*.json`,
+    /// recursively); `-` for stdin.
     #[arg(required = true, value_name = "FILES|DIRS")]
     inputs: Vec<String>,
     /// The CRDs as currently stored (checks as an update: rules already present may use the
@@ -72,10 +82,18 @@ pub fn run(args: Args) -> ExitCode {
 
 fn run_inner(args: &Args) -> Result<bool, String> {
     let version = kube_version(args.kube_version.as_deref())?;
-    let crds = read_crds(&args.inputs).map_err(|e| e.to_string())?;
-    if crds.is_empty() {
+    let docs = read_documents(&args.inputs).map_err(|e| e.to_string())?;
+    let crds = decode_crds(&docs.documents).map_err(|e| e.to_string())?;
+    let policies = docs
+        .documents
+        .iter()
+        .filter(|d| admission_kind(&d.value) == Some(POLICY_KIND))
+        .map(|d| decode_policy(d).map(|p| (p, d.location())))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    if crds.is_empty() && policies.is_empty() {
         return Err(format!(
-            "no CustomResourceDefinition found in {}",
+            "no CustomResourceDefinition or ValidatingAdmissionPolicy found in {}",
             args.inputs.join(", ")
         ));
     }
@@ -83,7 +101,13 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         Some(f) => read_crds(std::slice::from_ref(f)).map_err(|e| e.to_string())?,
         None => Vec::new(),
     };
-    let validator = Validator::builder().kube_version(version).build();
+    let validator = crds
+        .iter()
+        .cloned()
+        .fold(Validator::builder().kube_version(version), |b, c| {
+            b.located_crd(c)
+        })
+        .build();
     let mut rejected = 0usize;
     let mut records = Vec::new();
     for located in &crds {
@@ -104,12 +128,39 @@ fn run_inner(args: &Args) -> Result<bool, String> {
             Format::Json => records.push(crd_record(crd, &located.location, &review)),
         }
     }
+    let mut policies_rejected = 0usize;
+    let mut policy_records = Vec::new();
+    for (policy, at) in &policies {
+        let review = review_policy(policy, &validator);
+        if !review.accepted() {
+            policies_rejected += 1;
+        }
+        if args.quiet && review.accepted() && review.warnings.is_empty() {
+            continue;
+        }
+        let name = &policy.metadata.name;
+        match args.output {
+            Format::Text => print_policy(name, at, &review),
+            Format::Json => policy_records.push(policy_record(name, at, &review)),
+        }
+    }
     match args.output {
-        Format::Text => println!(
-            "{} CustomResourceDefinition(s) checked with Kubernetes {version}: {} accepted, {rejected} rejected",
-            crds.len(),
-            crds.len() - rejected
-        ),
+        Format::Text => {
+            if !crds.is_empty() {
+                println!(
+                    "{} CustomResourceDefinition(s) checked with Kubernetes {version}: {} accepted, {rejected} rejected",
+                    crds.len(),
+                    crds.len() - rejected
+                );
+            }
+            if !policies.is_empty() {
+                println!(
+                    "{} ValidatingAdmissionPolicy(s) checked with Kubernetes {version}: {} accepted, {policies_rejected} rejected",
+                    policies.len(),
+                    policies.len() - policies_rejected
+                );
+            }
+        }
         Format::Json => {
             let doc = json!({
                 "kubeVersion": version.to_string(),
@@ -122,11 +173,56 @@ fn run_inner(args: &Args) -> Result<bool, String> {
                 "rejected": rejected,
                 "crds": records,
             });
+            let mut doc = doc;
+            if !policies.is_empty() {
+                doc["policies"] = json!({
+                    "checked": policies.len(),
+                    "accepted": policies.len() - policies_rejected,
+                    "rejected": policies_rejected,
+                    "policies": policy_records,
+                });
+            }
             let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
             println!("{text}");
         }
     }
-    Ok(rejected > 0)
+    Ok(rejected + policies_rejected > 0)
+}
+
+/// A policy's review as text: its verdict, each type checking warning under its field, and
+/// kubectl's message when it is rejected.
+fn print_policy(name: &str, at: &str, review: &PolicyReview) {
+    let verdict = if review.accepted() {
+        "accepted"
+    } else {
+        "rejected"
+    };
+    println!("{at}: {POLICY_KIND} {name:?} {verdict}");
+    for w in &review.warnings {
+        println!("  typeChecking warning at {}:", w.field_ref);
+        for line in w.warning.lines() {
+            if line.is_empty() {
+                println!();
+            } else {
+                println!("    {line}");
+            }
+        }
+    }
+    if !review.accepted() {
+        println!("{}", invalid_message(POLICY_KIND, name, &review.errors));
+    }
+}
+
+/// One policy of `-o json`.
+fn policy_record(name: &str, at: &str, review: &PolicyReview) -> Value {
+    json!({
+        "file": at,
+        "name": name,
+        "accepted": review.accepted(),
+        "errors": review.errors.iter().map(error_record).collect::<Vec<_>>(),
+        "typeChecking": {"expressionWarnings": review.warnings},
+        "message": (!review.accepted()).then(|| invalid_message(POLICY_KIND, name, &review.errors)),
+    })
 }
 
 /// The expressions of a review, most expensive (cost × cardinality) first; expressions without

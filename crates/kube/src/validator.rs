@@ -445,6 +445,19 @@ pub enum KindSchema<'v> {
 }
 
 impl KindSchema<'_> {
+    /// The kind's `openAPIV3Schema` (a built-in kind's converted schema).
+    pub fn props(&self) -> Option<&crate::schema_props::JsonSchemaProps> {
+        match self {
+            KindSchema::Custom(schema) => Some(schema),
+            KindSchema::Builtin(kind) => kind
+                .crd
+                .spec
+                .versions
+                .first()
+                .and_then(|v| v.open_api_v3_schema()),
+        }
+    }
+
     /// What the patchers need of the kind.
     pub fn target(&self) -> crate::admission::mutating::Target<'_> {
         match self {
@@ -453,12 +466,7 @@ impl KindSchema<'_> {
                 go_type: None,
             },
             KindSchema::Builtin(kind) => crate::admission::mutating::Target {
-                schema: kind
-                    .crd
-                    .spec
-                    .versions
-                    .first()
-                    .and_then(|v| v.open_api_v3_schema()),
+                schema: self.props(),
                 go_type: Some(&kind.go_type),
             },
         }
@@ -584,6 +592,36 @@ impl Validator {
             namespaced: builtin.crd.spec.scope == "Namespaced",
             versions,
         })
+    }
+
+    /// The kinds served as `resource` in `group`/`version` (`RESTMapper.KindsFor` for a fully
+    /// specified resource): the CRDs whose plural it is and which serve the version, else the
+    /// built-in kinds whose resource ([`guess_kind_to_resource`]) it is.
+    pub fn kinds_for_resource(&self, group: &str, version: &str, resource: &str) -> Vec<String> {
+        let crds: Vec<String> = self
+            .crds
+            .iter()
+            .map(|e| &e.crd)
+            .filter(|c| {
+                c.spec.group == group
+                    && c.spec.names.plural == resource
+                    && c.version(version).is_some_and(|v| v.served)
+            })
+            .map(|c| c.spec.names.kind.clone())
+            .collect();
+        if !crds.is_empty() {
+            return crds;
+        }
+        let api_version = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        self.builtins
+            .kind_names(&api_version)
+            .into_iter()
+            .filter(|k| guess_kind_to_resource(k) == resource)
+            .collect()
     }
 
     /// The schema of `api_version`/`kind` (and a built-in kind's Go types), what mutating

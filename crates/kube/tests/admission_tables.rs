@@ -6,9 +6,13 @@
 //!   admission environment's variables, libraries and result types, as a validation and as an
 //!   audit annotation value;
 //! * `matching.json`: `TestMatcher` (`pkg/admission/plugin/policy/matching`): resource rules,
-//!   names, exclusions, `matchPolicy`, subresources, selector errors.
+//!   names, exclusions, `matchPolicy`, subresources, selector errors;
+//! * `typechecking.json`: `TestExtractTypeNames` and `TestTypeCheck`
+//!   (`pkg/admission/plugin/policy/validating`): the kinds a policy is type-checked against and
+//!   its `status.typeChecking` warnings, equal to the real type checker's (recorded by
+//!   `tests/gen/typechecking`) and meeting the Go test's assertions.
 //!
-//! One trial per record, named `<kind>/<case>[/<subtest>]`; skipped records are listed with
+//! One trial per record, named `<kind>/<case>[/<subtest>]` (`typechecking/<test>/<case>`); skipped records are listed with
 //! their reason in `tests/admission_tables.skip`. The run ends with the libtest summary and one
 //! line `N passed, N failed, N skipped`, and fails when fewer trials ran than the data holds.
 
@@ -19,21 +23,28 @@ use cel::{EnvBuilder, Function, Library, Overload, Type};
 use kcel_kube::KubeVersion;
 use kcel_kube::admission::environment::{Compiler, Optional, ReturnTypes};
 use kcel_kube::admission::matching::{Cluster, matches};
-use kcel_kube::admission::model::MatchResources;
+use kcel_kube::admission::model::{MatchResources, ValidatingAdmissionPolicy};
 use kcel_kube::admission::request::{
     Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo,
 };
+use kcel_kube::admission::typechecking::{self, Gvk, KindResolver};
 use kcel_kube::rules::env::ExtraLibrary;
 use kcel_kube::rules::{EnvKind, EnvSpec};
+use kcel_kube::schema_props::JsonSchemaProps;
+use kcel_kube::validator::guess_kind_to_resource;
 use libtest_mimic::{Arguments, Trial};
 use serde_json::Value;
 
 /// The data files, embedded so the test needs nothing outside the repository.
-const DATA: [(&str, &str); 2] = [
+const DATA: [(&str, &str); 3] = [
     ("compile.json", include_str!("data/admission/compile.json")),
     (
         "matching.json",
         include_str!("data/admission/matching.json"),
+    ),
+    (
+        "typechecking.json",
+        include_str!("data/admission/typechecking.json"),
     ),
 ];
 
@@ -202,6 +213,103 @@ fn run_matching(registry: &Registry, r: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// The Go test's `buildTypeChecker`: a RESTMapper of fixed kinds (resources guessed from the
+/// kinds, as `DefaultRESTMapper.Add` guesses them) and one schema for every kind.
+struct FixedKinds {
+    kinds: Vec<Gvk>,
+    schema: Option<JsonSchemaProps>,
+}
+
+impl KindResolver for FixedKinds {
+    fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<String> {
+        self.kinds
+            .iter()
+            .filter(|k| {
+                k.group == group
+                    && k.version == version
+                    && guess_kind_to_resource(&k.kind) == resource
+            })
+            .map(|k| k.kind.clone())
+            .collect()
+    }
+
+    fn schema(&self, _gvk: &Gvk) -> Option<JsonSchemaProps> {
+        self.schema.clone()
+    }
+}
+
+fn gvks(v: &Value) -> Result<Vec<Gvk>, String> {
+    serde_json::from_value::<Vec<Value>>(v.clone())
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(|g| {
+            let s = |k: &str| {
+                g[k].as_str()
+                    .map(str::to_string)
+                    .ok_or(format!("{k} missing"))
+            };
+            Ok(Gvk {
+                group: s("group")?,
+                version: s("version")?,
+                kind: s("kind")?,
+            })
+        })
+        .collect()
+}
+
+fn run_typechecking(kinds: &[Gvk], r: &Value) -> Result<(), String> {
+    let mut policy: ValidatingAdmissionPolicy =
+        serde_json::from_value(r["policy"].clone()).map_err(|e| format!("policy: {e}"))?;
+    policy.set_defaults();
+    let schema = match r.get("schema") {
+        Some(s) => Some(serde_json::from_value(s.clone()).map_err(|e| format!("schema: {e}"))?),
+        None => None,
+    };
+    let resolver = FixedKinds {
+        kinds: kinds.to_vec(),
+        schema,
+    };
+    if r["provenance"]["test"] == "TestExtractTypeNames" {
+        let got = typechecking::types_to_check(&policy, &resolver);
+        let want = gvks(&r["gvks"])?;
+        return (got == want)
+            .then_some(())
+            .ok_or(format!("kinds: got {got:?}, want {want:?}"));
+    }
+    let got = typechecking::check(&policy, &resolver, KubeVersion::new(35).ok_or("no 1.35")?);
+    // The Go test's own assertions.
+    if let Some(refs) = r.get("fieldRefs") {
+        let got_refs: Vec<&str> = got.iter().map(|w| w.field_ref.as_str()).collect();
+        let want_refs: Vec<&str> = refs
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if got_refs != want_refs {
+            return Err(format!("fieldRefs: got {got_refs:?}, want {want_refs:?}"));
+        }
+    }
+    if let Some(n) = r["length"].as_u64()
+        && got.len() as u64 != n
+    {
+        return Err(format!("{} warnings, want {n}", got.len()));
+    }
+    for c in r["contains"].as_array().into_iter().flatten() {
+        let c = c.as_str().unwrap_or_default();
+        if got.is_empty() || got.iter().any(|w| !w.warning.contains(c)) {
+            return Err(format!("a warning lacks {c:?}: {got:?}"));
+        }
+    }
+    let got_json = serde_json::to_value(&got).map_err(|e| e.to_string())?;
+    let want = r.get("warnings").ok_or("no recorded server warnings")?;
+    // The real type checker's warnings.
+    if &got_json != want {
+        return Err(format!("warnings: got {got_json:#}, want {want:#}"));
+    }
+    Ok(())
+}
+
 fn trials() -> Result<(Vec<Trial>, usize), String> {
     let skips = skip_list();
     let mut out = Vec::new();
@@ -223,23 +331,33 @@ fn trials() -> Result<(Vec<Trial>, usize), String> {
                 })
                 .collect(),
         ));
+        let kinds = Arc::new(gvks(&doc["restMapper"]).unwrap_or_default());
         for r in doc["records"]
             .as_array()
             .ok_or(format!("{file}: no records"))?
         {
             records += 1;
             let p = &r["provenance"];
-            let mut name = format!("{kind}/{}", p["case"].as_str().unwrap_or("?"));
+            let case = p["case"].as_str().unwrap_or("?");
+            // A file of several Go tests names the test too.
+            let mut name = match doc["kind"].as_str() {
+                Some("typechecking") => {
+                    format!("{kind}/{}/{case}", p["test"].as_str().unwrap_or("?"))
+                }
+                _ => format!("{kind}/{case}"),
+            };
             if let Some(sub) = p["subtest"].as_str() {
                 name = format!("{name}/{sub}");
             }
             let is_skipped = skipped(&skips, &name);
-            let (r, kind, registry) = (r.clone(), kind.clone(), registry.clone());
+            let (r, kind, registry, kinds) =
+                (r.clone(), kind.clone(), registry.clone(), kinds.clone());
             out.push(
                 Trial::test(name, move || {
                     match kind.as_str() {
                         "compile" => run_compile(&r),
                         "matching" => run_matching(&registry, &r),
+                        "typechecking" => run_typechecking(&kinds, &r),
                         k => Err(format!("unknown table kind {k:?}")),
                     }
                     .map_err(Into::into)

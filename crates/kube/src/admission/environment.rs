@@ -303,6 +303,10 @@ pub struct Compiler {
     /// Whether `variables` is declared (`NewCompositedCompiler`; API validation compiles
     /// matchConditions with a stateless compiler without it).
     composition: bool,
+    /// The types of `object`/`oldObject` and of `params`: `dyn` but for the type checker
+    /// ([`Compiler::typed`]).
+    object: Type,
+    params: Type,
 }
 
 impl Compiler {
@@ -323,7 +327,27 @@ impl Compiler {
                 variables: IndexMap::new(),
             },
             composition: true,
+            object: Type::Dyn,
+            params: Type::Dyn,
         }
+    }
+
+    /// The type checker's compiler (`buildEnvSet`, `validating/typechecking.go`): `object` and
+    /// `oldObject` typed by `object`, `params` by `params`, each `dyn` when `None`.
+    pub fn typed(
+        spec: EnvSpec,
+        object: Option<&Arc<DeclType>>,
+        params: Option<&Arc<DeclType>>,
+    ) -> Compiler {
+        let mut c = Compiler::with_spec(spec);
+        let mut declared = (*c.types.declared).clone();
+        for t in [object, params].into_iter().flatten() {
+            declared.add(t);
+        }
+        c.types.declared = Arc::new(declared);
+        c.object = object.map_or(Type::Dyn, |t| t.cel_type());
+        c.params = params.map_or(Type::Dyn, |t| t.cel_type());
+        c
     }
 
     /// A compiler without `variables` (`plugincel.NewCompiler`, the stateless compiler API
@@ -337,8 +361,8 @@ impl Compiler {
 
     fn env(&self, optional: Optional) -> Env {
         let mut vars: Vec<(&str, Type)> = vec![
-            (OBJECT, Type::Dyn),
-            (OLD_OBJECT, Type::Dyn),
+            (OBJECT, self.object.clone()),
+            (OLD_OBJECT, self.object.clone()),
             (
                 NAMESPACE_OBJECT,
                 Type::Object("kubernetes.Namespace".into()),
@@ -349,7 +373,7 @@ impl Compiler {
             vars.push((VARIABLES, Type::Object(VARIABLES_TYPE.into())));
         }
         if optional.params {
-            vars.push((PARAMS, Type::Dyn));
+            vars.push((PARAMS, self.params.clone()));
         }
         if optional.authorizer {
             vars.push((AUTHORIZER, authz::authorizer_type()));
@@ -380,6 +404,25 @@ impl Compiler {
             program,
             output_type,
         })
+    }
+
+    /// `typeCheckingCompiler.CompileCELExpression`: the expression's type, or the checker's
+    /// issues as the detail (no result type required, no program planned).
+    pub fn type_check(&self, expression: &str, optional: Optional) -> Result<Type, CompileError> {
+        let env = self.env(optional);
+        let checked = check_expression(&env, expression).map_err(|e| CompileError {
+            detail: e.to_string(),
+        })?;
+        Ok(checked.result_type.unwrap_or(Type::Dyn))
+    }
+
+    /// `CompileAndStoreVariable` over the type checker's compiler: the variable's field is typed
+    /// by [`Compiler::type_check`] (`dyn` when it does not compile).
+    pub fn type_check_variable(&mut self, name: &str, expression: &str, optional: Optional) {
+        let t = self
+            .type_check(expression, optional)
+            .map_or(Type::Dyn, |t| variable_field_type(&t));
+        self.types.variables.insert(name.to_string(), t);
     }
 
     /// `CompileAndStoreVariable`: compiles a variable and adds it to `variables` (as `dyn` when

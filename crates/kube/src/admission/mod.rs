@@ -11,6 +11,10 @@
 //!   budget.
 //! * [`matching`]: which policies and bindings apply to a request (shared with mutating
 //!   policies).
+//! * [`policy_review`]: what `kcel check` says of a policy: its API validation errors and type
+//!   checking warnings.
+//! * [`typechecking`]: the type checking the server writes into a policy's
+//!   `status.typeChecking`.
 //! * [`validating`]: compiling a validating policy and evaluating it for one request.
 //! * [`mutating`]: MutatingAdmissionPolicy: compiling mutations and applying them (JSON Patch,
 //!   ApplyConfiguration) with reinvocation.
@@ -26,6 +30,8 @@ pub mod matching;
 pub mod model;
 pub mod mutating;
 pub mod policies;
+pub mod policy_review;
 pub mod request;
 pub mod selector;
+pub mod typechecking;
 pub mod validating;

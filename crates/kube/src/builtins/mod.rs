@@ -193,6 +193,23 @@ impl Builtins {
         Ok(gv)
     }
 
+    /// The kinds of `api_version`: an OpenAPI document's and the shipped release's, sorted.
+    pub fn kind_names(&self, api_version: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .overrides
+            .get(api_version)
+            .map(|gv| gv.kinds.keys().cloned().collect())
+            .unwrap_or_default();
+        if let Some(release) = self.release
+            && let Ok(Some(gv)) = shipped::group_version(release, api_version)
+        {
+            names.extend(gv.kinds.keys().cloned());
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// The built-in kind serving `api_version` and `kind`, converted on first use.
     pub fn kind(
         &self,
