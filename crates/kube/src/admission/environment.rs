@@ -283,7 +283,9 @@ pub struct CompileError {
 /// A compiled expression and its result type.
 #[derive(Clone)]
 pub struct Compiled {
+    /// The program to evaluate (`CompilationResult.Program`).
     pub program: Program,
+    /// The expression's output type (`CompilationResult.OutputType`).
     pub output_type: Type,
 }
 

@@ -21,9 +21,13 @@ pub const OUT_OF_BUDGET: &str =
 /// The values of the admission variables for one request.
 #[derive(Clone, Debug)]
 pub struct Bindings {
+    /// `object`: the object written (null for DELETE).
     pub object: Value,
+    /// `oldObject`: the stored object (null for CREATE).
     pub old_object: Value,
+    /// `request`: the `AdmissionRequest` (`CreateAdmissionRequest`).
     pub request: Value,
+    /// `namespaceObject`: the namespace of a namespaced object (null otherwise).
     pub namespace: Value,
     /// `params` (null when the binding has no params).
     pub params: Value,
@@ -32,14 +36,18 @@ pub struct Bindings {
 /// One compiled expression of a list: its text and its program or compile error.
 #[derive(Clone, Debug)]
 pub struct Expression {
+    /// The expression as written.
     pub text: String,
+    /// Its program, or why it does not compile.
     pub compiled: Result<Compiled, CompileError>,
 }
 
 /// A compiled variable.
 #[derive(Clone, Debug)]
 pub struct Variable {
+    /// The variable's name (`variables.<name>`).
     pub name: String,
+    /// Its program, or why it does not compile.
     pub compiled: Result<Compiled, CompileError>,
 }
 
@@ -48,7 +56,9 @@ pub struct Variable {
 pub enum Outcome {
     /// No expression at this index (a validation without messageExpression).
     Absent,
+    /// The expression's value (`EvaluationResult.EvalResult`).
     Value(Value),
+    /// Why evaluation failed (`EvaluationResult.Error`), as the server words it.
     Error(String),
 }
 

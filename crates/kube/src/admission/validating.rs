@@ -36,6 +36,7 @@ pub const VALIDATION_FAILURE_ANNOTATION: &str =
 /// A policy with its expressions compiled as the plugin compiles them (stored expressions).
 #[derive(Clone, Debug)]
 pub struct CompiledPolicy {
+    /// The policy as decoded.
     pub policy: ValidatingAdmissionPolicy,
     variables: Arc<[Variable]>,
     match_conditions: Vec<(String, Option<Expression>)>,
@@ -171,8 +172,11 @@ impl CompiledPolicy {
 /// `PolicyDecisionAction` with its evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Evaluation {
+    /// `ActionAdmit`: the validation passed.
     Admit,
+    /// `ActionDeny`: the validation failed.
     Deny,
+    /// `EvalError`: the validation could not be evaluated.
     Error,
 }
 
@@ -181,7 +185,9 @@ pub enum Evaluation {
 pub struct Decision {
     /// Whether the request is denied by this decision (errors deny under `failurePolicy: Fail`).
     pub deny: bool,
+    /// What happened (`PolicyDecision.Action`, `PolicyDecision.Evaluation`).
     pub evaluation: Evaluation,
+    /// The message (`PolicyDecision.Message`).
     pub message: String,
     /// The `metav1.StatusReason` (empty unless the validation failed).
     pub reason: String,
@@ -366,12 +372,14 @@ fn aggregate(errors: Vec<String>) -> String {
 /// A policy's binding and where it was read.
 #[derive(Clone, Debug)]
 pub struct Binding {
+    /// The binding as decoded.
     pub binding: ValidatingAdmissionPolicyBinding,
 }
 
 /// What one binding of one policy decided for a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindingResult {
+    /// The policy's name.
     pub policy: String,
     /// Empty for an error of the policy itself (no binding evaluated).
     pub binding: String,
@@ -382,9 +390,11 @@ pub struct BindingResult {
 /// The denial that answers the request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Denial {
+    /// The policy's name.
     pub policy: String,
     /// Absent for an error of the policy itself.
     pub binding: Option<String>,
+    /// The decision that denied.
     pub decision: Decision,
 }
 

@@ -35,11 +35,15 @@ pub fn served_versions(version: KubeVersion) -> &'static [&'static str] {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MutatingAdmissionPolicy {
+    /// `apiVersion`.
     pub api_version: String,
+    /// `kind`.
     pub kind: String,
     #[serde(default)]
+    /// `metadata`.
     pub metadata: Metadata,
     #[serde(default)]
+    /// `spec` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicy.Spec`).
     pub spec: PolicySpec,
 }
 
@@ -47,8 +51,10 @@ pub struct MutatingAdmissionPolicy {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct Metadata {
     #[serde(default)]
+    /// `metadata.name`.
     pub name: String,
     #[serde(default)]
+    /// `metadata.namespace` (empty for these cluster-scoped kinds).
     pub namespace: String,
 }
 
@@ -57,18 +63,22 @@ pub struct Metadata {
 #[serde(rename_all = "camelCase")]
 pub struct PolicySpec {
     #[serde(default)]
+    /// `paramKind` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.ParamKind`).
     pub param_kind: Option<ParamKind>,
     /// `matchConstraints`, as written (matching is shared with ValidatingAdmissionPolicy).
     #[serde(default)]
     pub match_constraints: Option<Value>,
     #[serde(default)]
+    /// `variables` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.Variables`).
     pub variables: Vec<Variable>,
     #[serde(default)]
+    /// `mutations` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.Mutations`).
     pub mutations: Vec<Mutation>,
     /// Defaulted to `Fail`.
     #[serde(default)]
     pub failure_policy: FailurePolicy,
     #[serde(default)]
+    /// `matchConditions` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.MatchConditions`).
     pub match_conditions: Vec<MatchCondition>,
     /// Empty means `Never` (no default is set).
     #[serde(default)]
@@ -80,8 +90,10 @@ pub struct PolicySpec {
 #[serde(rename_all = "camelCase")]
 pub struct ParamKind {
     #[serde(default)]
+    /// `apiVersion` of the params (`admissionregistration/v1beta1 types.go ParamKind.APIVersion`).
     pub api_version: String,
     #[serde(default)]
+    /// `kind` of the params (`admissionregistration/v1beta1 types.go ParamKind.Kind`).
     pub kind: String,
 }
 
@@ -89,8 +101,10 @@ pub struct ParamKind {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct Variable {
     #[serde(default)]
+    /// `name` (`admissionregistration/v1beta1 types.go Variable.Name`).
     pub name: String,
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1beta1 types.go Variable.Expression`).
     pub expression: String,
 }
 
@@ -98,8 +112,10 @@ pub struct Variable {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct MatchCondition {
     #[serde(default)]
+    /// `name` (`admissionregistration/v1beta1 types.go MatchCondition.Name`).
     pub name: String,
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1beta1 types.go MatchCondition.Expression`).
     pub expression: String,
 }
 
@@ -107,10 +123,13 @@ pub struct MatchCondition {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Mutation {
+    /// `patchType` (`admissionregistration/v1beta1 types.go Mutation.PatchType`).
     pub patch_type: PatchType,
     #[serde(default)]
+    /// `applyConfiguration` (`admissionregistration/v1beta1 types.go Mutation.ApplyConfiguration`).
     pub apply_configuration: Option<Expression>,
     #[serde(default, rename = "jsonPatch")]
+    /// `jsonPatch` (`admissionregistration/v1beta1 types.go Mutation.JSONPatch`).
     pub json_patch: Option<Expression>,
 }
 
@@ -118,14 +137,17 @@ pub struct Mutation {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct Expression {
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1beta1 types.go ApplyConfiguration.Expression`, `JSONPatch.Expression`).
     pub expression: String,
 }
 
 /// `PatchType`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum PatchType {
+    /// `ApplyConfiguration` (`admissionregistration/v1beta1 types.go PatchTypeApplyConfiguration`).
     ApplyConfiguration,
     #[serde(rename = "JSONPatch")]
+    /// `JSONPatch` (`admissionregistration/v1beta1 types.go PatchTypeJSONPatch`).
     JsonPatch,
 }
 
@@ -133,7 +155,9 @@ pub enum PatchType {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 pub enum FailurePolicy {
     #[default]
+    /// `Fail` (`admissionregistration/v1beta1 types.go Fail`): errors deny.
     Fail,
+    /// `Ignore` (`admissionregistration/v1beta1 types.go Ignore`): errors admit.
     Ignore,
 }
 
@@ -141,7 +165,9 @@ pub enum FailurePolicy {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 pub enum ReinvocationPolicy {
     #[default]
+    /// `Never` (`admissionregistration/v1beta1 types.go NeverReinvocationPolicy`).
     Never,
+    /// `IfNeeded` (`admissionregistration/v1beta1 types.go IfNeededReinvocationPolicy`).
     IfNeeded,
 }
 
@@ -149,11 +175,15 @@ pub enum ReinvocationPolicy {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MutatingAdmissionPolicyBinding {
+    /// `apiVersion`.
     pub api_version: String,
+    /// `kind`.
     pub kind: String,
     #[serde(default)]
+    /// `metadata`.
     pub metadata: Metadata,
     #[serde(default)]
+    /// `spec` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicyBinding.Spec`).
     pub spec: BindingSpec,
 }
 
@@ -162,6 +192,7 @@ pub struct MutatingAdmissionPolicyBinding {
 #[serde(rename_all = "camelCase")]
 pub struct BindingSpec {
     #[serde(default)]
+    /// `policyName` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicyBindingSpec.PolicyName`).
     pub policy_name: String,
     /// `paramRef`, as written.
     #[serde(default)]
