@@ -131,7 +131,7 @@ impl CompiledPolicy {
         let mut out = Vec::new();
         for (i, v) in self.variables.iter().enumerate() {
             if let Err(e) = &v.compiled {
-                out.push((format!("spec.variables[{i}].expression"), e.detail.clone()));
+                out.push((format!("spec.variables[{i}].expression"), e.to_string()));
             }
         }
         let mut list =
@@ -141,7 +141,7 @@ impl CompiledPolicy {
                         compiled: Err(err), ..
                     }) = e
                     {
-                        out.push((format!("spec.{field}[{i}].{member}"), err.detail.clone()));
+                        out.push((format!("spec.{field}[{i}].{member}"), err.to_string()));
                     }
                 }
             };
@@ -240,7 +240,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
         ) {
             Err(e) => {
                 if f == FailurePolicy::Fail {
-                    return single(e);
+                    return single(e.to_string());
                 }
                 return ValidateResult::default();
             }
@@ -248,7 +248,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
                 let mut errors: Vec<String> = Vec::new();
                 for o in outcomes {
                     match o {
-                        Outcome::Error(e) => errors.push(e),
+                        Outcome::Error(e) => errors.push(e.to_string()),
                         Outcome::Value(CelValue::Bool(false)) => return ValidateResult::default(),
                         _ => {}
                     }
@@ -269,18 +269,18 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
         RUNTIME_CEL_COST_BUDGET,
     ) {
         Ok(r) => r,
-        Err(e) => return single(e),
+        Err(e) => return single(e.to_string()),
     };
     let messages = for_input(&p.messages, &p.variables, bindings, remaining);
     let (messages, message_error) = match messages {
         Ok((m, _)) => (m, None),
-        Err(e) => (Vec::new(), Some(e)),
+        Err(e) => (Vec::new(), Some(e.to_string())),
     };
     let mut decisions = Vec::with_capacity(outcomes.len());
     for (i, outcome) in outcomes.into_iter().enumerate() {
         let v = &p.policy.spec.validations[i];
         decisions.push(match outcome {
-            Outcome::Error(e) => error_decision(f, e),
+            Outcome::Error(e) => error_decision(f, e.to_string()),
             _ if message_error.is_some() => error_decision(
                 f,
                 format!(
@@ -336,7 +336,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
                     }
                 };
                 match o {
-                    Outcome::Error(e) => error(e),
+                    Outcome::Error(e) => error(e.to_string()),
                     Outcome::Value(CelValue::String(s)) if s.trim().is_empty() => AuditOutcome::Exclude,
                     Outcome::Value(CelValue::String(s)) => {
                         AuditOutcome::Publish(a.key.clone(), s.trim().to_string())
@@ -350,7 +350,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
                 }
             })
             .collect(),
-        Err(e) => return single(e),
+        Err(e) => return single(e.to_string()),
     };
     ValidateResult { decisions, audit }
 }
