@@ -24,10 +24,6 @@
 //! `values::Json::from_serde` once per object, and `values::to_value` / `root_value` hand each
 //! node's rules cheap views of the same tree.
 
-#[allow(
-    missing_docs,
-    reason = "the admission modules are being documented; every other module denies it"
-)]
 pub mod admission;
 pub mod builtins;
 pub mod case_compare;

@@ -106,8 +106,11 @@ fn run_compile(r: &Value) -> Result<(), String> {
         (Ok(_), None) => Ok(()),
         (Ok(_), Some(want)) => Err(format!("compiled, expected an error containing {want:?}")),
         (Err(e), None) => Err(format!("unexpected error: {e}")),
-        (Err(e), Some(want)) if e.detail.contains(want) => Ok(()),
-        (Err(e), Some(want)) => Err(format!("error {:?} does not contain {want:?}", e.detail)),
+        (Err(e), Some(want)) if e.to_string().contains(want) => Ok(()),
+        (Err(e), Some(want)) => Err(format!(
+            "error {:?} does not contain {want:?}",
+            e.to_string()
+        )),
     }
 }
 

@@ -63,7 +63,7 @@ fn compiled(
     compiler
         .compile(expression, returns, optional)
         .err()
-        .map(|e| FieldError::invalid(path, string(shown), e.detail))
+        .map(|e| FieldError::invalid(path, string(shown), e.to_string()))
 }
 
 /// `ValidateValidatingAdmissionPolicy` (the expression and spec checks listed above).
@@ -151,7 +151,7 @@ pub fn validate_policy(p: &ValidatingAdmissionPolicy, version: KubeVersion) -> V
             errs.push(FieldError::invalid(
                 at.child("expression"),
                 string(&v.expression),
-                e.detail,
+                e.to_string(),
             ));
         }
     }

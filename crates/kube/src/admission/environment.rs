@@ -24,7 +24,7 @@ use indexmap::IndexMap;
 
 use crate::decl::{DeclField, DeclKind, DeclType, DeclTypeProvider, ObjectType};
 use crate::library::authz;
-use crate::rules::compile::{check_expression, plan};
+use crate::rules::compile::{ExpressionError, check_expression, plan};
 use crate::rules::{EnvKind, EnvSpec};
 use crate::version::KubeVersion;
 
@@ -250,15 +250,14 @@ impl ReturnTypes {
         }
     }
 
-    /// The reason of `CompileCELExpression` for a result of type `got`.
-    fn mismatch(self, got: &Type) -> String {
+    /// The types named in `CompileCELExpression`'s reason when the result has another type
+    /// (`must evaluate to <this> but got …`).
+    fn expected(self) -> &'static str {
         match self {
-            ReturnTypes::Bool => format!("must evaluate to bool but got {got}"),
-            ReturnTypes::String => format!("must evaluate to string but got {got}"),
-            ReturnTypes::StringOrNull => {
-                format!("must evaluate to one of [string null_type] but got {got}")
-            }
-            ReturnTypes::Any => String::new(),
+            ReturnTypes::Bool => "bool",
+            ReturnTypes::String => "string",
+            ReturnTypes::StringOrNull => "one of [string null_type]",
+            ReturnTypes::Any => "any",
         }
     }
 }
@@ -272,18 +271,32 @@ pub struct Optional {
     pub authorizer: bool,
 }
 
-/// Why an expression does not compile (`apiservercel.Error`): `Invalid` with the detail text.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{detail}")]
-pub struct CompileError {
-    /// `compilation failed: ERROR: <input>:…`, `must evaluate to bool but got dyn`, …
-    pub detail: String,
+/// Why an expression does not compile: the `apiservercel.Error` of `CompileCELExpression`
+/// (`k8s.io/apiserver/pkg/admission/plugin/cel/compile.go`); Display is its `Detail`.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum CompileError {
+    /// Parse or type-check issues (`ErrorTypeInvalid`, `compilation failed: ERROR: <input>:…`).
+    #[error("compilation failed: {0}")]
+    Compilation(ExpressionError),
+    /// The result type is not one of the expression's return types (`ErrorTypeInvalid`).
+    #[error("must evaluate to {} but got {got}", .expected.expected())]
+    ReturnType {
+        /// The types the expression must evaluate to.
+        expected: ReturnTypes,
+        /// The type it evaluates to.
+        got: Type,
+    },
+    /// The program could not be planned (`ErrorTypeInternal`).
+    #[error("program instantiation failed: {0}")]
+    Instantiation(ExpressionError),
 }
 
 /// A compiled expression and its result type.
 #[derive(Clone)]
 pub struct Compiled {
+    /// The program to evaluate (`CompilationResult.Program`).
     pub program: Program,
+    /// The expression's output type (`CompilationResult.OutputType`).
     pub output_type: Type,
 }
 
@@ -391,15 +404,15 @@ impl Compiler {
         optional: Optional,
     ) -> Result<Compiled, CompileError> {
         let env = self.env(optional);
-        let err = |detail: String| CompileError { detail };
-        let checked = check_expression(&env, expression)
-            .map_err(|issues| err(format!("compilation failed: {issues}")))?;
+        let checked = check_expression(&env, expression).map_err(CompileError::Compilation)?;
         let output_type = checked.result_type.clone().unwrap_or(Type::Dyn);
         if !returns.accepts(&output_type) {
-            return Err(err(returns.mismatch(&output_type)));
+            return Err(CompileError::ReturnType {
+                expected: returns,
+                got: output_type,
+            });
         }
-        let program =
-            plan(&env, &checked).map_err(|e| err(format!("program instantiation failed: {e}")))?;
+        let program = plan(&env, &checked).map_err(CompileError::Instantiation)?;
         Ok(Compiled {
             program,
             output_type,
@@ -407,12 +420,14 @@ impl Compiler {
     }
 
     /// `typeCheckingCompiler.CompileCELExpression`: the expression's type, or the checker's
-    /// issues as the detail (no result type required, no program planned).
-    pub fn type_check(&self, expression: &str, optional: Optional) -> Result<Type, CompileError> {
+    /// issues (no result type required, no program planned).
+    pub fn type_check(
+        &self,
+        expression: &str,
+        optional: Optional,
+    ) -> Result<Type, ExpressionError> {
         let env = self.env(optional);
-        let checked = check_expression(&env, expression).map_err(|e| CompileError {
-            detail: e.to_string(),
-        })?;
+        let checked = check_expression(&env, expression)?;
         Ok(checked.result_type.unwrap_or(Type::Dyn))
     }
 
@@ -497,12 +512,12 @@ mod tests {
         let e = c
             .compile("object.spec", ReturnTypes::Bool, ALL)
             .expect_err("dyn is not bool");
-        assert_eq!(e.detail, "must evaluate to bool but got dyn");
+        assert_eq!(e.to_string(), "must evaluate to bool but got dyn");
         let e = c
             .compile("1", ReturnTypes::StringOrNull, ALL)
             .expect_err("int");
         assert_eq!(
-            e.detail,
+            e.to_string(),
             "must evaluate to one of [string null_type] but got int"
         );
         let e = c
@@ -516,11 +531,10 @@ mod tests {
             )
             .expect_err("no params");
         assert!(
-            e.detail.starts_with(
+            e.to_string().starts_with(
                 "compilation failed: ERROR: <input>:1:1: undeclared reference to 'params'"
             ),
-            "{}",
-            e.detail
+            "{e}"
         );
     }
 
@@ -533,14 +547,13 @@ mod tests {
             .compile("variables.n == 'x'", ReturnTypes::Bool, ALL)
             .expect_err("int == string");
         assert!(
-            e.detail
+            e.to_string()
                 .contains("found no matching overload for '_==_' applied to '(int, string)'"),
-            "{}",
-            e.detail
+            "{e}"
         );
         let e = c
             .compile("variables.later", ReturnTypes::Bool, ALL)
             .expect_err("not yet declared");
-        assert!(e.detail.contains("undefined field 'later'"), "{}", e.detail);
+        assert!(e.to_string().contains("undefined field 'later'"), "{e}");
     }
 }

@@ -21,9 +21,13 @@ pub const OUT_OF_BUDGET: &str =
 /// The values of the admission variables for one request.
 #[derive(Clone, Debug)]
 pub struct Bindings {
+    /// `object`: the object written (null for DELETE).
     pub object: Value,
+    /// `oldObject`: the stored object (null for CREATE).
     pub old_object: Value,
+    /// `request`: the `AdmissionRequest` (`CreateAdmissionRequest`).
     pub request: Value,
+    /// `namespaceObject`: the namespace of a namespaced object (null otherwise).
     pub namespace: Value,
     /// `params` (null when the binding has no params).
     pub params: Value,
@@ -32,14 +36,18 @@ pub struct Bindings {
 /// One compiled expression of a list: its text and its program or compile error.
 #[derive(Clone, Debug)]
 pub struct Expression {
+    /// The expression as written.
     pub text: String,
+    /// Its program, or why it does not compile.
     pub compiled: Result<Compiled, CompileError>,
 }
 
 /// A compiled variable.
 #[derive(Clone, Debug)]
 pub struct Variable {
+    /// The variable's name (`variables.<name>`).
     pub name: String,
+    /// Its program, or why it does not compile.
     pub compiled: Result<Compiled, CompileError>,
 }
 
@@ -48,8 +56,33 @@ pub struct Variable {
 pub enum Outcome {
     /// No expression at this index (a validation without messageExpression).
     Absent,
+    /// The expression's value (`EvaluationResult.EvalResult`).
     Value(Value),
-    Error(String),
+    /// Why evaluation failed (`EvaluationResult.Error`).
+    Error(EvaluationError),
+}
+
+/// `ErrOutOfBudget`: a list's evaluations ran out of their cost budget
+/// (`k8s.io/apiserver/pkg/admission/plugin/cel/condition.go` `ForInput`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", OUT_OF_BUDGET)]
+pub struct OutOfBudget;
+
+/// Why one expression of a list has no value: the `apiservercel.Error` that
+/// `condition.go` `ForInput` records; Display is its `Detail`.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum EvaluationError {
+    /// The expression did not compile.
+    #[error("compilation error: {0}")]
+    Compilation(CompileError),
+    /// The expression failed at run time.
+    #[error("expression '{expression}' resulted in error: {error}")]
+    Evaluation {
+        /// The expression as written.
+        expression: String,
+        /// The evaluation error.
+        error: cel::EvalError,
+    },
 }
 
 /// The lazily evaluated `variables` of one list evaluation.
@@ -187,7 +220,7 @@ pub fn for_input(
     variables: &Arc<[Variable]>,
     bindings: &Bindings,
     budget: i64,
-) -> Result<(Vec<Outcome>, i64), String> {
+) -> Result<(Vec<Outcome>, i64), OutOfBudget> {
     if expressions.is_empty() {
         return Ok((Vec::new(), budget));
     }
@@ -206,23 +239,26 @@ pub fn for_input(
         let compiled = match &e.compiled {
             Ok(c) => c,
             Err(err) => {
-                out.push(Outcome::Error(format!("compilation error: {err}")));
+                out.push(Outcome::Error(EvaluationError::Compilation(err.clone())));
                 continue;
             }
         };
         let (value, cost) = eval(&compiled.program, &activation);
         let composition = i64::try_from(lazy.cost.swap(0, Ordering::Relaxed)).unwrap_or(i64::MAX);
         if composition > remaining {
-            return Err(OUT_OF_BUDGET.into());
+            return Err(OutOfBudget);
         }
         remaining -= composition;
         match i64::try_from(cost) {
             Ok(c) if c <= remaining => remaining -= c,
-            _ => return Err(OUT_OF_BUDGET.into()),
+            _ => return Err(OutOfBudget),
         }
         out.push(match value {
             Ok(v) => Outcome::Value(v),
-            Err(err) => Outcome::Error(format!("expression '{}' resulted in error: {err}", e.text)),
+            Err(error) => Outcome::Error(EvaluationError::Evaluation {
+                expression: e.text.clone(),
+                error,
+            }),
         });
     }
     Ok((out, remaining))

@@ -36,7 +36,9 @@ pub struct MatchError(pub String);
 /// under `matchPolicy: Equivalent`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matched {
+    /// The resource matched (`matchPolicy: Equivalent` may name another version or group).
     pub resource: GroupVersionResource,
+    /// The kind matched, belonging to `resource`.
     pub kind: GroupVersionKind,
 }
 

@@ -30,10 +30,13 @@ pub const VERSIONS: [&str; 3] = ["v1", "v1beta1", "v1alpha1"];
 #[serde(rename_all = "camelCase")]
 pub struct Metadata {
     #[serde(default)]
+    /// `metadata.name`.
     pub name: String,
     #[serde(default)]
+    /// `metadata.namespace` (empty for these cluster-scoped kinds).
     pub namespace: String,
     #[serde(default)]
+    /// `metadata.labels`.
     pub labels: BTreeMap<String, String>,
 }
 
@@ -42,8 +45,10 @@ pub struct Metadata {
 #[serde(rename_all = "camelCase")]
 pub struct ValidatingAdmissionPolicy {
     #[serde(default)]
+    /// `metadata`.
     pub metadata: Metadata,
     #[serde(default)]
+    /// `spec` (`admissionregistration/v1 types.go ValidatingAdmissionPolicy.Spec`).
     pub spec: PolicySpec,
 }
 
@@ -51,16 +56,23 @@ pub struct ValidatingAdmissionPolicy {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicySpec {
+    /// `paramKind` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.ParamKind`).
     pub param_kind: Option<ParamKind>,
+    /// `matchConstraints` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.MatchConstraints`).
     pub match_constraints: Option<MatchResources>,
     #[serde(default)]
+    /// `validations` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.Validations`).
     pub validations: Vec<Validation>,
+    /// `failurePolicy` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.FailurePolicy`), defaulted to `Fail`.
     pub failure_policy: Option<FailurePolicy>,
     #[serde(default)]
+    /// `auditAnnotations` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.AuditAnnotations`).
     pub audit_annotations: Vec<AuditAnnotation>,
     #[serde(default)]
+    /// `matchConditions` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.MatchConditions`).
     pub match_conditions: Vec<NamedExpression>,
     #[serde(default)]
+    /// `variables` (`admissionregistration/v1 types.go ValidatingAdmissionPolicySpec.Variables`).
     pub variables: Vec<NamedExpression>,
 }
 
@@ -69,8 +81,10 @@ pub struct PolicySpec {
 #[serde(rename_all = "camelCase")]
 pub struct ParamKind {
     #[serde(default)]
+    /// `apiVersion` of the params (`admissionregistration/v1 types.go ParamKind.APIVersion`).
     pub api_version: String,
     #[serde(default)]
+    /// `kind` of the params (`admissionregistration/v1 types.go ParamKind.Kind`).
     pub kind: String,
 }
 
@@ -79,12 +93,15 @@ pub struct ParamKind {
 #[serde(rename_all = "camelCase")]
 pub struct Validation {
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1 types.go Validation.Expression`).
     pub expression: String,
     #[serde(default)]
+    /// `message` (`admissionregistration/v1 types.go Validation.Message`).
     pub message: String,
     /// A `metav1.StatusReason` (`Unauthorized`, `Forbidden`, `Invalid`, `RequestEntityTooLarge`).
     pub reason: Option<String>,
     #[serde(default)]
+    /// `messageExpression` (`admissionregistration/v1 types.go Validation.MessageExpression`).
     pub message_expression: String,
 }
 
@@ -93,8 +110,10 @@ pub struct Validation {
 #[serde(rename_all = "camelCase")]
 pub struct AuditAnnotation {
     #[serde(default)]
+    /// `key` (`admissionregistration/v1 types.go AuditAnnotation.Key`).
     pub key: String,
     #[serde(default)]
+    /// `valueExpression` (`admissionregistration/v1 types.go AuditAnnotation.ValueExpression`).
     pub value_expression: String,
 }
 
@@ -103,22 +122,28 @@ pub struct AuditAnnotation {
 #[serde(rename_all = "camelCase")]
 pub struct NamedExpression {
     #[serde(default)]
+    /// `name` (`MatchCondition.Name`, `Variable.Name`).
     pub name: String,
     #[serde(default)]
+    /// `expression` (`MatchCondition.Expression`, `Variable.Expression`).
     pub expression: String,
 }
 
 /// `FailurePolicyType`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum FailurePolicy {
+    /// `Ignore` (`admissionregistration/v1 types.go Ignore`): errors admit.
     Ignore,
+    /// `Fail` (`admissionregistration/v1 types.go Fail`): errors deny.
     Fail,
 }
 
 /// `MatchPolicyType`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum MatchPolicy {
+    /// `Exact` (`admissionregistration/v1 types.go Exact`): only the rules' own resources match.
     Exact,
+    /// `Equivalent` (`admissionregistration/v1 types.go Equivalent`): other versions and groups of the same resource match too.
     Equivalent,
 }
 
@@ -126,12 +151,17 @@ pub enum MatchPolicy {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchResources {
+    /// `namespaceSelector` (`admissionregistration/v1 types.go MatchResources.NamespaceSelector`).
     pub namespace_selector: Option<LabelSelector>,
+    /// `objectSelector` (`admissionregistration/v1 types.go MatchResources.ObjectSelector`).
     pub object_selector: Option<LabelSelector>,
     #[serde(default)]
+    /// `resourceRules` (`admissionregistration/v1 types.go MatchResources.ResourceRules`).
     pub resource_rules: Vec<NamedRuleWithOperations>,
     #[serde(default)]
+    /// `excludeResourceRules` (`admissionregistration/v1 types.go MatchResources.ExcludeResourceRules`).
     pub exclude_resource_rules: Vec<NamedRuleWithOperations>,
+    /// `matchPolicy` (`admissionregistration/v1 types.go MatchResources.MatchPolicy`), defaulted to `Equivalent`.
     pub match_policy: Option<MatchPolicy>,
 }
 
@@ -140,14 +170,19 @@ pub struct MatchResources {
 #[serde(rename_all = "camelCase")]
 pub struct NamedRuleWithOperations {
     #[serde(default)]
+    /// `resourceNames` (`admissionregistration/v1 types.go NamedRuleWithOperations.ResourceNames`).
     pub resource_names: Vec<String>,
     #[serde(default)]
+    /// `operations` (`admissionregistration/v1 types.go RuleWithOperations.Operations`).
     pub operations: Vec<String>,
     #[serde(default)]
+    /// `apiGroups` (`admissionregistration/v1 types.go Rule.APIGroups`).
     pub api_groups: Vec<String>,
     #[serde(default)]
+    /// `apiVersions` (`admissionregistration/v1 types.go Rule.APIVersions`).
     pub api_versions: Vec<String>,
     #[serde(default)]
+    /// `resources` (`admissionregistration/v1 types.go Rule.Resources`).
     pub resources: Vec<String>,
     /// `*` (the default), `Cluster` or `Namespaced`.
     pub scope: Option<String>,
@@ -158,8 +193,10 @@ pub struct NamedRuleWithOperations {
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelector {
     #[serde(default)]
+    /// `matchLabels` (`metav1.LabelSelector.MatchLabels`).
     pub match_labels: BTreeMap<String, String>,
     #[serde(default)]
+    /// `matchExpressions` (`metav1.LabelSelector.MatchExpressions`).
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
@@ -168,10 +205,13 @@ pub struct LabelSelector {
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelectorRequirement {
     #[serde(default)]
+    /// `key` (`metav1.LabelSelectorRequirement.Key`).
     pub key: String,
     #[serde(default)]
+    /// `operator`: `In`, `NotIn`, `Exists` or `DoesNotExist` (`metav1.LabelSelectorRequirement.Operator`).
     pub operator: String,
     #[serde(default)]
+    /// `values` (`metav1.LabelSelectorRequirement.Values`).
     pub values: Vec<String>,
 }
 
@@ -180,8 +220,10 @@ pub struct LabelSelectorRequirement {
 #[serde(rename_all = "camelCase")]
 pub struct ValidatingAdmissionPolicyBinding {
     #[serde(default)]
+    /// `metadata`.
     pub metadata: Metadata,
     #[serde(default)]
+    /// `spec` (`admissionregistration/v1 types.go ValidatingAdmissionPolicyBinding.Spec`).
     pub spec: BindingSpec,
 }
 
@@ -190,10 +232,14 @@ pub struct ValidatingAdmissionPolicyBinding {
 #[serde(rename_all = "camelCase")]
 pub struct BindingSpec {
     #[serde(default)]
+    /// `policyName` (`admissionregistration/v1 types.go ValidatingAdmissionPolicyBindingSpec.PolicyName`).
     pub policy_name: String,
+    /// `paramRef` (`admissionregistration/v1 types.go ValidatingAdmissionPolicyBindingSpec.ParamRef`).
     pub param_ref: Option<ParamRef>,
+    /// `matchResources` (`admissionregistration/v1 types.go ValidatingAdmissionPolicyBindingSpec.MatchResources`).
     pub match_resources: Option<MatchResources>,
     #[serde(default)]
+    /// `validationActions` (`admissionregistration/v1 types.go ValidatingAdmissionPolicyBindingSpec.ValidationActions`).
     pub validation_actions: Vec<ValidationAction>,
 }
 
@@ -202,25 +248,34 @@ pub struct BindingSpec {
 #[serde(rename_all = "camelCase")]
 pub struct ParamRef {
     #[serde(default)]
+    /// `name` (`admissionregistration/v1 types.go ParamRef.Name`).
     pub name: String,
     #[serde(default)]
+    /// `namespace` (`admissionregistration/v1 types.go ParamRef.Namespace`).
     pub namespace: String,
+    /// `selector` (`admissionregistration/v1 types.go ParamRef.Selector`).
     pub selector: Option<LabelSelector>,
+    /// `parameterNotFoundAction` (`admissionregistration/v1 types.go ParamRef.ParameterNotFoundAction`).
     pub parameter_not_found_action: Option<ParameterNotFoundAction>,
 }
 
 /// `ParameterNotFoundActionType`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum ParameterNotFoundAction {
+    /// `Allow` (`admissionregistration/v1 types.go AllowAction`): no params found admits.
     Allow,
+    /// `Deny` (`admissionregistration/v1 types.go DenyAction`): no params found denies.
     Deny,
 }
 
 /// `ValidationAction`.
 #[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 pub enum ValidationAction {
+    /// `Deny` (`admissionregistration/v1 types.go Deny`): a failed validation denies the request.
     Deny,
+    /// `Warn` (`admissionregistration/v1 types.go Warn`): a failed validation is returned as a warning.
     Warn,
+    /// `Audit` (`admissionregistration/v1 types.go Audit`): a failed validation is recorded in the audit annotations.
     Audit,
 }
 

@@ -11,9 +11,13 @@ use serde_json::{Map, Value, json};
 /// `admission.Operation`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operation {
+    /// `CREATE` (`admission.Create`).
     Create,
+    /// `UPDATE` (`admission.Update`).
     Update,
+    /// `DELETE` (`admission.Delete`).
     Delete,
+    /// `CONNECT` (`admission.Connect`).
     Connect,
 }
 
@@ -32,8 +36,11 @@ impl Operation {
 /// `schema.GroupVersionKind`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct GroupVersionKind {
+    /// The API group (empty for the core group).
     pub group: String,
+    /// The version.
     pub version: String,
+    /// The kind.
     pub kind: String,
 }
 
@@ -59,8 +66,11 @@ impl GroupVersionKind {
 /// `schema.GroupVersionResource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct GroupVersionResource {
+    /// The API group (empty for the core group).
     pub group: String,
+    /// The version.
     pub version: String,
+    /// The resource (plural, lower case).
     pub resource: String,
 }
 
@@ -81,9 +91,13 @@ impl GroupVersionResource {
 /// `user.Info` of the requester.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserInfo {
+    /// `user.Info.GetName`.
     pub username: String,
+    /// `user.Info.GetUID`.
     pub uid: String,
+    /// `user.Info.GetGroups`.
     pub groups: Vec<String>,
+    /// `user.Info.GetExtra`.
     pub extra: BTreeMap<String, Vec<String>>,
 }
 
@@ -94,16 +108,21 @@ pub struct Attributes {
     pub kind: GroupVersionKind,
     /// The resource written.
     pub resource: GroupVersionResource,
+    /// The subresource written (`status`, `scale`, …), empty for the resource itself.
     pub subresource: String,
+    /// The object's name.
     pub name: String,
     /// Empty for cluster-scoped resources.
     pub namespace: String,
+    /// The operation (`admission.Attributes.GetOperation`).
     pub operation: Operation,
     /// The object written (absent for DELETE).
     pub object: Option<Value>,
     /// The stored object (UPDATE, DELETE).
     pub old_object: Option<Value>,
+    /// The requester (`admission.Attributes.GetUserInfo`).
     pub user: UserInfo,
+    /// Whether the request is a dry run (`admission.Attributes.IsDryRun`).
     pub dry_run: bool,
 }
 

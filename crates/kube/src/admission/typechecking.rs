@@ -50,8 +50,11 @@ pub struct ExpressionWarning {
 /// `sortGVKList` orders them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Gvk {
+    /// The API group (`""` for the core group).
     pub group: String,
+    /// The API version within the group.
     pub version: String,
+    /// The kind.
     pub kind: String,
 }
 
@@ -210,7 +213,7 @@ impl<'p> Context<'p> {
             }
             if let Err(e) = compiler.type_check(expression, optional) {
                 // `TypeCheckingResult.String`.
-                messages.push(format!("{gvk}: {}\n", e.detail));
+                messages.push(format!("{gvk}: {e}\n"));
             }
         }
         messages.join("\n")

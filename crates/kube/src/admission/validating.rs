@@ -36,6 +36,7 @@ pub const VALIDATION_FAILURE_ANNOTATION: &str =
 /// A policy with its expressions compiled as the plugin compiles them (stored expressions).
 #[derive(Clone, Debug)]
 pub struct CompiledPolicy {
+    /// The policy as decoded.
     pub policy: ValidatingAdmissionPolicy,
     variables: Arc<[Variable]>,
     match_conditions: Vec<(String, Option<Expression>)>,
@@ -130,7 +131,7 @@ impl CompiledPolicy {
         let mut out = Vec::new();
         for (i, v) in self.variables.iter().enumerate() {
             if let Err(e) = &v.compiled {
-                out.push((format!("spec.variables[{i}].expression"), e.detail.clone()));
+                out.push((format!("spec.variables[{i}].expression"), e.to_string()));
             }
         }
         let mut list =
@@ -140,7 +141,7 @@ impl CompiledPolicy {
                         compiled: Err(err), ..
                     }) = e
                     {
-                        out.push((format!("spec.{field}[{i}].{member}"), err.detail.clone()));
+                        out.push((format!("spec.{field}[{i}].{member}"), err.to_string()));
                     }
                 }
             };
@@ -171,8 +172,11 @@ impl CompiledPolicy {
 /// `PolicyDecisionAction` with its evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Evaluation {
+    /// `ActionAdmit`: the validation passed.
     Admit,
+    /// `ActionDeny`: the validation failed.
     Deny,
+    /// `EvalError`: the validation could not be evaluated.
     Error,
 }
 
@@ -181,7 +185,9 @@ pub enum Evaluation {
 pub struct Decision {
     /// Whether the request is denied by this decision (errors deny under `failurePolicy: Fail`).
     pub deny: bool,
+    /// What happened (`PolicyDecision.Action`, `PolicyDecision.Evaluation`).
     pub evaluation: Evaluation,
+    /// The message (`PolicyDecision.Message`).
     pub message: String,
     /// The `metav1.StatusReason` (empty unless the validation failed).
     pub reason: String,
@@ -234,7 +240,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
         ) {
             Err(e) => {
                 if f == FailurePolicy::Fail {
-                    return single(e);
+                    return single(e.to_string());
                 }
                 return ValidateResult::default();
             }
@@ -242,7 +248,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
                 let mut errors: Vec<String> = Vec::new();
                 for o in outcomes {
                     match o {
-                        Outcome::Error(e) => errors.push(e),
+                        Outcome::Error(e) => errors.push(e.to_string()),
                         Outcome::Value(CelValue::Bool(false)) => return ValidateResult::default(),
                         _ => {}
                     }
@@ -263,18 +269,18 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
         RUNTIME_CEL_COST_BUDGET,
     ) {
         Ok(r) => r,
-        Err(e) => return single(e),
+        Err(e) => return single(e.to_string()),
     };
     let messages = for_input(&p.messages, &p.variables, bindings, remaining);
     let (messages, message_error) = match messages {
         Ok((m, _)) => (m, None),
-        Err(e) => (Vec::new(), Some(e)),
+        Err(e) => (Vec::new(), Some(e.to_string())),
     };
     let mut decisions = Vec::with_capacity(outcomes.len());
     for (i, outcome) in outcomes.into_iter().enumerate() {
         let v = &p.policy.spec.validations[i];
         decisions.push(match outcome {
-            Outcome::Error(e) => error_decision(f, e),
+            Outcome::Error(e) => error_decision(f, e.to_string()),
             _ if message_error.is_some() => error_decision(
                 f,
                 format!(
@@ -330,7 +336,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
                     }
                 };
                 match o {
-                    Outcome::Error(e) => error(e),
+                    Outcome::Error(e) => error(e.to_string()),
                     Outcome::Value(CelValue::String(s)) if s.trim().is_empty() => AuditOutcome::Exclude,
                     Outcome::Value(CelValue::String(s)) => {
                         AuditOutcome::Publish(a.key.clone(), s.trim().to_string())
@@ -344,7 +350,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
                 }
             })
             .collect(),
-        Err(e) => return single(e),
+        Err(e) => return single(e.to_string()),
     };
     ValidateResult { decisions, audit }
 }
@@ -366,12 +372,14 @@ fn aggregate(errors: Vec<String>) -> String {
 /// A policy's binding and where it was read.
 #[derive(Clone, Debug)]
 pub struct Binding {
+    /// The binding as decoded.
     pub binding: ValidatingAdmissionPolicyBinding,
 }
 
 /// What one binding of one policy decided for a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindingResult {
+    /// The policy's name.
     pub policy: String,
     /// Empty for an error of the policy itself (no binding evaluated).
     pub binding: String,
@@ -382,9 +390,11 @@ pub struct BindingResult {
 /// The denial that answers the request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Denial {
+    /// The policy's name.
     pub policy: String,
     /// Absent for an error of the policy itself.
     pub binding: Option<String>,
+    /// The decision that denied.
     pub decision: Decision,
 }
 

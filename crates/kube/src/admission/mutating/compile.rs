@@ -33,20 +33,30 @@ use crate::version::KubeVersion;
 
 /// The variable names of admission expressions (`plugin/cel/interface.go`).
 pub mod names {
+    /// `object` (`ObjectVarName`).
     pub const OBJECT: &str = "object";
+    /// `oldObject` (`OldObjectVarName`).
     pub const OLD_OBJECT: &str = "oldObject";
+    /// `namespaceObject` (`NamespaceVarName`).
     pub const NAMESPACE: &str = "namespaceObject";
+    /// `request` (`RequestVarName`).
     pub const REQUEST: &str = "request";
+    /// `params` (`ParamsVarName`).
     pub const PARAMS: &str = "params";
+    /// `authorizer` (`AuthorizerVarName`).
     pub const AUTHORIZER: &str = "authorizer";
+    /// `authorizer.requestResource` (`RequestResourceAuthorizerVarName`).
     pub const REQUEST_RESOURCE_AUTHORIZER: &str = "authorizer.requestResource";
+    /// `variables` (`VariableVarName`).
     pub const VARIABLES: &str = "variables";
 }
 
 /// A compiled expression, or the server's compilation error (`apiservercel.Error.Detail`).
 #[derive(Clone)]
 pub struct Compiled {
+    /// The expression as written.
     pub expression: String,
+    /// Its program, or the compilation error's detail (`apiservercel.Error.Detail`).
     pub program: Result<Program, String>,
     /// The output type (`dyn` when compilation failed).
     pub output: Type,
@@ -64,7 +74,9 @@ impl std::fmt::Debug for Compiled {
 /// A compiled mutation.
 #[derive(Clone, Debug)]
 pub struct CompiledMutation {
+    /// `patchType` (`admissionregistration/v1beta1 types.go Mutation.PatchType`).
     pub patch_type: PatchType,
+    /// The mutation's expression (`applyConfiguration` or `jsonPatch`), compiled.
     pub compiled: Compiled,
 }
 
@@ -73,10 +85,15 @@ pub struct CompiledMutation {
 /// `compilePolicy` skips them (the dispatcher then reports the count mismatch).
 #[derive(Clone, Debug)]
 pub struct CompiledPolicy {
+    /// The policy as decoded.
     pub policy: MutatingAdmissionPolicy,
+    /// The Kubernetes version whose environment compiled it.
     pub version: KubeVersion,
+    /// `spec.variables`: each name with its compiled expression.
     pub variables: Vec<(String, Compiled)>,
+    /// `spec.matchConditions`: each name with its compiled expression.
     pub match_conditions: Vec<(String, Compiled)>,
+    /// `spec.mutations`, compiled (those without an expression object skipped).
     pub mutations: Vec<CompiledMutation>,
 }
 

@@ -25,11 +25,15 @@ pub const OUT_OF_BUDGET: &str =
 /// The values bound for one request, as JSON (absent: `null`).
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
+    /// `object`: the object being mutated.
     pub object: serde_json::Value,
+    /// `oldObject`: the stored object (null for CREATE).
     pub old_object: serde_json::Value,
     /// The `AdmissionRequest` (`CreateAdmissionRequest`), as JSON.
     pub request: serde_json::Value,
+    /// `namespaceObject`: the namespace of a namespaced object.
     pub namespace_object: serde_json::Value,
+    /// `params`: the binding's param object (null without one).
     pub params: serde_json::Value,
 }
 

@@ -22,9 +22,13 @@ use serde_json::Value;
 /// non-empty, `value` only when set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
+    /// `op`: `add`, `remove`, `replace`, `move`, `copy` or `test`.
     pub op: String,
+    /// `path`: a JSON Pointer (RFC 6901).
     pub path: String,
+    /// `from`: the source pointer of `move` and `copy`.
     pub from: Option<String>,
+    /// `value`: the value of `add`, `replace` and `test`.
     pub value: Option<Value>,
 }
 

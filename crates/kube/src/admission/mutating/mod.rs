@@ -102,6 +102,7 @@ impl StatusError {
 /// A policy and binding that matched the request, with the param object they bind (if any).
 #[derive(Clone, Copy, Debug)]
 pub struct Invocation<'a> {
+    /// The compiled policy.
     pub policy: &'a CompiledPolicy,
     /// The binding's name.
     pub binding: &'a str,
@@ -122,11 +123,13 @@ pub trait Defaulter: std::fmt::Debug + Sync {
 pub struct Request<'a> {
     /// The object (`None`: a delete, nothing is patched).
     pub object: Option<Json>,
+    /// The stored object (`None` for CREATE).
     pub old_object: Option<Json>,
     /// The `AdmissionRequest` bound to `request`, as JSON.
     pub request: Json,
     /// The namespace of a namespaced object (`namespaceObject`).
     pub namespace_object: Option<Json>,
+    /// The kind's schema, or its Go type for a built-in kind.
     pub target: Target<'a>,
     /// Run after each successful mutation, if any.
     pub defaulter: Option<&'a dyn Defaulter>,

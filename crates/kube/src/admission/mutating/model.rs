@@ -37,11 +37,15 @@ pub fn served_versions(version: KubeVersion) -> &'static [&'static str] {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MutatingAdmissionPolicy {
+    /// `apiVersion`.
     pub api_version: String,
+    /// `kind`.
     pub kind: String,
     #[serde(default)]
+    /// `metadata`.
     pub metadata: Metadata,
     #[serde(default)]
+    /// `spec` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicy.Spec`).
     pub spec: PolicySpec,
 }
 
@@ -49,8 +53,10 @@ pub struct MutatingAdmissionPolicy {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct Metadata {
     #[serde(default)]
+    /// `metadata.name`.
     pub name: String,
     #[serde(default)]
+    /// `metadata.namespace` (empty for these cluster-scoped kinds).
     pub namespace: String,
 }
 
@@ -59,17 +65,23 @@ pub struct Metadata {
 #[serde(rename_all = "camelCase")]
 pub struct PolicySpec {
     #[serde(default)]
+    /// `paramKind` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.ParamKind`).
     pub param_kind: Option<ParamKind>,
     #[serde(default)]
+    /// `matchConstraints` (`MutatingAdmissionPolicySpec.MatchConstraints`), decoded as
+    /// ValidatingAdmissionPolicy's with its defaults.
     pub match_constraints: Option<MatchResources>,
     #[serde(default)]
+    /// `variables` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.Variables`).
     pub variables: Vec<Variable>,
     #[serde(default)]
+    /// `mutations` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.Mutations`).
     pub mutations: Vec<Mutation>,
     /// Defaulted to `Fail`.
     #[serde(default)]
     pub failure_policy: FailurePolicy,
     #[serde(default)]
+    /// `matchConditions` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.MatchConditions`).
     pub match_conditions: Vec<MatchCondition>,
     /// Empty means `Never` (no default is set).
     #[serde(default)]
@@ -80,8 +92,10 @@ pub struct PolicySpec {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct Variable {
     #[serde(default)]
+    /// `name` (`admissionregistration/v1beta1 types.go Variable.Name`).
     pub name: String,
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1beta1 types.go Variable.Expression`).
     pub expression: String,
 }
 
@@ -89,8 +103,10 @@ pub struct Variable {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct MatchCondition {
     #[serde(default)]
+    /// `name` (`admissionregistration/v1beta1 types.go MatchCondition.Name`).
     pub name: String,
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1beta1 types.go MatchCondition.Expression`).
     pub expression: String,
 }
 
@@ -98,10 +114,13 @@ pub struct MatchCondition {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Mutation {
+    /// `patchType` (`admissionregistration/v1beta1 types.go Mutation.PatchType`).
     pub patch_type: PatchType,
     #[serde(default)]
+    /// `applyConfiguration` (`admissionregistration/v1beta1 types.go Mutation.ApplyConfiguration`).
     pub apply_configuration: Option<Expression>,
     #[serde(default, rename = "jsonPatch")]
+    /// `jsonPatch` (`admissionregistration/v1beta1 types.go Mutation.JSONPatch`).
     pub json_patch: Option<Expression>,
 }
 
@@ -109,14 +128,17 @@ pub struct Mutation {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct Expression {
     #[serde(default)]
+    /// `expression` (`admissionregistration/v1beta1 types.go ApplyConfiguration.Expression`, `JSONPatch.Expression`).
     pub expression: String,
 }
 
 /// `PatchType`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum PatchType {
+    /// `ApplyConfiguration` (`admissionregistration/v1beta1 types.go PatchTypeApplyConfiguration`).
     ApplyConfiguration,
     #[serde(rename = "JSONPatch")]
+    /// `JSONPatch` (`admissionregistration/v1beta1 types.go PatchTypeJSONPatch`).
     JsonPatch,
 }
 
@@ -124,7 +146,9 @@ pub enum PatchType {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 pub enum FailurePolicy {
     #[default]
+    /// `Fail` (`admissionregistration/v1beta1 types.go Fail`): errors deny.
     Fail,
+    /// `Ignore` (`admissionregistration/v1beta1 types.go Ignore`): errors admit.
     Ignore,
 }
 
@@ -132,7 +156,9 @@ pub enum FailurePolicy {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 pub enum ReinvocationPolicy {
     #[default]
+    /// `Never` (`admissionregistration/v1beta1 types.go NeverReinvocationPolicy`).
     Never,
+    /// `IfNeeded` (`admissionregistration/v1beta1 types.go IfNeededReinvocationPolicy`).
     IfNeeded,
 }
 
@@ -140,11 +166,15 @@ pub enum ReinvocationPolicy {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MutatingAdmissionPolicyBinding {
+    /// `apiVersion`.
     pub api_version: String,
+    /// `kind`.
     pub kind: String,
     #[serde(default)]
+    /// `metadata`.
     pub metadata: Metadata,
     #[serde(default)]
+    /// `spec` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicyBinding.Spec`).
     pub spec: BindingSpec,
 }
 
@@ -153,10 +183,13 @@ pub struct MutatingAdmissionPolicyBinding {
 #[serde(rename_all = "camelCase")]
 pub struct BindingSpec {
     #[serde(default)]
+    /// `policyName` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicyBindingSpec.PolicyName`).
     pub policy_name: String,
     #[serde(default)]
+    /// `paramRef` (`MutatingAdmissionPolicyBindingSpec.ParamRef`).
     pub param_ref: Option<ParamRef>,
     #[serde(default)]
+    /// `matchResources` (`MutatingAdmissionPolicyBindingSpec.MatchResources`).
     pub match_resources: Option<MatchResources>,
 }
 

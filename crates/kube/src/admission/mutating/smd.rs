@@ -273,7 +273,9 @@ fn deduce<'a>(atom: Atom<'a>, v: Option<&Value>) -> Atom<'a> {
 /// A structured-merge-diff validation error: a path and a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SmdError {
+    /// The field path at fault, as structured-merge-diff prints it.
     pub path: String,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -35,8 +35,11 @@ pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 /// types).
 #[derive(Clone, Default)]
 pub struct MutationTypes {
+    /// Whether `JSONPatch` and `Object...` types are declared (mutations only).
     pub patch_types: bool,
+    /// Each variable's name and output type.
     pub variables: BTreeMap<String, Type>,
+    /// The provider asked for every other type name.
     pub inner: Option<Arc<dyn TypeProvider>>,
 }
 
@@ -148,9 +151,13 @@ impl TypeProvider for MutationTypes {
 /// A `JSONPatch{...}` value (`JSONPatchVal`): unset strings are empty, an unset value absent.
 #[derive(Clone, Debug, Default)]
 pub struct JsonPatchVal {
+    /// `op` (`JSONPatchVal.Op`).
     pub op: String,
+    /// `path` (`JSONPatchVal.Path`).
     pub path: String,
+    /// `from` (`JSONPatchVal.From`).
     pub from: String,
+    /// `value` (`JSONPatchVal.Val`), absent when unset.
     pub value: Option<Value>,
 }
 
@@ -262,7 +269,9 @@ impl Opaque for JsonPatchVal {
 /// An `Object...{...}` value (`ObjectVal`): its type name and fields.
 #[derive(Clone, Debug)]
 pub struct ObjectVal {
+    /// The type name (`Object.spec.containers`, …).
     pub type_name: String,
+    /// The fields set, by name.
     pub fields: BTreeMap<String, Value>,
 }
 
