@@ -28,6 +28,7 @@ pub mod admission;
 pub mod builtins;
 pub mod case_compare;
 pub mod cases;
+mod correlation;
 pub mod crd;
 pub mod crd_review;
 pub mod decl;

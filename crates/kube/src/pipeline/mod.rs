@@ -7,7 +7,7 @@
 //! 2. `prune`: unknown fields (reported), non-nullable nulls, embedded resources, defaults;
 //! 3. `prepare`: the request's namespace, system fields, generated names, status stripping,
 //!    `generation` (the handlers, `BeforeCreate`/`BeforeUpdate`, the strategies);
-//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with `ratchet`ing on update) →
+//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with ratcheting on update) →
 //!    scale → embedded resources → `listtype` → CEL rules (a [`RuleValidator`], skipped after a
 //!    blocking error);
 //! 5. [`status`]: the 422 Invalid status, in the texts of the requested [`KubeVersion`].
@@ -29,7 +29,6 @@ pub mod objectmeta;
 pub mod openapi;
 pub(crate) mod prepare;
 pub(crate) mod prune;
-pub(crate) mod ratchet;
 pub mod status;
 pub(crate) mod trail;
 
@@ -100,7 +99,7 @@ pub struct RuleOutcome {
 }
 
 /// The `x-kubernetes-validations` step (apiextensions `schema/cel`), implemented by the rules
-/// module. Correlation of old and new values for ratcheting is in the `ratchet` module.
+/// module. Correlation of old and new values for ratcheting is `crate::correlation`.
 pub trait RuleValidator {
     /// Validates the object of `request` against the CEL rules of its schema.
     fn validate(&self, request: &RuleRequest<'_>) -> RuleOutcome;
@@ -875,10 +874,7 @@ impl<'a> Pipeline<'a> {
             let base = Path::new("status");
             let old_status = old.get("status");
             let out = match old_status.filter(|_| ratcheting) {
-                Some(os) => {
-                    let corr = ratchet::OldValue::node(os);
-                    v.validate_correlated(status, status_schema, "", &corr)
-                }
+                Some(os) => v.validate_correlated(status, status_schema, "", os),
                 None => v.validate(status, status_schema, "", None),
             };
             errs.extend(out.errors.iter().map(|e| e.to_field_error(&base)));
