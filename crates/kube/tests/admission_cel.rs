@@ -11,8 +11,11 @@
 //!   `TestCompositedPolicies` (variables: lazy, evaluated once, error texts, costs) and
 //!   `TestCompilerIsolation`.
 //!
-//! Each record is checked as its Go test checks it (`strings.Contains` where the Go test uses
-//! it). One trial per record, named `<test>/<case>`; skipped records are listed with their
+//! Each record is checked twice: as its Go test checks it (`strings.Contains` where the Go test
+//! uses it), in the newest release, whose apiserver the tables come from; and byte-exact against
+//! the real Kubernetes 1.35 code's answer in release 1.35 (`cel.server.json`, recorded by
+//! `tests/gen/admission_cel`: every result's value or full error text, the remaining budget, the
+//! list's error). One trial per record, named `<test>/<case>`; skipped records are listed with their
 //! reason in `tests/admission_cel.skip`. The run ends with one line
 //! `N passed, N failed, N skipped`, and fails when fewer trials ran than the data holds.
 
@@ -26,7 +29,7 @@ use cel::Value as CelValue;
 use kcel_kube::KubeVersion;
 use kcel_kube::admission::environment::{Compiler, Optional, ReturnTypes};
 use kcel_kube::admission::evaluate::{
-    Bindings, Expression, Outcome, Variable, for_input_with_limit,
+    Bindings, Expression, OUT_OF_BUDGET, OutOfBudget, Outcome, Variable, for_input_with_limit,
 };
 use kcel_kube::admission::request::{
     Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_json,
@@ -55,16 +58,17 @@ fn text(v: &Value, key: &str) -> String {
 }
 
 /// The Kubernetes release and view whose environment is the Go test's
-/// `MustBaseEnvSet(compatibilityVersion)` in `envType`'s view. The test's apiserver is the
-/// newest release; a compatibility version `1.N` of new expressions is release `1.N+1`'s
-/// (whose minimum compatibility version is one minor below); stored expressions see every
-/// option of the binary whatever the compatibility version.
-fn environment(r: &Value) -> Result<(KubeVersion, EnvKind), String> {
+/// `MustBaseEnvSet(compatibilityVersion)` in `envType`'s view, in the apiserver of release
+/// `binary`: its default compatibility version is its minimum one (one minor below, which is
+/// `binary`'s new-expressions view); a compatibility version `1.N` of new expressions is release
+/// `1.N+1`'s; stored expressions see every option of the binary whatever the compatibility
+/// version.
+fn environment(r: &Value, binary: KubeVersion) -> Result<(KubeVersion, EnvKind), String> {
     if r["envType"] == "StoredExpressions" {
-        return Ok((KubeVersion::NEWEST, EnvKind::StoredExpressions));
+        return Ok((binary, EnvKind::StoredExpressions));
     }
     let version = match r["compatibilityVersion"].as_str() {
-        None => KubeVersion::NEWEST,
+        None => binary,
         Some(v) => {
             let minor: u32 = v
                 .strip_prefix("1.")
@@ -139,8 +143,8 @@ fn optional(r: &Value) -> Optional {
 }
 
 /// `CompileCondition` with a stateless compiler (`NewConditionCompiler`: no `variables`).
-fn compile_condition(r: &Value) -> Result<Vec<Option<Expression>>, String> {
-    let (version, kind) = environment(r)?;
+fn compile_condition(r: &Value, binary: KubeVersion) -> Result<Vec<Option<Expression>>, String> {
+    let (version, kind) = environment(r, binary)?;
     let compiler = Compiler::stateless(version, kind);
     Ok(strings(&r["expressions"])
         .into_iter()
@@ -151,103 +155,6 @@ fn compile_condition(r: &Value) -> Result<Vec<Option<Expression>>, String> {
         .collect())
 }
 
-/// `TestCompile`: expressions named in `compileErrors` fail with a text containing the given
-/// one; the others compile.
-fn run_compile(r: &Value) -> Result<(), String> {
-    for e in compile_condition(r)?.into_iter().flatten() {
-        match (&e.compiled, r["compileErrors"][&e.text].as_str()) {
-            (Ok(_), None) => {}
-            (Ok(_), Some(want)) => return Err(format!("{:?} compiled, want {want:?}", e.text)),
-            (Err(err), None) => return Err(format!("{:?}: unexpected error {err}", e.text)),
-            (Err(err), Some(want)) if err.to_string().contains(want) => {}
-            (Err(err), Some(want)) => {
-                return Err(format!("{:?}: error {err} lacks {want:?}", e.text));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// One result against `{"value": bool}` (every expected value of these tables is a bool) or `{"error": substring}`.
-fn check_outcome(i: usize, got: &Outcome, want: &Value) -> Result<(), String> {
-    match (got, want.get("error").and_then(Value::as_str)) {
-        (Outcome::Error(e), Some(w)) if e.to_string().contains(w) => Ok(()),
-        (Outcome::Error(e), Some(w)) => Err(format!("result {i}: error {e} lacks {w:?}")),
-        (got, Some(w)) => Err(format!("result {i}: {got:?}, want an error with {w:?}")),
-        (Outcome::Value(CelValue::Bool(b)), None) if want["value"].as_bool() == Some(*b) => Ok(()),
-        (got, None) => Err(format!("result {i}: {got:?}, want {}", want["value"])),
-    }
-}
-
-/// Budget and per-call limit of a record, the Go test's defaults when absent.
-fn limits(r: &Value) -> (i64, u64) {
-    (
-        r["budget"].as_i64().unwrap_or(RUNTIME_CEL_COST_BUDGET),
-        r["perCallLimit"].as_u64().unwrap_or(PER_CALL_LIMIT),
-    )
-}
-
-/// `TestCondition`: every result as expected, no list error.
-fn run_condition(r: &Value) -> Result<(), String> {
-    let expressions = compile_condition(r)?;
-    let (budget, per_call) = limits(r);
-    let (outcomes, _) = for_input_with_limit(
-        &expressions,
-        &Arc::from([]),
-        &bindings(r)?,
-        budget,
-        per_call,
-    )
-    .map_err(|e| format!("unexpected error: {e}"))?;
-    let want = r["results"].as_array().ok_or("no results")?;
-    if outcomes.len() != want.len() {
-        return Err(format!("{} results, want {}", outcomes.len(), want.len()));
-    }
-    for (i, (got, want)) in outcomes.iter().zip(want).enumerate() {
-        check_outcome(i, got, want)?;
-    }
-    Ok(())
-}
-
-/// `TestRuntimeCELCostBudget`: the list error when the budget runs out (and then no results,
-/// remaining -1), the per-call limit error in some result, the remaining budget.
-fn run_budget(r: &Value) -> Result<(), String> {
-    const PER_CALL_ERROR: &str = "operation cancelled: actual cost limit exceeded";
-    let expressions = compile_condition(r)?;
-    let (budget, per_call) = limits(r);
-    let result = for_input_with_limit(
-        &expressions,
-        &Arc::from([]),
-        &bindings(r)?,
-        budget,
-        per_call,
-    );
-    let exceed = r["exceedBudget"].as_bool().unwrap_or(false);
-    let (outcomes, remaining) = match result {
-        Err(e)
-            if exceed
-                && e.to_string()
-                    .contains(kcel_kube::admission::evaluate::OUT_OF_BUDGET) =>
-        {
-            (Vec::new(), -1)
-        }
-        Err(e) => return Err(format!("unexpected error: {e}")),
-        Ok(_) if exceed => return Err("budget not exceeded".into()),
-        Ok(ok) => ok,
-    };
-    if r["exceedPerCallLimit"] == true
-        && !outcomes
-            .iter()
-            .any(|o| matches!(o, Outcome::Error(e) if e.to_string().contains(PER_CALL_ERROR)))
-    {
-        return Err(format!("no per-call limit error: {outcomes:?}"));
-    }
-    match r["remaining"].as_i64() {
-        Some(want) if want != remaining => Err(format!("remaining {remaining}, want {want}")),
-        _ => Ok(()),
-    }
-}
-
 /// `NewCompositedCompiler` with `variables` compiled and stored in order.
 fn composited(
     version: KubeVersion,
@@ -255,64 +162,201 @@ fn composited(
     variables: &Value,
 ) -> (Compiler, Arc<[Variable]>) {
     let mut compiler = Compiler::new(version, kind);
-    let none = Optional {
-        params: false,
-        authorizer: false,
-    };
     let compiled = variables
         .as_array()
         .into_iter()
         .flatten()
         .map(|v| {
             let name = text(v, "name");
-            let compiled = compiler.compile_variable(&name, &text(v, "expression"), none);
+            let compiled = compiler.compile_variable(&name, &text(v, "expression"), NONE);
             Variable { name, compiled }
         })
         .collect();
     (compiler, compiled)
 }
 
-/// `TestCompositedPolicies`: the list error, else the first result's error or value.
-fn run_composited(r: &Value) -> Result<(), String> {
-    let (compiler, variables) = composited(
-        KubeVersion::NEWEST,
-        EnvKind::NewExpressions,
-        &r["variables"],
-    );
-    let text = text(r, "expression");
-    let compiled = compiler.compile(&text, ReturnTypes::Bool, optional(r));
-    let expressions = [Some(Expression { text, compiled })];
-    let (budget, per_call) = limits(r);
-    let outcome =
-        match for_input_with_limit(&expressions, &variables, &bindings(r)?, budget, per_call) {
-            Err(e) => {
-                return match r["error"].as_str() {
-                    Some(w) if e.to_string().contains(w) => Ok(()),
-                    _ => Err(format!("unexpected list error: {e}")),
-                };
+/// No `params`, no `authorizer`.
+const NONE: Optional = Optional {
+    params: false,
+    authorizer: false,
+};
+
+/// What kcel answers for a record in the apiserver of release `binary`.
+enum Answer {
+    /// `TestCompile`: each expression's compilation error text.
+    Compiled(Vec<(String, Option<String>)>),
+    /// The other tests: `ForInput`'s results and remaining budget, or its error.
+    Evaluated(Result<(Vec<Outcome>, i64), OutOfBudget>),
+}
+
+fn answer(r: &Value, binary: KubeVersion) -> Result<Answer, String> {
+    let expressions = match r["mode"].as_str() {
+        Some("compile") => {
+            return Ok(Answer::Compiled(
+                compile_condition(r, binary)?
+                    .into_iter()
+                    .flatten()
+                    .map(|e| (e.text, e.compiled.err().map(|e| e.to_string())))
+                    .collect(),
+            ));
+        }
+        Some("condition" | "budget") => (compile_condition(r, binary)?, Arc::from([])),
+        Some("composited") => {
+            let (compiler, variables) =
+                composited(binary, EnvKind::NewExpressions, &r["variables"]);
+            let text = text(r, "expression");
+            let compiled = compiler.compile(&text, ReturnTypes::Bool, optional(r));
+            (vec![Some(Expression { text, compiled })], variables)
+        }
+        other => return Err(format!("no answer for mode {other:?}")),
+    };
+    let budget = r["budget"].as_i64().unwrap_or(RUNTIME_CEL_COST_BUDGET);
+    let per_call = r["perCallLimit"].as_u64().unwrap_or(PER_CALL_LIMIT);
+    let (expressions, variables) = expressions;
+    Ok(Answer::Evaluated(for_input_with_limit(
+        &expressions,
+        &variables,
+        &bindings(r)?,
+        budget,
+        per_call,
+    )))
+}
+
+/// One result against `{"value": bool}` (every expected value of these tables is a bool) or
+/// `{"error": text}`: the text contained in the error, or equal to it when `exact`.
+fn check_outcome(i: usize, got: &Outcome, want: &Value, exact: bool) -> Result<(), String> {
+    match (got, want.get("error").and_then(Value::as_str)) {
+        (Outcome::Error(e), Some(w)) if exact && e.to_string() == w => Ok(()),
+        (Outcome::Error(e), Some(w)) if !exact && e.to_string().contains(w) => Ok(()),
+        (Outcome::Error(e), Some(w)) => {
+            Err(format!("result {i}: error {:?}, want {w:?}", e.to_string()))
+        }
+        (got, Some(w)) => Err(format!("result {i}: {got:?}, want an error {w:?}")),
+        (Outcome::Value(CelValue::Bool(b)), None) if want["value"].as_bool() == Some(*b) => Ok(()),
+        (got, None) => Err(format!("result {i}: {got:?}, want {}", want["value"])),
+    }
+}
+
+/// The Go test's assertions on kcel's answer in the newest release.
+fn check_go_test(r: &Value, answer: Answer) -> Result<(), String> {
+    const PER_CALL_ERROR: &str = "operation cancelled: actual cost limit exceeded";
+    let evaluated = match answer {
+        // TestCompile: the expressions named in `compileErrors` fail with a text containing the
+        // given one; the others compile.
+        Answer::Compiled(errors) => {
+            for (e, got) in errors {
+                match (got, r["compileErrors"][&e].as_str()) {
+                    (None, None) => {}
+                    (Some(g), Some(w)) if g.contains(w) => {}
+                    (got, want) => return Err(format!("{e:?}: error {got:?}, want {want:?}")),
+                }
             }
-            Ok((mut outcomes, _)) if !outcomes.is_empty() => outcomes.swap_remove(0),
-            Ok(_) => return Err("no result".into()),
-        };
-    check_outcome(0, &outcome, r)
+            return Ok(());
+        }
+        Answer::Evaluated(evaluated) => evaluated,
+    };
+    match r["mode"].as_str() {
+        // TestCondition: no list error, every result as expected.
+        Some("condition") => {
+            let (outcomes, _) = evaluated.map_err(|e| format!("unexpected error: {e}"))?;
+            let want = r["results"].as_array().ok_or("no results")?;
+            if outcomes.len() != want.len() {
+                return Err(format!("{} results, want {}", outcomes.len(), want.len()));
+            }
+            for (i, (got, want)) in outcomes.iter().zip(want).enumerate() {
+                check_outcome(i, got, want, false)?;
+            }
+            Ok(())
+        }
+        // TestRuntimeCELCostBudget: the budget error when it runs out (no results, remaining
+        // -1), the per-call limit error in some result, the remaining budget.
+        Some("budget") => {
+            let exceed = r["exceedBudget"].as_bool().unwrap_or(false);
+            let (outcomes, remaining) = match evaluated {
+                Err(e) if exceed && e.to_string().contains(OUT_OF_BUDGET) => (Vec::new(), -1),
+                Err(e) => return Err(format!("unexpected error: {e}")),
+                Ok(_) if exceed => return Err("budget not exceeded".into()),
+                Ok(ok) => ok,
+            };
+            let per_call_error = |o: &Outcome| matches!(o, Outcome::Error(e) if e.to_string().contains(PER_CALL_ERROR));
+            if r["exceedPerCallLimit"] == true && !outcomes.iter().any(per_call_error) {
+                return Err(format!("no per-call limit error: {outcomes:?}"));
+            }
+            match r["remaining"].as_i64() {
+                Some(want) if want != remaining => {
+                    Err(format!("remaining {remaining}, want {want}"))
+                }
+                _ => Ok(()),
+            }
+        }
+        // TestCompositedPolicies: the list error, else the first result's error or value.
+        _ => match evaluated {
+            Err(e) => match r["error"].as_str() {
+                Some(w) if e.to_string().contains(w) => Ok(()),
+                _ => Err(format!("unexpected list error: {e}")),
+            },
+            Ok((outcomes, _)) => check_outcome(0, outcomes.first().ok_or("no result")?, r, false),
+        },
+    }
+}
+
+/// kcel's answer in release 1.35 against the real 1.35 code's (`cel.server.json`, recorded by
+/// `tests/gen/admission_cel`): every text byte-exact, the remaining budget equal.
+fn check_server(answer: Answer, want: &Value) -> Result<(), String> {
+    let evaluated = match answer {
+        Answer::Compiled(errors) => {
+            let want = want["compileErrors"].as_array().ok_or("no compileErrors")?;
+            if errors.len() != want.len() {
+                return Err(format!(
+                    "1.35: {} expressions, server {}",
+                    errors.len(),
+                    want.len()
+                ));
+            }
+            for ((e, got), want) in errors.iter().zip(want) {
+                if got.as_deref() != want.as_str() {
+                    return Err(format!("1.35: {e:?}: error {got:?}, server {want}"));
+                }
+            }
+            return Ok(());
+        }
+        Answer::Evaluated(evaluated) => evaluated,
+    };
+    let (outcomes, remaining) = match (evaluated, want["error"].as_str()) {
+        (Err(e), Some(w)) if e.to_string() == w => return Ok(()),
+        (Err(e), w) => return Err(format!("1.35: list error {e}, server {w:?}")),
+        (Ok(_), Some(w)) => return Err(format!("1.35: no list error, server {w:?}")),
+        (Ok(ok), None) => ok,
+    };
+    let results = want["results"].as_array().map_or(&[][..], Vec::as_slice);
+    if outcomes.len() != results.len() {
+        return Err(format!(
+            "1.35: {} results, server {}",
+            outcomes.len(),
+            results.len()
+        ));
+    }
+    for (i, (got, want)) in outcomes.iter().zip(results).enumerate() {
+        check_outcome(i, got, want, true).map_err(|e| format!("1.35: {e}"))?;
+    }
+    match want["remaining"].as_i64() {
+        Some(w) if w == remaining => Ok(()),
+        w => Err(format!("1.35: remaining {remaining}, server {w:?}")),
+    }
 }
 
 /// `TestCompilerIsolation`: each compiler's `variables` has its own fields only.
 fn run_isolation(r: &Value) -> Result<(), String> {
-    let (version, kind) = environment(r)?;
-    let any = Optional {
-        params: false,
-        authorizer: false,
-    };
+    let (version, kind) = environment(r, KubeVersion::NEWEST)?;
     for c in r["compilers"].as_array().ok_or("no compilers")? {
         let (compiler, _) = composited(version, kind, &c["variables"]);
         for field in strings(&c["has"]) {
             compiler
-                .compile(&format!("variables.{field}"), ReturnTypes::Any, any)
+                .compile(&format!("variables.{field}"), ReturnTypes::Any, NONE)
                 .map_err(|e| format!("variables.{field}: {e}"))?;
         }
         for field in strings(&c["lacks"]) {
-            match compiler.compile(&format!("variables.{field}"), ReturnTypes::Any, any) {
+            match compiler.compile(&format!("variables.{field}"), ReturnTypes::Any, NONE) {
                 Err(e)
                     if e.to_string()
                         .contains(&format!("undefined field '{field}'")) => {}
@@ -323,23 +367,29 @@ fn run_isolation(r: &Value) -> Result<(), String> {
     Ok(())
 }
 
-fn run(r: &Value) -> Result<(), String> {
+/// The release whose real code recorded `cel.server.json`.
+const SERVER_RELEASE: u32 = 35;
+
+fn run(r: &Value, server: &Value) -> Result<(), String> {
     if r.get("authorizer").is_some() {
         return Err("the fake authorizer cannot be bound".into());
     }
     match r["mode"].as_str() {
-        Some("compile") => run_compile(r),
-        Some("condition") => run_condition(r),
-        Some("budget") => run_budget(r),
-        Some("composited") => run_composited(r),
-        Some("isolation") => run_isolation(r),
-        Some("compilationErrors") => Err("hand-built CompilationResults have no input".into()),
-        other => Err(format!("unknown mode {other:?}")),
+        Some("isolation") => return run_isolation(r),
+        Some("compilationErrors") => {
+            return Err("hand-built CompilationResults have no input".into());
+        }
+        _ => {}
     }
+    check_go_test(r, answer(r, KubeVersion::NEWEST)?)?;
+    let release = KubeVersion::new(SERVER_RELEASE).ok_or("no release 1.35")?;
+    check_server(answer(r, release)?, server)
 }
 
 fn trials() -> Result<(Vec<Trial>, usize), String> {
     let skips = skip_patterns(include_str!("admission_cel.skip"));
+    let server: Value = serde_json::from_str(include_str!("data/admission/cel.server.json"))
+        .map_err(|e| format!("cel.server.json: {e}"))?;
     let mut out = Vec::new();
     let mut records = 0;
     for (file, text) in DATA {
@@ -356,9 +406,10 @@ fn trials() -> Result<(Vec<Trial>, usize), String> {
                 p["case"].as_str().unwrap_or("?")
             );
             let skip = is_skipped(&skips, &name);
-            let r = r.clone();
+            let (r, server) = (r.clone(), server[&name].clone());
             out.push(
-                Trial::test(name, move || run(&r).map_err(Into::into)).with_ignored_flag(skip),
+                Trial::test(name, move || run(&r, &server).map_err(Into::into))
+                    .with_ignored_flag(skip),
             );
         }
     }

@@ -16,6 +16,7 @@ field and not the other's: `compilers` lists each compiler's variables, `has`/`l
 fields its `variables` type must have and lack.
 
 Run: python3 gen_composition.py > composition.json
+then record the real 1.35 code's answers again: tests/gen/admission_cel (cel.server.json).
 """
 import json
 

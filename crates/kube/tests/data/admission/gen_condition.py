@@ -37,6 +37,7 @@ default); `compatibilityVersion` absent is `environment.DefaultCompatibilityVers
 absent is NewExpressions.
 
 Run: python3 gen_condition.py > condition.json
+then record the real 1.35 code's answers again: tests/gen/admission_cel (cel.server.json).
 """
 import json
 
