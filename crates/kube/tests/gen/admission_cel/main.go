@@ -100,14 +100,14 @@ type record struct {
 
 type condition struct{ expression string }
 
-func (c *condition) GetExpression() string        { return c.expression }
+func (c *condition) GetExpression() string      { return c.expression }
 func (c *condition) ReturnTypes() []*celgo.Type { return []*celgo.Type{celgo.BoolType} }
 
 type namedVariable struct{ name, expression string }
 
-func (v *namedVariable) GetExpression() string        { return v.expression }
+func (v *namedVariable) GetExpression() string      { return v.expression }
 func (v *namedVariable) ReturnTypes() []*celgo.Type { return []*celgo.Type{celgo.AnyType} }
-func (v *namedVariable) GetName() string              { return v.name }
+func (v *namedVariable) GetName() string            { return v.name }
 
 // fakeAuthorizer is condition_test.go's: the decision of `match` for a request equal to its
 // record, the default decision for any other.
