@@ -47,9 +47,10 @@ pub const VARIABLES: &str = "variables";
 /// `variablesTypeName`.
 pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 
-/// `celconfig.RuntimeCELCostBudgetMatchConditions`: the runtime budget of a policy's
-/// matchConditions together.
-pub const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS: i64 = 500_000;
+/// `celconfig.RuntimeCELCostBudgetMatchConditions` (`k8s.io/apiserver/pkg/apis/cel/config.go`,
+/// 2,500,000 since it was introduced in 1.27): the runtime budget of a policy's matchConditions
+/// together (`matchconditions.matcher.Match`).
+pub const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS: i64 = 2_500_000;
 
 fn simple(kind: DeclKind) -> Arc<DeclType> {
     Arc::new(DeclType {

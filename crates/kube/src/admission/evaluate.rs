@@ -90,6 +90,8 @@ struct LazyVariables {
     variables: Arc<[Variable]>,
     bindings: Bindings,
     values: Vec<OnceLock<Result<Value, String>>>,
+    /// The runtime cost limit of one evaluation (the environment's `CostLimit`).
+    per_call_limit: u64,
     /// Cost of the variables evaluated since the last expression (`GetAndResetCost`).
     cost: AtomicU64,
     this: Weak<LazyVariables>,
@@ -104,12 +106,17 @@ impl std::fmt::Debug for LazyVariables {
 }
 
 impl LazyVariables {
-    fn new(variables: Arc<[Variable]>, bindings: Bindings) -> Arc<LazyVariables> {
+    fn new(
+        variables: Arc<[Variable]>,
+        bindings: Bindings,
+        per_call_limit: u64,
+    ) -> Arc<LazyVariables> {
         let values = variables.iter().map(|_| OnceLock::new()).collect();
         Arc::new_cyclic(|this| LazyVariables {
             variables,
             bindings,
             values,
+            per_call_limit,
             cost: AtomicU64::new(0),
             this: this.clone(),
         })
@@ -144,7 +151,7 @@ impl LazyVariables {
                     bindings: &self.bindings,
                     variables: this,
                 };
-                let (value, cost) = eval(&compiled.program, &activation);
+                let (value, cost) = eval(&compiled.program, &activation, self.per_call_limit);
                 self.cost.fetch_add(cost, Ordering::Relaxed);
                 value
                     .map_err(|e| format!("composited variable {:?} fails to evaluate: {e}", v.name))
@@ -202,29 +209,46 @@ impl cel::Activation for Activation<'_> {
     }
 }
 
-/// Evaluates with the per-call limit, returning the value and the runtime cost.
-fn eval(program: &Program, activation: &dyn cel::Activation) -> (cel::EvalResult, u64) {
+/// Evaluates within `per_call_limit`, returning the value and the runtime cost.
+fn eval(
+    program: &Program,
+    activation: &dyn cel::Activation,
+    per_call_limit: u64,
+) -> (cel::EvalResult, u64) {
     let options = EvalOptions {
         track_cost: true,
-        cost_limit: Some(PER_CALL_LIMIT),
+        cost_limit: Some(per_call_limit),
         ..Default::default()
     };
     let e = program.eval_with(activation, &options);
     (e.value, e.cost.unwrap_or(0))
 }
 
-/// `condition.ForInput`: evaluates `expressions` in order within `budget`; `Err` with the
-/// budget error when it runs out. Returns the outcomes and the remaining budget.
+/// `condition.ForInput`: evaluates `expressions` in order within `budget`, each evaluation
+/// within `celconfig.PerCallLimit` ([`PER_CALL_LIMIT`]); `Err` with the budget error when it
+/// runs out. Returns the outcomes and the remaining budget.
 pub fn for_input(
     expressions: &[Option<Expression>],
     variables: &Arc<[Variable]>,
     bindings: &Bindings,
     budget: i64,
 ) -> Result<(Vec<Outcome>, i64), OutOfBudget> {
+    for_input_with_limit(expressions, variables, bindings, budget, PER_CALL_LIMIT)
+}
+
+/// [`for_input`] with another per-call limit: the `CostLimit` program option of an environment
+/// extended as Kubernetes' tests extend it (`condition_test.go` `TestCondition`).
+pub fn for_input_with_limit(
+    expressions: &[Option<Expression>],
+    variables: &Arc<[Variable]>,
+    bindings: &Bindings,
+    budget: i64,
+    per_call_limit: u64,
+) -> Result<(Vec<Outcome>, i64), OutOfBudget> {
     if expressions.is_empty() {
         return Ok((Vec::new(), budget));
     }
-    let lazy = LazyVariables::new(variables.clone(), bindings.clone());
+    let lazy = LazyVariables::new(variables.clone(), bindings.clone(), per_call_limit);
     let activation = Activation {
         bindings,
         variables: lazy.clone(),
@@ -243,7 +267,7 @@ pub fn for_input(
                 continue;
             }
         };
-        let (value, cost) = eval(&compiled.program, &activation);
+        let (value, cost) = eval(&compiled.program, &activation, per_call_limit);
         let composition = i64::try_from(lazy.cost.swap(0, Ordering::Relaxed)).unwrap_or(i64::MAX);
         if composition > remaining {
             return Err(OutOfBudget);
