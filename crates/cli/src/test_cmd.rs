@@ -237,7 +237,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         }
     }
     if args.output == Format::Json {
-        let text = kcel_kube::gofmt::to_json_pretty(&json_results).map_err(|e| e.to_string())?;
+        let text = kcel_kube::go::fmt::to_json_pretty(&json_results).map_err(|e| e.to_string())?;
         println!("{text}");
     }
     let any_suite = inputs.iter().any(|i| matches!(i, Input::Suite(_)));

@@ -261,7 +261,7 @@ fn print_mutated(report: &Report, on: bool, out: &mut impl Write) -> std::io::Re
         let Some(object) = &r.mutated else {
             continue;
         };
-        let json = kcel_kube::gofmt::to_json_pretty(object).map_err(std::io::Error::other)?;
+        let json = kcel_kube::go::fmt::to_json_pretty(object).map_err(std::io::Error::other)?;
         match r.line {
             Some(line) => writeln!(out, "# {}:{line}", r.file)?,
             None => writeln!(out, "# {}", r.file)?,

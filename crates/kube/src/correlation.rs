@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::gofmt::quote;
+use crate::go::fmt::quote;
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use crate::structural::Structural;
 use crate::values::Json;

@@ -18,6 +18,8 @@
 //!   absent, set/map-list equality and `+`, formats).
 //! * [`field`]: field paths and field errors rendered as Kubernetes renders them.
 //! * [`library`]: Kubernetes' CEL function libraries.
+//! * [`go`]: ports of Go code (`resource.Quantity`, `net/url`, `encoding/json` floats, RFC 3339
+//!   time errors) whose exact texts and results Kubernetes exposes.
 //!
 //! [`Validator`] (the facade above) sits on top of [`pipeline`] and [`rules`]: per CRD
 //! version, `Structural::from_props` once, then per schema node with rules a `DeclType` (named `selfType<N>…`) registered in a `DeclTypeProvider`; per request,
@@ -37,7 +39,7 @@ mod error;
 pub mod escaping;
 pub mod field;
 pub mod gate;
-pub mod gofmt;
+pub mod go;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s_openapi_interop;
 pub mod kubectl;

@@ -39,7 +39,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::yaml_events::{Event, Mark, Parser};
 
-use crate::gofmt::{FloatStyle, format_float};
+use crate::go::fmt::{FloatStyle, format_float};
 
 /// The deepest nesting of collections accepted in one document.
 pub const MAX_DEPTH: usize = 500;
@@ -318,7 +318,7 @@ impl Builder {
                         position: pos,
                         message: format!(
                             "unknown anchor {} referenced",
-                            crate::gofmt::quote(&name)
+                            crate::go::fmt::quote(&name)
                         ),
                     });
                 };

@@ -21,7 +21,7 @@ use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{QUANTITY_TYPE_NAME, int_arg, opaque_arg, quantity_type, string_arg};
-use super::resource::{Format, Quantity, QuantityError};
+use crate::go::quantity::{Format, Quantity, QuantityError};
 
 /// A `kubernetes.Quantity` value.
 #[derive(Debug)]

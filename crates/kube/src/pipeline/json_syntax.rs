@@ -7,7 +7,7 @@
 //! Latin-1 code point (`quoteChar`). Nesting beyond Go's limit (10000) is an error, as in Go; the
 //! state stack is the only allocation and that limit bounds it.
 
-use crate::gofmt::quote;
+use crate::go::fmt::quote;
 
 /// Go's `maxNestingDepth`.
 const MAX_NESTING_DEPTH: usize = 10_000;

@@ -503,7 +503,7 @@ impl<'a> Pipeline<'a> {
             .collect();
         let unknown_fields: Vec<String> = unknown
             .iter()
-            .map(|p| format!("unknown field {}", crate::gofmt::quote(p)))
+            .map(|p| format!("unknown field {}", crate::go::fmt::quote(p)))
             .collect();
         let mut warnings = Vec::new();
         let strict_errors = || duplicate_fields.iter().chain(&unknown_fields);
@@ -911,7 +911,7 @@ fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>
     }
     let mut out = Vec::new();
     for f in &added {
-        let quoted = crate::gofmt::quote(f);
+        let quoted = crate::go::fmt::quote(f);
         for msg in crate::name_validation::is_qualified_name(f) {
             out.push(format!("metadata.finalizers: {quoted}: {msg}"));
         }

@@ -27,7 +27,7 @@ use super::formats;
 use super::numeric_formats::{self, Repr};
 use crate::correlation::{self, Correlation};
 use crate::field::{BadValue, FieldError, Path};
-use crate::gofmt::{FloatStyle, format_float};
+use crate::go::fmt::{FloatStyle, format_float};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
 use crate::version::KubeVersion;
 
@@ -500,7 +500,7 @@ impl SchemaValidator {
                 value: BadValue::String(s.to_string()),
                 message: format!(
                     "{path} in body must be of type {format}: {}",
-                    crate::gofmt::quote(s)
+                    crate::go::fmt::quote(s)
                 ),
             });
         }
@@ -522,7 +522,7 @@ impl SchemaValidator {
             value: BadValue::String(actual.to_string()),
             message: format!(
                 "{path} in body must be of type {expected}: {}",
-                crate::gofmt::quote(actual)
+                crate::go::fmt::quote(actual)
             ),
         };
         if value.is_null() {
@@ -571,7 +571,7 @@ impl SchemaValidator {
         depth: usize,
         out: &mut NodeResult,
     ) {
-        let quoted = |path: &str| crate::gofmt::quote(path);
+        let quoted = |path: &str| crate::go::fmt::quote(path);
         if !schema.any_of.is_empty() {
             let mut best: Option<NodeResult> = None;
             let mut success: Option<NodeResult> = None;

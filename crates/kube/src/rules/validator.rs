@@ -22,7 +22,7 @@ use crate::correlation::MapList;
 use crate::decl::{DeclKind, DeclType};
 use crate::escaping;
 use crate::field::{BadValue, FieldError, Path};
-use crate::gofmt::quote;
+use crate::go::fmt::quote;
 use crate::structural::Structural;
 use crate::values::{self, Json};
 

@@ -17,7 +17,7 @@
 //! matched, in the order the server sorts them (policies by name, then bindings).
 //!
 //! After mutation the server validates the object as usual; callers run the returned object
-//! through [`crate::Validator`] and may print it with [`crate::gofmt`].
+//! through [`crate::Validator`] and may print it with [`crate::go::fmt`].
 //!
 //! Use: decode each policy with [`MutatingAdmissionPolicy::from_document`] and compile it once
 //! with [`CompiledPolicy::compile`]; per request, build a [`Request`] (the object, the
