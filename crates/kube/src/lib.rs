@@ -52,6 +52,7 @@ pub mod rule_review;
 pub mod rules;
 pub mod schema_props;
 pub mod structural;
+pub mod test_suite;
 pub mod validator;
 pub mod values;
 pub mod version;
