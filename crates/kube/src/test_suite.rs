@@ -93,9 +93,9 @@ pub enum TestFailure {
     )]
     ObjectDiffers {
         /// The stored object without `metadata`.
-        got: Value,
+        got: Box<Value>,
         /// The expected object without `metadata`.
-        want: Value,
+        want: Box<Value>,
     },
     /// The initial object of an update test was rejected.
     #[error("initial object rejected: {0}")]
@@ -316,7 +316,10 @@ fn check(outcome: &Applied, test: &Value, error_key: &str) -> Result<(), TestFai
             .unwrap_or(Value::Null);
         let want = without_metadata(&want);
         if got != want {
-            return Err(TestFailure::ObjectDiffers { got, want });
+            return Err(TestFailure::ObjectDiffers {
+                got: Box::new(got),
+                want: Box::new(want),
+            });
         }
     }
     Ok(())
