@@ -439,7 +439,7 @@ pub struct Denial {
 pub struct Answer {
     /// Every denied decision, in policy and binding order; the first answers the request.
     pub denied: Vec<Denial>,
-    /// Warnings (`Warn` action).
+    /// Warnings (`Warn` action), each text once, in the order first given.
     pub warnings: Vec<String>,
     /// Audit annotations (`Audit` action failures and audit annotation values), key and value.
     pub audit_annotations: Vec<(String, String)>,
@@ -772,17 +772,26 @@ pub fn dispatch(
                                 binding: Some(bname.to_string()),
                                 decision: d.clone(),
                             }),
-                            ValidationAction::Audit => validation_failures.push(ValidationFailure {
-                                message: d.message.clone(),
-                                policy: binding.spec.policy_name.clone(),
-                                binding: bname.to_string(),
-                                expression_index: i,
-                                actions: binding.spec.validation_actions.clone(),
-                            }),
-                            ValidationAction::Warn => answer.warnings.push(format!(
-                                "Validation failed for ValidatingAdmissionPolicy '{name}' with binding '{bname}': {}",
-                                d.message
-                            )),
+                            ValidationAction::Audit => {
+                                validation_failures.push(ValidationFailure {
+                                    message: d.message.clone(),
+                                    policy: binding.spec.policy_name.clone(),
+                                    binding: bname.to_string(),
+                                    expression_index: i,
+                                    actions: binding.spec.validation_actions.clone(),
+                                })
+                            }
+                            ValidationAction::Warn => {
+                                let warning = format!(
+                                    "Validation failed for ValidatingAdmissionPolicy '{name}' with binding '{bname}': {}",
+                                    d.message
+                                );
+                                // The request's warning recorder keeps a text once
+                                // (`endpoints/filters/warning.go` `recorder.AddWarning`).
+                                if !answer.warnings.contains(&warning) {
+                                    answer.warnings.push(warning);
+                                }
+                            }
                         }
                     }
                 }
@@ -842,4 +851,129 @@ pub fn dispatch(
         ));
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::model::{decode_binding, decode_policy};
+    use crate::admission::request::{GroupVersionKind, GroupVersionResource, Operation, UserInfo};
+    use crate::documents::Document;
+
+    /// A cluster without namespaces whose param kind `example.com/v1 P` is namespaced and has
+    /// two objects.
+    struct TwoParams;
+
+    impl Cluster for TwoParams {
+        fn equivalents(
+            &self,
+            _: &GroupVersionResource,
+            _: &str,
+        ) -> Vec<(GroupVersionResource, GroupVersionKind)> {
+            Vec::new()
+        }
+
+        fn namespace(&self, _: &str) -> Option<Value> {
+            None
+        }
+    }
+
+    impl Params for TwoParams {
+        fn param_scope(&self, _: &str, kind: &str) -> Option<bool> {
+            (kind == "P").then_some(true)
+        }
+
+        fn param_objects(&self, _: &str, _: &str, _: Option<&str>) -> Vec<Value> {
+            ["a", "b"]
+                .map(|n| {
+                    json!({"apiVersion": "example.com/v1", "kind": "P",
+                    "metadata": {"name": n, "namespace": "ns"}})
+                })
+                .to_vec()
+        }
+    }
+
+    fn doc(value: Value) -> Document {
+        Document {
+            source: "test".into(),
+            line: 1,
+            index: 0,
+            item: None,
+            value,
+        }
+    }
+
+    fn answer(kind: &str) -> Answer {
+        let policy = decode_policy(&doc(json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "p"},
+            "spec": {
+                "paramKind": {"apiVersion": "example.com/v1", "kind": kind},
+                "matchConstraints": {"resourceRules": [{"apiGroups": ["*"],
+                    "apiVersions": ["*"], "resources": ["*"], "operations": ["*"]}]},
+                "validations": [{"expression": "false", "message": "no"}],
+            },
+        })))
+        .expect("policy");
+        let binding = decode_binding(&doc(json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "b"},
+            "spec": {"policyName": "p", "validationActions": ["Warn"],
+                "paramRef": {"selector": {}}},
+        })))
+        .expect("binding");
+        let compiled = CompiledPolicy::new(policy, KubeVersion::NEWEST);
+        let attr = Attributes {
+            kind: GroupVersionKind::of("v1", "ConfigMap"),
+            resource: GroupVersionResource {
+                group: String::new(),
+                version: "v1".into(),
+                resource: "configmaps".into(),
+            },
+            subresource: String::new(),
+            name: "c".into(),
+            namespace: "ns".into(),
+            operation: Operation::Create,
+            object: Some(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "c", "namespace": "ns"}})),
+            old_object: None,
+            user: UserInfo::default(),
+            dry_run: false,
+        };
+        dispatch(
+            &[(&compiled, vec![&binding])],
+            &attr,
+            &TwoParams,
+            &TwoParams,
+        )
+    }
+
+    /// Two params failing alike give one warning: the warning recorder keeps a text once.
+    #[test]
+    fn a_warning_is_given_once() {
+        let answer = answer("P");
+        assert_eq!(answer.bindings[0].results.len(), 2);
+        assert_eq!(
+            answer.warnings,
+            vec!["Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': no"]
+        );
+    }
+
+    /// A `paramKind` no resource serves fails the policy before any binding.
+    #[test]
+    fn an_unknown_param_kind_is_the_policy_configuration_error() {
+        let answer = answer("Q");
+        assert!(answer.bindings.is_empty());
+        assert_eq!(
+            answer.message().as_deref(),
+            Some(
+                "ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: \
+                 failed to find resource referenced by paramKind: 'example.com/v1, Kind=Q'"
+            )
+        );
+    }
 }
