@@ -21,7 +21,9 @@ use super::request::{
     Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_json,
     namespace_named, request_json, stored_namespace,
 };
-use super::validating::{Answer, CompiledPolicy, Params, collect_params, dispatch, is_exempt};
+use super::validating::{
+    Answer, CompiledPolicy, Params, collect_params, dispatch, is_exempt, param_kind_error,
+};
 use crate::documents::Document;
 use crate::field::FieldError;
 use crate::validator::{KindSchema, ServedResource, Validator};
@@ -224,6 +226,10 @@ impl PolicySet {
                 Ok(None) => continue,
                 Ok(Some(m)) => m,
             };
+            if let Some(e) = param_kind_error(spec.param_kind.as_ref(), &view) {
+                config_error("", format!("failed to configure policy: {e}"));
+                continue;
+            }
             request.get_or_insert_with(|| request_json(&attr, &matched.resource, &matched.kind));
             for binding in bindings {
                 let name = binding.metadata.name.as_str();

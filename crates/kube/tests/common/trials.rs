@@ -21,3 +21,19 @@ pub fn run_trials(runner: &str, trials: Result<Vec<Trial>, String>) -> ExitCode 
     );
     conclusion.exit_code()
 }
+
+/// `trials`, once every skip-file entry named a record (`unused`: the entries left) and a
+/// trial was built for each of the `total` records the data holds.
+pub fn complete(
+    trials: Vec<Trial>,
+    total: usize,
+    unused: &std::collections::HashMap<String, String>,
+) -> Result<Vec<Trial>, String> {
+    if !unused.is_empty() {
+        return Err(format!("skips naming no record: {:?}", unused.keys()));
+    }
+    if trials.len() != total {
+        return Err(format!("ran {} of {total} records", trials.len()));
+    }
+    Ok(trials)
+}
