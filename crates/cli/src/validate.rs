@@ -7,6 +7,7 @@
 //!               [--validate strict|warn|ignore] [-j N] [-o text|json|junit|tap|sarif|github]
 //!               [--policy FILE|DIR]... [--user NAME] [--group GROUP]... [--dry-run]
 //!               [--namespace-labels NS=KEY=VALUE[,KEY=VALUE]]... [--print-mutated]
+//!               [--authz FILE | --authz-allow-all]
 //!               FILES|DIRS|-
 //! ```
 //!
@@ -38,6 +39,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use clap::builder::PossibleValuesParser;
 use kcel_kube::admission::RequestOptions;
+use kcel_kube::admission::authorizer::AuthzRules;
 use kcel_kube::admission::request::UserInfo;
 use kcel_kube::documents::{Document, Documents, LocatedCrd, decode_crds};
 use kcel_kube::gate::{self, GateOptions, Inputs, KindPatterns, Progress};
@@ -105,6 +107,22 @@ pub struct Args {
     /// `NAMESPACE=KEY=VALUE[,KEY=VALUE]`; repeatable.
     #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE,..")]
     namespace_labels: Vec<String>,
+    /// What admission policies' `authorizer` checks answer: a YAML list of rules, the first
+    /// matching rule deciding; no matching rule is "no opinion" (`allowed()` false, as RBAC
+    /// granting nothing). Without it every check is "no opinion". A rule:
+    /// `{users, groups, serviceAccounts: [{namespace, name}]` (who; none: everyone)`, verbs,
+    /// apiGroups, resources, subresources, namespaces, names` (resource checks)`,
+    /// nonResourceURLs` (path checks; trailing `*`: prefix)`, decision: allow|deny|noOpinion,
+    /// reason, error}`; absent lists and `*` match anything. See the README's "Authorizer".
+    #[arg(
+        long = "authz",
+        value_name = "FILE",
+        conflicts_with = "authz_allow_all"
+    )]
+    authz: Option<String>,
+    /// Every `authorizer` check of admission policies is allowed.
+    #[arg(long = "authz-allow-all")]
+    authz_allow_all: bool,
     /// Output format: kubectl's messages and a summary line (text), one JSON document of
     /// records, JUnit XML, TAP 14, SARIF 2.1.0 or GitHub Actions annotations.
     #[arg(short = 'o', long = "output", default_value = "text",
@@ -197,6 +215,17 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let authorizer = match (&args.authz, args.authz_allow_all) {
+        (Some(file), _) => match AuthzRules::read(file) {
+            Ok(rules) => rules,
+            Err(e) => {
+                eprintln!("kcel validate: --authz: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        (None, true) => AuthzRules::allow_all(),
+        (None, false) => AuthzRules::default(),
+    };
     let admission = RequestOptions {
         user: UserInfo {
             username: args.user.clone().unwrap_or_default(),
@@ -205,6 +234,7 @@ pub fn run(args: Args) -> ExitCode {
         },
         dry_run: args.dry_run,
         namespace_labels,
+        authorizer,
     };
     let options = GateOptions {
         skip_kinds: KindPatterns::parse(&args.skip_kinds),

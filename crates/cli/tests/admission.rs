@@ -262,3 +262,80 @@ spec:
         stderr(&o)
     );
 }
+
+const AUTHZ_POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: scale-check}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+  validations:
+  - expression: "authorizer.group('apps').resource('deployments').subresource('scale').namespace(request.namespace).check('update').allowed()"
+    message: no scale
+  - expression: "authorizer.requestResource.check('create').allowed()"
+  auditAnnotations:
+  - key: why
+    valueExpression: "authorizer.group('apps').resource('deployments').subresource('scale').namespace(request.namespace).check('update').reason()"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: scale-check, validationActions: [Deny]}
+"#;
+
+#[test]
+fn the_authorizer_answers_from_the_authz_rules() {
+    let d = scratch("authz");
+    let policy = write(&d, "policy.yaml", AUTHZ_POLICY);
+    let rules = write(
+        &d,
+        "authz.yaml",
+        "- users: [alice]\n  resources: [deployments]\n  subresources: [scale]\n  decision: allow\n- users: [alice]\n  resources: [configmaps]\n  namespaces: [default]\n  verbs: [create]\n  decision: allow\n- groups: [interns]\n  decision: deny\n  reason: interns may not\n",
+    );
+    let cm = write(
+        &d,
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["validate", "--kube-version", "1.35", "--policy", &policy];
+        args.extend_from_slice(extra);
+        args.push(&cm);
+        kcel(&args)
+    };
+    let valid =
+        format!("{cm}:1: ConfigMap \"c\" is valid\n1 valid, 0 invalid, 0 errors, 0 skipped\n");
+    let o = run(&["--authz", &rules, "--user", "alice"]);
+    assert_eq!(stdout(&o), valid, "stderr: {}", stderr(&o));
+    let o = run(&["--authz", &rules, "--user", "bob", "--group", "interns"]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{cm}:1: Audit annotation scale-check/why: interns may not\n{cm}:1: The configmaps \"c\" is invalid: : ValidatingAdmissionPolicy 'scale-check' with binding 'b' denied request: no scale\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    // Without rules every check is "no opinion": not allowed, no reason.
+    let o = run(&["--user", "alice"]);
+    assert!(
+        stdout(&o).contains("denied request: no scale\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["--authz-allow-all"]);
+    assert_eq!(stdout(&o), valid);
+    let o = run(&["--authz-allow-all", "--authz", &rules]);
+    assert_eq!(o.status.code(), Some(2));
+    let bad = write(&d, "bad.yaml", "- users: [alice]\n  decision: maybe\n");
+    let o = run(&["--authz", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "kcel validate: --authz: {bad}:2: [0].decision: unknown variant `maybe`, expected one of `allow`, `deny`, `noOpinion`\n"
+        )
+    );
+}

@@ -5,11 +5,12 @@
 //! [`Validator`] knows (CRDs and built-in kinds).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
 use super::api_validation::{validate_binding, validate_policy};
+use super::authorizer::{AuthorizerValues, AuthzRules};
 use super::matching::{Cluster, binding_matches, definition_matches};
 use super::model::{
     BINDING_KIND, ModelError, POLICY_KIND, ValidatingAdmissionPolicyBinding, admission_kind,
@@ -24,6 +25,7 @@ use super::request::{
 use super::validating::{Answer, CompiledPolicy, Params, collect_params, dispatch, is_exempt};
 use crate::documents::Document;
 use crate::field::FieldError;
+use crate::library::authz::Authorizer;
 use crate::validator::{KindSchema, ServedResource, Validator};
 use crate::version::KubeVersion;
 
@@ -42,6 +44,8 @@ pub struct RequestOptions {
     pub dry_run: bool,
     /// Labels of namespaces not among the inputs (`--namespace-labels`), by name.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// What policies' `authorizer` checks answer (`--authz`; default: no opinion on anything).
+    pub authorizer: AuthzRules,
 }
 
 /// The validating policies and what they read, for one Kubernetes version.
@@ -59,14 +63,18 @@ pub struct PolicySet {
     errors: HashMap<(String, usize), String>,
     /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
     served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
+    /// `options.authorizer`, shared by the values bound to `authorizer`.
+    authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 impl PolicySet {
     /// An empty set for Kubernetes `version`.
     pub fn new(version: KubeVersion, options: RequestOptions) -> PolicySet {
+        let authorizer: Arc<dyn Authorizer> = Arc::new(options.authorizer.clone());
         PolicySet {
             version,
             options,
+            authorizer: Some(authorizer),
             ..Default::default()
         }
     }
@@ -278,6 +286,10 @@ impl PolicySet {
             namespace_object,
             target,
             defaulter: None,
+            authorizer: self
+                .authorizer
+                .as_ref()
+                .map(|a| AuthorizerValues::new(a, &attr)),
         };
         Some(mutating::mutate(&invocations, &mutation))
     }
@@ -411,6 +423,10 @@ impl Cluster for View<'_> {
         } else {
             Vec::new()
         }
+    }
+
+    fn authorizer(&self) -> Option<Arc<dyn Authorizer>> {
+        self.set.authorizer.clone()
     }
 
     fn namespace(&self, name: &str) -> Option<Value> {
