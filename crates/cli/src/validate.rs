@@ -2,7 +2,8 @@
 //! validates them on create (or update, with `--old`), as a CI gate.
 //!
 //! ```text
-//! kcel validate [--crd FILE|DIR]... [--old FILE] [-n NAMESPACE] [--kube-version 1.NN]
+//! kcel validate [--crd FILE|DIR]... [--old FILE] [--delete FILE|DIR]... [-n NAMESPACE]
+//!               [--kube-version 1.NN]
 //!               [--skip-kinds K,..]... [--reject-kinds K,..]... [--ignore-missing-schemas]
 //!               [--validate strict|warn|ignore] [-j N] [-o text|json|junit|tap|sarif|github]
 //!               [--policy FILE|DIR]... [--user NAME] [--group GROUP]... [--dry-run]
@@ -51,8 +52,8 @@ use crate::EXIT_USAGE;
 #[derive(clap::Args)]
 pub struct Args {
     /// Documents to validate: files, directories (`*.yaml`, `*.yml`, `*.json`, recursively) or
-    /// `-` for standard input. CRDs among them are used too.
-    #[arg(required = true, value_name = "FILES|DIRS|-")]
+    /// `-` for standard input. CRDs among them are used too. Optional with `--delete`.
+    #[arg(required_unless_present = "delete", value_name = "FILES|DIRS|-")]
     inputs: Vec<String>,
     /// CRDs to validate against (files or directories).
     #[arg(long = "crd", value_name = "FILE|DIR")]
@@ -61,6 +62,12 @@ pub struct Args {
     /// unchanged parts ratchet). Matched by apiVersion, kind, namespace and name.
     #[arg(long = "old", value_name = "FILE")]
     old: Option<String>,
+    /// Objects to delete (files or directories; repeatable): each is the stored object of a
+    /// DELETE request (`object` null, `oldObject` the document, `request.operation` DELETE),
+    /// answered by the admission policies alone, as the server validates no schema on delete.
+    /// Reported like the inputs (`may be deleted`, or the denial).
+    #[arg(long = "delete", value_name = "FILE|DIR")]
+    delete: Vec<String>,
     /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
     #[arg(long = "kube-version", value_name = "1.NN")]
     kube_version: Option<String>,
@@ -251,6 +258,7 @@ pub fn run(args: Args) -> ExitCode {
         documents: args.inputs.clone(),
         old: args.old.clone(),
         policies: args.policies.clone(),
+        delete: args.delete.clone(),
     };
     let progress = Progress::default();
     let report = std::thread::scope(|scope| {

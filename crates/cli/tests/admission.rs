@@ -339,3 +339,83 @@ fn the_authorizer_answers_from_the_authz_rules() {
         )
     );
 }
+
+const DELETE_POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: protect}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["DELETE"], resources: ["deployments"]}
+  validations:
+  - expression: "request.operation == 'DELETE' && object == null && !(has(oldObject.metadata.labels) && oldObject.metadata.labels.?protected.orValue('') == 'true')"
+    messageExpression: "'deployment ' + oldObject.metadata.name + ' is protected'"
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: protect}
+spec: {policyName: protect, validationActions: [Deny]}
+"#;
+
+#[test]
+fn deleted_objects_are_answered_by_the_policies_alone() {
+    let d = scratch("delete");
+    let policy = write(&d, "policy.yaml", DELETE_POLICY);
+    // No schema validation on delete: `spec.bogus` and the missing selector do not matter.
+    let gone = write(
+        &d,
+        "gone.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, labels: {protected: 'true'}}\nspec: {bogus: 1}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: tmp, namespace: shop}\nspec: {bogus: 1}\n---\napiVersion: example.com/v1\nkind: Nothing\nmetadata: {name: x}\n",
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "--delete",
+        &gone,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{gone}:1: Error from server (Forbidden): deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'protect' with binding 'protect' denied request: deployment web is protected\n{gone}:6: Deployment \"shop/tmp\" may be deleted\n{gone}:11: error: no matches for kind \"Nothing\" in version \"example.com/v1\" (neither a CustomResourceDefinition given nor a built-in kind serves it)\n1 valid, 1 invalid, 1 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(2));
+    // The policy matches DELETE only: the same objects created are validated (and invalid).
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "-o",
+        "json",
+        &gone,
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    assert_eq!(report["documents"][0]["operation"], "CREATE");
+    assert_eq!(report["documents"][0]["verdict"], "invalid");
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "-o",
+        "json",
+        "--delete",
+        &gone,
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    let docs = report["documents"].as_array().expect("documents");
+    assert_eq!(docs[0]["operation"], "DELETE");
+    assert_eq!(docs[0]["status"]["reason"], "Forbidden");
+    assert_eq!(docs[1]["operation"], "DELETE");
+    assert_eq!(docs[1]["verdict"], "valid");
+}
