@@ -419,3 +419,67 @@ fn deleted_objects_are_answered_by_the_policies_alone() {
     assert_eq!(docs[1]["operation"], "DELETE");
     assert_eq!(docs[1]["verdict"], "valid");
 }
+
+#[test]
+fn policies_see_the_go_defaults_of_built_in_kinds() {
+    let d = scratch("defaults");
+    let policy = write(
+        &d,
+        "policy.yaml",
+        r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: defaults}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "DELETE"], resources: ["deployments"]}
+  validations:
+  - expression: "request.operation == 'DELETE' ? oldObject.spec.revisionHistoryLimit == 10 : object.spec.replicas == 1 && object.spec.template.spec.containers[0].imagePullPolicy == 'Always'"
+    messageExpression: "'not defaulted'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: defaults}
+spec: {policyName: defaults, validationActions: [Deny]}
+"#,
+    );
+    let deployment = write(
+        &d,
+        "d.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: nginx}]\n",
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        &deployment,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{deployment}:1: Deployment \"d\" is valid\n1 valid, 0 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "--delete",
+        &deployment,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{deployment}:1: Deployment \"d\" may be deleted\n1 valid, 0 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+}

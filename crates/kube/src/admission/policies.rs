@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::api_validation::{validate_binding, validate_policy};
 use super::authorizer::{AuthorizerValues, AuthzRules};
+use super::defaults::{self, BuiltinDefaulter};
 use super::matching::{Cluster, binding_matches, definition_matches};
 use super::model::{
     BINDING_KIND, ModelError, POLICY_KIND, ValidatingAdmissionPolicyBinding, admission_kind,
@@ -65,6 +66,8 @@ pub struct PolicySet {
     served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
     /// `options.authorizer`, shared by the values bound to `authorizer`.
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// Go defaulting of built-in kinds, run after each mutation.
+    defaulter: BuiltinDefaulter,
 }
 
 impl PolicySet {
@@ -75,6 +78,7 @@ impl PolicySet {
             version,
             options,
             authorizer: Some(authorizer),
+            defaulter: BuiltinDefaulter { version },
             ..Default::default()
         }
     }
@@ -285,7 +289,10 @@ impl PolicySet {
             request,
             namespace_object,
             target,
-            defaulter: None,
+            defaulter: validator
+                .find_kind(&api_version_of(&attr), &attr.kind.kind)
+                .is_none()
+                .then_some(&self.defaulter as &dyn mutating::Defaulter),
             authorizer: self
                 .authorizer
                 .as_ref()
@@ -294,17 +301,25 @@ impl PolicySet {
         Some(mutating::mutate(&invocations, &mutation))
     }
 
+    /// `object` with the Go defaults of its built-in kind applied, as the server decodes a
+    /// request before admission ([`defaults`](super::defaults)); `None` when a CRD serves the
+    /// kind or the kind has no defaults here.
+    pub fn defaulted(&self, validator: &Validator, object: &Value) -> Option<Value> {
+        let s = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
+        if validator.find_kind(s("/apiVersion"), s("/kind")).is_some() {
+            return None;
+        }
+        let mut defaulted = object.clone();
+        defaults::apply(&mut defaulted, self.version).then_some(defaulted)
+    }
+
     /// The schema of the kind `attr` writes.
     fn served_schema<'v>(
         &self,
         validator: &'v Validator,
         attr: &Attributes,
     ) -> Option<KindSchema<'v>> {
-        let api_version = match attr.kind.group.as_str() {
-            "" => attr.kind.version.clone(),
-            g => format!("{g}/{}", attr.kind.version),
-        };
-        validator.kind_schema(&api_version, &attr.kind.kind)
+        validator.kind_schema(&api_version_of(attr), &attr.kind.kind)
     }
 
     /// The attributes of a request writing `object` over `old`, and the cluster it sees.
@@ -398,6 +413,14 @@ impl PolicySet {
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key, s.clone());
         s
+    }
+}
+
+/// The `apiVersion` of the kind `attr` writes.
+fn api_version_of(attr: &Attributes) -> String {
+    match attr.kind.group.as_str() {
+        "" => attr.kind.version.clone(),
+        g => format!("{g}/{}", attr.kind.version),
     }
 }
 

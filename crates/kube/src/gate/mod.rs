@@ -264,6 +264,13 @@ struct Gate<'o> {
 }
 
 impl Gate<'_> {
+    /// `object` as admission sees it: with the Go defaults of its built-in kind.
+    fn defaulted(&self, object: &Value) -> Value {
+        self.policies
+            .defaulted(&self.validator, object)
+            .unwrap_or_else(|| object.clone())
+    }
+
     /// The record of a document that is not sent at all: no `kind` or `apiVersion`, or a kind
     /// skipped or rejected; else its `apiVersion` and `kind`.
     fn screen<'d>(&self, doc: &'d Document) -> Result<(&'d str, &'d str), Box<Record>> {
@@ -346,10 +353,11 @@ impl Gate<'_> {
             decode_error: None,
             rules_skipped: false,
         };
+        let stored = self.defaulted(&doc.value);
         let admitted = self.policies.admit(
             &self.validator,
             None,
-            Some(&doc.value),
+            Some(&stored),
             Operation::Delete,
             self.options.namespace.as_deref(),
         );
@@ -452,16 +460,22 @@ impl Gate<'_> {
         } else {
             Operation::Create
         };
-        // Mutating admission runs on the object as it would be stored; a changed object goes
-        // through the pipeline again (the server validates the mutated object), then the
-        // validating policies see it.
+        // Mutating admission runs on the object as it would be stored, with the Go defaults
+        // of a built-in kind (the server defaults while decoding, before admission); a changed
+        // object goes through the pipeline again (the server validates the mutated object),
+        // then the validating policies see it. The stored old object carries its defaults too.
         let mut mutated = None;
-        let stored = verdict.object.as_ref().unwrap_or(&written);
+        let stored = self.defaulted(verdict.object.as_ref().unwrap_or(&written));
+        let stored = &stored;
+        let stored_old = old.map(|o| self.defaulted(o));
         let namespace = self.options.namespace.as_deref();
-        match self
-            .policies
-            .mutate(&self.validator, stored, old, operation, namespace)
-        {
+        match self.policies.mutate(
+            &self.validator,
+            stored,
+            stored_old.as_ref(),
+            operation,
+            namespace,
+        ) {
             None => {}
             Some(Err(e)) => {
                 verdict.status = Status::failure(e.code, &e.reason, e.message);
@@ -494,11 +508,11 @@ impl Gate<'_> {
                 _ => {}
             },
         }
-        let object = verdict.object.as_ref().unwrap_or(&written);
+        let object = self.defaulted(verdict.object.as_ref().unwrap_or(&written));
         let admitted = self.policies.admit(
             &self.validator,
-            Some(object),
-            old,
+            Some(&object),
+            stored_old.as_ref(),
             operation,
             self.options.namespace.as_deref(),
         );
