@@ -116,11 +116,13 @@ pub struct Args {
     namespace_labels: Vec<String>,
     /// What admission policies' `authorizer` checks answer: a YAML list of rules, the first
     /// matching rule deciding; no matching rule is "no opinion" (`allowed()` false, as RBAC
-    /// granting nothing). Without it every check is "no opinion". A rule:
-    /// `{users, groups, serviceAccounts: [{namespace, name}]` (who; none: everyone)`, verbs,
-    /// apiGroups, resources, subresources, namespaces, names` (resource checks)`,
-    /// nonResourceURLs` (path checks; trailing `*`: prefix)`, decision: allow|deny|noOpinion,
-    /// reason, error}`; absent lists and `*` match anything. See the README's "Authorizer".
+    /// granting nothing). Without it every check is "no opinion". A rule's fields: who
+    /// (`users`, `groups`, `serviceAccounts: [{namespace, name}]`; none of them: everyone),
+    /// `verbs`, what a resource check names (`apiGroups`, `resources`, `subresources`,
+    /// `namespaces`, `names`) or a path check's `nonResourceURLs` (a trailing `*` matches a
+    /// prefix), and `decision: allow|deny|noOpinion` with optional `reason` and `error` (the
+    /// decision errored with this text). Absent lists and `*` match anything. See the README's
+    /// "Authorizer".
     #[arg(
         long = "authz",
         value_name = "FILE",
