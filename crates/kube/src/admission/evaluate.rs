@@ -9,8 +9,10 @@ use std::sync::{Arc, OnceLock, Weak};
 use cel::value::{Key, KeyRef, Map, MapProvider};
 use cel::{EvalError, EvalOptions, Program, Value};
 
+use super::authorizer::AuthorizerValues;
 use super::environment::{
-    CompileError, Compiled, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, PARAMS, REQUEST, VARIABLES,
+    AUTHORIZER, CompileError, Compiled, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, PARAMS, REQUEST,
+    REQUEST_RESOURCE_AUTHORIZER, VARIABLES,
 };
 use crate::rules::env::PER_CALL_LIMIT;
 
@@ -31,6 +33,8 @@ pub struct Bindings {
     pub namespace: Value,
     /// `params` (null when the binding has no params).
     pub params: Value,
+    /// `authorizer` and `authorizer.requestResource` (`None`: unbound).
+    pub authorizer: Option<AuthorizerValues>,
 }
 
 /// One compiled expression of a list: its text and its program or compile error.
@@ -188,7 +192,7 @@ impl MapProvider for LazyVariables {
     }
 }
 
-/// `evaluationActivation`: the variables of one list evaluation (`authorizer` unbound).
+/// `evaluationActivation`: the variables of one list evaluation.
 struct Activation<'b> {
     bindings: &'b Bindings,
     variables: Arc<LazyVariables>,
@@ -204,6 +208,8 @@ impl cel::Activation for Activation<'_> {
             REQUEST => b.request.clone(),
             NAMESPACE_OBJECT => b.namespace.clone(),
             VARIABLES => Value::Map(Map::Provided(self.variables.clone())),
+            AUTHORIZER => b.authorizer.as_ref()?.authorizer.clone(),
+            REQUEST_RESOURCE_AUTHORIZER => b.authorizer.as_ref()?.request_resource.clone(),
             _ => return None,
         })
     }

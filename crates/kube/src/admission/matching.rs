@@ -24,6 +24,11 @@ pub trait Cluster {
 
     /// The stored Namespace named `name`, if it exists.
     fn namespace(&self, name: &str) -> Option<Value>;
+
+    /// The authorizer bound to policies' `authorizer` variable (`None`: left unbound).
+    fn authorizer(&self) -> Option<std::sync::Arc<dyn crate::library::authz::Authorizer>> {
+        None
+    }
 }
 
 /// Why matching failed: the error's text, which the dispatcher wraps

@@ -2,6 +2,8 @@
 //! kube-apiserver's admission plugins run them (`k8s.io/apiserver/pkg/admission/plugin/policy`).
 //!
 //! * [`model`]: the policy and binding documents, decoded with the server's defaults.
+//! * [`authorizer`]: the offline authorizer behind the `authorizer` variable (rules).
+//! * [`defaults`]: Go defaulting of built-in kinds, applied before admission.
 //! * [`api_validation`]: what the server checks when a policy or binding is created.
 //! * [`environment`]: the admission CEL environment and the compiler of policy expressions
 //!   (shared with mutating policies).
@@ -24,6 +26,8 @@
 pub use policies::{PolicySet, RequestOptions};
 
 pub mod api_validation;
+pub mod authorizer;
+pub mod defaults;
 pub mod environment;
 pub mod evaluate;
 pub mod matching;

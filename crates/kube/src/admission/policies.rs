@@ -5,11 +5,13 @@
 //! [`Validator`] knows (CRDs and built-in kinds).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
 use super::api_validation::{validate_binding, validate_policy};
+use super::authorizer::{AuthorizerValues, AuthzRules};
+use super::defaults::{self, BuiltinDefaulter};
 use super::matching::{Cluster, binding_matches, definition_matches};
 use super::model::{
     BINDING_KIND, ModelError, POLICY_KIND, ValidatingAdmissionPolicyBinding, admission_kind,
@@ -26,6 +28,7 @@ use super::validating::{
 };
 use crate::documents::Document;
 use crate::field::FieldError;
+use crate::library::authz::Authorizer;
 use crate::validator::{KindSchema, ServedResource, Validator};
 use crate::version::KubeVersion;
 
@@ -44,6 +47,8 @@ pub struct RequestOptions {
     pub dry_run: bool,
     /// Labels of namespaces not among the inputs (`--namespace-labels`), by name.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// What policies' `authorizer` checks answer (`--authz`; default: no opinion on anything).
+    pub authorizer: AuthzRules,
 }
 
 /// The validating policies and what they read, for one Kubernetes version.
@@ -61,14 +66,21 @@ pub struct PolicySet {
     errors: HashMap<(String, usize), String>,
     /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
     served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
+    /// `options.authorizer`, shared by the values bound to `authorizer`.
+    authorizer: Option<Arc<dyn Authorizer>>,
+    /// Go defaulting of built-in kinds, run after each mutation.
+    defaulter: BuiltinDefaulter,
 }
 
 impl PolicySet {
     /// An empty set for Kubernetes `version`.
     pub fn new(version: KubeVersion, options: RequestOptions) -> PolicySet {
+        let authorizer: Arc<dyn Authorizer> = Arc::new(options.authorizer.clone());
         PolicySet {
             version,
             options,
+            authorizer: Some(authorizer),
+            defaulter: BuiltinDefaulter { version },
             ..Default::default()
         }
     }
@@ -283,9 +295,28 @@ impl PolicySet {
             request,
             namespace_object,
             target,
-            defaulter: None,
+            defaulter: validator
+                .find_kind(&api_version_of(&attr), &attr.kind.kind)
+                .is_none()
+                .then_some(&self.defaulter as &dyn mutating::Defaulter),
+            authorizer: self
+                .authorizer
+                .as_ref()
+                .map(|a| AuthorizerValues::new(a, &attr)),
         };
         Some(mutating::mutate(&invocations, &mutation))
+    }
+
+    /// `object` with the Go defaults of its built-in kind applied, as the server decodes a
+    /// request before admission ([`defaults`](super::defaults)); `None` when a CRD serves the
+    /// kind or the kind has no defaults here.
+    pub fn defaulted(&self, validator: &Validator, object: &Value) -> Option<Value> {
+        let s = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
+        if validator.find_kind(s("/apiVersion"), s("/kind")).is_some() {
+            return None;
+        }
+        let mut defaulted = object.clone();
+        defaults::apply(&mut defaulted, self.version).then_some(defaulted)
     }
 
     /// The schema of the kind `attr` writes.
@@ -294,11 +325,7 @@ impl PolicySet {
         validator: &'v Validator,
         attr: &Attributes,
     ) -> Option<KindSchema<'v>> {
-        let api_version = match attr.kind.group.as_str() {
-            "" => attr.kind.version.clone(),
-            g => format!("{g}/{}", attr.kind.version),
-        };
-        validator.kind_schema(&api_version, &attr.kind.kind)
+        validator.kind_schema(&api_version_of(attr), &attr.kind.kind)
     }
 
     /// The attributes of a request writing `object` over `old`, and the cluster it sees.
@@ -395,6 +422,14 @@ impl PolicySet {
     }
 }
 
+/// The `apiVersion` of the kind `attr` writes.
+fn api_version_of(attr: &Attributes) -> String {
+    match attr.kind.group.as_str() {
+        "" => attr.kind.version.clone(),
+        g => format!("{g}/{}", attr.kind.version),
+    }
+}
+
 /// The cluster as one request sees it.
 struct View<'a> {
     set: &'a PolicySet,
@@ -417,6 +452,10 @@ impl Cluster for View<'_> {
         } else {
             Vec::new()
         }
+    }
+
+    fn authorizer(&self) -> Option<Arc<dyn Authorizer>> {
+        self.set.authorizer.clone()
     }
 
     fn namespace(&self, name: &str) -> Option<Value> {

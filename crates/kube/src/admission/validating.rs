@@ -673,6 +673,9 @@ pub fn dispatch(
                 CelValue::from_json(&namespace_json(&ns))
             })
     };
+    let authorizer = cluster
+        .authorizer()
+        .map(|a| super::authorizer::AuthorizerValues::new(&a, attr));
     let mut validation_failures: Vec<ValidationFailure> = Vec::new();
     let mut last_request: Option<(super::matching::Matched, CelValue)> = None;
     for (policy, bindings) in policies {
@@ -759,6 +762,7 @@ pub fn dispatch(
                     request: request.clone(),
                     namespace: namespace.clone(),
                     params: param.as_ref().map_or(CelValue::Null, CelValue::from_json),
+                    authorizer: authorizer.clone(),
                 };
                 let r = validate(policy, &bindings_values);
                 for (i, d) in r.decisions.iter().enumerate() {

@@ -16,6 +16,7 @@ use cel::value::{Key, KeyRef, Map, MapProvider};
 use cel::{EvalError, EvalOptions, EvalResult, Value};
 
 use super::compile::{Compiled, CompiledPolicy, names};
+use crate::admission::authorizer::AuthorizerValues;
 use crate::rules::env::PER_CALL_LIMIT;
 
 /// `ErrOutOfBudget`'s detail.
@@ -35,6 +36,8 @@ pub struct Bindings {
     pub namespace_object: serde_json::Value,
     /// `params`: the binding's param object (null without one).
     pub params: serde_json::Value,
+    /// `authorizer` and `authorizer.requestResource` (`None`: unbound).
+    pub authorizer: Option<AuthorizerValues>,
 }
 
 /// The activation of one policy evaluation; variables are shared by its expressions.
@@ -156,6 +159,13 @@ impl Activation {
         );
         if policy.policy.spec.param_kind.is_some() {
             values.insert(names::PARAMS, Value::from_json(&bindings.params));
+        }
+        if let Some(a) = &bindings.authorizer {
+            values.insert(names::AUTHORIZER, a.authorizer.clone());
+            values.insert(
+                names::REQUEST_RESOURCE_AUTHORIZER,
+                a.request_resource.clone(),
+            );
         }
         let variables = Arc::new(LazyVariables {
             names: policy.variables.iter().map(|(n, _)| n.clone()).collect(),

@@ -43,6 +43,7 @@ pub use evaluate::Bindings;
 pub use model::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding};
 pub use patch::Target;
 
+use crate::admission::authorizer::AuthorizerValues;
 use evaluate::Activation;
 use model::{FailurePolicy, ReinvocationPolicy};
 use patch::Failure;
@@ -133,6 +134,8 @@ pub struct Request<'a> {
     pub target: Target<'a>,
     /// Run after each successful mutation, if any.
     pub defaulter: Option<&'a dyn Defaulter>,
+    /// `authorizer` and `authorizer.requestResource` (`None`: unbound).
+    pub authorizer: Option<AuthorizerValues>,
 }
 
 /// The result of the mutating admission policies.
@@ -277,6 +280,7 @@ fn dispatch(
             request: request.request.clone(),
             namespace_object: request.namespace_object.clone().unwrap_or(Json::Null),
             params: inv.params.cloned().unwrap_or(Json::Null),
+            authorizer: request.authorizer.clone(),
         };
         if !policy.match_conditions.is_empty() {
             match match_conditions(policy, &bindings(object)) {
@@ -397,6 +401,7 @@ mod tests {
                 go_type: None,
             },
             defaulter: None,
+            authorizer: None,
         };
         mutate(&invocations, &request)
     }
