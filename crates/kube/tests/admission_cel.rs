@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use cel::Value as CelValue;
 use kcel_kube::KubeVersion;
+use kcel_kube::admission::authorizer::AuthorizerValues;
 use kcel_kube::admission::environment::{Compiler, Optional, ReturnTypes};
 use kcel_kube::admission::evaluate::{
     Bindings, Expression, OUT_OF_BUDGET, OutOfBudget, Outcome, Variable, for_input_with_limit,
@@ -34,6 +35,9 @@ use kcel_kube::admission::evaluate::{
 use kcel_kube::admission::request::{
     Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_json,
     request_json,
+};
+use kcel_kube::library::authz::{
+    Attributes as AuthzAttributes, Authorizer, Decision, Target as AuthzTarget, Verdict,
 };
 use kcel_kube::rules::EnvKind;
 use kcel_kube::rules::env::{PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET};
@@ -115,6 +119,13 @@ fn attributes(a: &Value) -> Result<Attributes, String> {
 /// `CreateNamespaceObject` copies it.
 fn bindings(r: &Value) -> Result<Bindings, String> {
     let attr = attributes(&r["attributes"])?;
+    let authorizer = match r.get("authorizer") {
+        Some(a) if !a.is_null() => {
+            let fake: Arc<dyn Authorizer> = Arc::new(FakeAuthorizer::new(a)?);
+            Some(AuthorizerValues::new(&fake, &attr))
+        }
+        _ => None,
+    };
     let json_or_null = |v: Option<&Value>| v.map_or(CelValue::Null, CelValue::from_json);
     let namespace = Some(&r["namespaceObject"]).filter(|v| !v.is_null());
     Ok(Bindings {
@@ -123,7 +134,108 @@ fn bindings(r: &Value) -> Result<Bindings, String> {
         request: CelValue::from_json(&request_json(&attr, &attr.resource, &attr.kind)),
         namespace: json_or_null(namespace.map(namespace_json).as_ref()),
         params: json_or_null(Some(&r["params"]).filter(|v| !v.is_null())),
+        authorizer,
     })
+}
+
+/// The Go test's `fakeAuthorizer`: `allowMatch` allows exactly one `AttributesRecord`
+/// (`reflect.DeepEqual`, every field, absent ones zero) and denies the rest; `denyAll` and
+/// `errorAll` answer every check alike.
+#[derive(Debug)]
+struct FakeAuthorizer {
+    /// The record `allowMatch` allows.
+    matches: Option<Value>,
+    /// The answer to every other check.
+    default: Verdict,
+}
+
+impl FakeAuthorizer {
+    fn new(a: &Value) -> Result<FakeAuthorizer, String> {
+        let decision = |d: &Value| match d.as_str() {
+            Some("Deny") => Ok(Decision::Deny),
+            Some("Allow") => Ok(Decision::Allow),
+            Some("NoOpinion") => Ok(Decision::NoOpinion),
+            other => Err(format!("decision {other:?}")),
+        };
+        match a["kind"].as_str() {
+            Some("allowMatch") => Ok(FakeAuthorizer {
+                matches: Some(a["match"].clone()),
+                default: Verdict {
+                    decision: Decision::Deny,
+                    ..Verdict::default()
+                },
+            }),
+            Some("denyAll" | "errorAll") => Ok(FakeAuthorizer {
+                matches: None,
+                default: Verdict {
+                    decision: decision(&a["decision"])?,
+                    reason: text(a, "reason"),
+                    error: a["error"].as_str().map(str::to_string),
+                },
+            }),
+            other => Err(format!("fake authorizer {other:?}")),
+        }
+    }
+}
+
+/// The check as the `AttributesRecord` `authz.go` builds, in the Go test's JSON field names.
+fn attributes_record(a: &AuthzAttributes<'_>) -> Value {
+    let mut record = serde_json::Map::new();
+    let mut put = |k: &str, v: Value| {
+        let zero = v.is_null() || v == "" || v == false || v == Value::Array(Vec::new());
+        if !zero {
+            record.insert(k.to_string(), v);
+        }
+    };
+    let user = a.user;
+    if !(user.username.is_empty() && user.groups.is_empty()) {
+        put(
+            "User",
+            serde_json::json!({"Name": user.username, "Groups": user.groups}),
+        );
+    }
+    put("Verb", a.verb.into());
+    match a.target {
+        AuthzTarget::Path(p) => put("Path", p.into()),
+        AuthzTarget::Resource {
+            group,
+            resource,
+            subresource,
+            namespace,
+            name,
+            ..
+        } => {
+            put("ResourceRequest", true.into());
+            put("APIGroup", group.into());
+            put("APIVersion", "*".into());
+            put("Resource", resource.into());
+            put("Subresource", subresource.into());
+            put("Namespace", namespace.into());
+            put("Name", name.into());
+        }
+    }
+    Value::Object(record)
+}
+
+impl Authorizer for FakeAuthorizer {
+    fn authorize(&self, attributes: &AuthzAttributes<'_>) -> Verdict {
+        let allowed = self.matches.as_ref().is_some_and(|m| {
+            let mut m = m.clone();
+            // Zero fields are left out of both sides.
+            if let Value::Object(o) = &mut m {
+                o.retain(|_, v| !(v.is_null() || *v == "" || *v == false));
+            }
+            m == attributes_record(attributes)
+        });
+        if allowed {
+            Verdict {
+                decision: Decision::Allow,
+                ..Verdict::default()
+            }
+        } else {
+            self.default.clone()
+        }
+    }
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -371,9 +483,6 @@ fn run_isolation(r: &Value) -> Result<(), String> {
 const SERVER_RELEASE: u32 = 35;
 
 fn run(r: &Value, server: &Value) -> Result<(), String> {
-    if r.get("authorizer").is_some() {
-        return Err("the fake authorizer cannot be bound".into());
-    }
     match r["mode"].as_str() {
         Some("isolation") => return run_isolation(r),
         Some("compilationErrors") => {
