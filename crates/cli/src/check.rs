@@ -31,13 +31,13 @@ use kcel_kube::Validator;
 use kcel_kube::admission::model::{POLICY_KIND, admission_kind, decode_policy};
 use kcel_kube::admission::policy_review::{PolicyReview, review_policy};
 use kcel_kube::crd::CustomResourceDefinition;
+use kcel_kube::crd_review::ExpressionCost;
 use kcel_kube::crd_review::{
     CrdReview, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 use kcel_kube::documents::{decode_crds, read_documents};
 use kcel_kube::field::FieldError;
 use kcel_kube::kubectl::invalid_message;
-use kcel_kube::rules::crd_check::ExpressionCost;
 use serde_json::{Value, json};
 
 use crate::validate::{kube_version, read_crds};

@@ -308,7 +308,7 @@ impl PolicySet {
     }
 
     /// `object` with the Go defaults of its built-in kind applied, as the server decodes a
-    /// request before admission ([`defaults`](super::defaults)); `None` when a CRD serves the
+    /// request before admission ([`super::defaults`]); `None` when a CRD serves the
     /// kind or the kind has no defaults here.
     pub fn defaulted(&self, validator: &Validator, object: &Value) -> Option<Value> {
         let s = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");

@@ -1,5 +1,5 @@
 //! Kubernetes' quantity library (`library/quantity.go`, `kubernetes.quantity`,
-//! type `kubernetes.Quantity`), over the [`super::resource`] port.
+//! type `kubernetes.Quantity`), over the [`crate::go::quantity`] port.
 //!
 //! Two Kubernetes behaviours are kept on purpose:
 //! * `compareTo`, `isLessThan` and `isGreaterThan` compare through a pointer to

@@ -15,12 +15,8 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
-pub(crate) mod crd_conversion;
-pub(crate) mod crd_spec;
-pub mod crd_validation;
 pub mod decode;
 pub(crate) mod formats;
-pub(crate) mod go_struct_json;
 pub(crate) mod json;
 pub(crate) mod json_syntax;
 pub(crate) mod listtype;

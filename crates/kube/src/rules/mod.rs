@@ -9,10 +9,11 @@
 //! * [`estimate`]: estimated rule costs.
 //! * `ratchet`: which failures ratchet (over the crate's one old/new correlation).
 //! * [`validator`]: the validator tree and the walk over an object.
-//! * [`crd_check`]: the checks kube-apiserver makes on the rules when a CRD is written.
+//!
+//! The checks kube-apiserver makes on the rules when a CRD is written are
+//! [`crate::crd_review::rules`].
 
 pub mod compile;
-pub mod crd_check;
 pub mod env;
 pub mod estimate;
 pub mod field_path;

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::crd_validation::MAX_DEPTH;
+use super::schema::MAX_DEPTH;
 use crate::schema_props::{
     JsonSchemaProps, SchemaMap, SchemaOrArray, SchemaOrBool, SchemaOrStringArray,
 };
