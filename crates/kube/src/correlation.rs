@@ -30,7 +30,7 @@ use crate::structural::Structural;
 use crate::values::Json;
 
 /// How deep [`Correlation::unchanged`] descends before answering "changed".
-const MAX_DEPTH: usize = 1000;
+const MAX_EQUALITY_DEPTH: usize = 1000;
 
 /// A scalar a map-list key field may hold (`keyStrategy.CompositeKeyFor` accepts `bool`,
 /// `float64`, `int64` and `string`).
@@ -134,7 +134,7 @@ impl<'a, V: JsonNode, S: SchemaNode> Correlation<'a, V, S> {
     }
 
     fn compute_unchanged(&self, depth: usize) -> bool {
-        if depth > MAX_DEPTH {
+        if depth > MAX_EQUALITY_DEPTH {
             return false;
         }
         let (new, old) = (self.new, self.old);

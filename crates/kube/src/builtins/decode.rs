@@ -28,7 +28,7 @@ use crate::go::quantity::{Quantity, QuantityError};
 use crate::go::time::TimeParseError;
 
 /// Nesting beyond which values are not checked (the pipeline's decoding bounds depth first).
-const MAX_DEPTH: usize = 1000;
+const MAX_DECODE_DEPTH: usize = 1000;
 
 /// The typed decoder's first error, printed with Go's text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -125,7 +125,7 @@ fn check<'a>(
     cx: &mut Context<'a>,
     depth: usize,
 ) -> Result<(), DecodeError> {
-    if depth > MAX_DEPTH || v.is_null() {
+    if depth > MAX_DECODE_DEPTH || v.is_null() {
         return Ok(());
     }
     let type_name = || named.map_or_else(|| t.go_name(), str::to_string);

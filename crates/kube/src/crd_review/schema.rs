@@ -15,7 +15,7 @@ use crate::version::KubeVersion;
 
 const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
 /// How deep the schema walks go (CRDs are read at most [`crate::load::MAX_CRD_DEPTH`] deep).
-pub(crate) const MAX_DEPTH: usize = 200;
+pub(crate) const MAX_SCHEMA_WALK_DEPTH: usize = 200;
 
 /// Where a schema node sits, for the rules that depend on it.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -280,7 +280,7 @@ impl Checker<'_> {
         ctx: &Context,
         depth: usize,
     ) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCHEMA_WALK_DEPTH {
             return;
         }
         let t = s.type_.as_deref().unwrap_or("");
@@ -716,7 +716,7 @@ impl Checker<'_> {
         depth: usize,
         skip_any_of: bool,
     ) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCHEMA_WALK_DEPTH {
             return;
         }
         let empty = "must be empty to be structural";

@@ -9,8 +9,8 @@
 
 use crate::go::fmt::quote;
 
-/// Go's `maxNestingDepth`.
-const MAX_NESTING_DEPTH: usize = 10_000;
+/// Go's `maxNestingDepth` (`encoding/json` `scanner.go`).
+use super::decode::MAX_REQUEST_BODY_DEPTH as MAX_NESTING_DEPTH;
 
 /// What the enclosing container expects next (Go's `parseObjectKey` & co.).
 #[derive(Clone, Copy)]
