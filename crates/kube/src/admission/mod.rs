@@ -2,7 +2,9 @@
 //! kube-apiserver's admission plugins run them (`k8s.io/apiserver/pkg/admission/plugin/policy`).
 //!
 //! * [`model`]: the policy and binding documents, decoded with the server's defaults.
-//! * [`api_validation`]: what the server checks when a policy or binding is created.
+//! * [`api_validation`]: what the server checks when a policy or binding is created or updated
+//!   (ValidatingAdmissionPolicy's, and what MutatingAdmissionPolicy's
+//!   [`mutating::api_validation`] shares with it).
 //! * [`environment`]: the admission CEL environment and the compiler of policy expressions
 //!   (shared with mutating policies).
 //! * [`selector`]: label selectors (`metav1.LabelSelectorAsSelector`).
@@ -16,8 +18,8 @@
 //! * [`typechecking`]: the type checking the server writes into a policy's
 //!   `status.typeChecking`.
 //! * [`validating`]: compiling a validating policy and evaluating it for one request.
-//! * [`mutating`]: MutatingAdmissionPolicy: compiling mutations and applying them (JSON Patch,
-//!   ApplyConfiguration) with reinvocation.
+//! * [`mutating`]: MutatingAdmissionPolicy: API validation, compiling mutations and applying
+//!   them (JSON Patch, ApplyConfiguration) with reinvocation.
 //! * [`policies`]: the facade: the policies, bindings, Namespaces and params among the inputs,
 //!   answering for one object written.
 
