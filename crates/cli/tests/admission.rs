@@ -256,7 +256,7 @@ spec:
     assert_eq!(
         stdout(&o),
         format!(
-            "{policy}:2: The ValidatingAdmissionPolicy \"bad\" is invalid: \n* spec.validations[0].expression: Invalid value: \"object.spec\": must evaluate to bool but got dyn\n* spec.validations[1].reason: Unsupported value: \"Teapot\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\", \"Unauthorized\"\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+            "{policy}:2: The ValidatingAdmissionPolicy \"bad\" is invalid: \n* spec.validations[0].expression: Invalid value: \"object.spec\": must evaluate to bool but got dyn\n* spec.validations[1].reason: Unsupported value: \"Teapot\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\"\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
         ),
         "stderr: {}",
         stderr(&o)

@@ -4,7 +4,9 @@
 //! * [`model`]: the policy and binding documents, decoded with the server's defaults.
 //! * [`authorizer`]: the offline authorizer behind the `authorizer` variable (rules).
 //! * [`defaults`]: Go defaulting of built-in kinds, applied before admission.
-//! * [`api_validation`]: what the server checks when a policy or binding is created.
+//! * [`api_validation`]: what the server checks when a policy or binding is created or updated
+//!   (ValidatingAdmissionPolicy's, and what MutatingAdmissionPolicy's
+//!   [`mutating::api_validation`] shares with it).
 //! * [`environment`]: the admission CEL environment and the compiler of policy expressions
 //!   (shared with mutating policies).
 //! * [`selector`]: label selectors (`metav1.LabelSelectorAsSelector`).
@@ -18,8 +20,8 @@
 //! * [`typechecking`]: the type checking the server writes into a policy's
 //!   `status.typeChecking`.
 //! * [`validating`]: compiling a validating policy and evaluating it for one request.
-//! * [`mutating`]: MutatingAdmissionPolicy: compiling mutations and applying them (JSON Patch,
-//!   ApplyConfiguration) with reinvocation.
+//! * [`mutating`]: MutatingAdmissionPolicy: API validation, compiling mutations and applying
+//!   them (JSON Patch, ApplyConfiguration) with reinvocation.
 //! * [`policies`]: the facade: the policies, bindings, Namespaces and params among the inputs,
 //!   answering for one object written.
 

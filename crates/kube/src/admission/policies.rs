@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
-use super::api_validation::{validate_binding, validate_policy};
+use super::api_validation::{
+    Environments, default_binding, default_policy, validate_binding, validate_policy,
+};
 use super::authorizer::{AuthorizerValues, AuthzRules};
 use super::defaults::{self, BuiltinDefaulter};
 use super::matching::{Cluster, binding_matches, definition_matches};
@@ -144,17 +146,10 @@ impl PolicySet {
     }
 
     /// What the server's API validation finds wrong with `doc` when it is a policy or binding
-    /// being created (its expressions compiled in the new-expressions view).
+    /// being created (its expressions compiled in the new-expressions view), after the server's
+    /// defaults.
     pub fn review(&self, doc: &Document) -> Vec<FieldError> {
-        match admission_kind(&doc.value) {
-            Some(POLICY_KIND) => decode_policy(doc)
-                .map(|p| validate_policy(&p, self.version))
-                .unwrap_or_default(),
-            Some(BINDING_KIND) => decode_binding(doc)
-                .map(|b| validate_binding(&b))
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        }
+        review_document(doc, self.version)
     }
 
     /// What the validating policies answer when `object` (as it would be stored) is written
@@ -504,5 +499,31 @@ impl Params for View<'_> {
             })
             .cloned()
             .collect()
+    }
+}
+
+/// The API validation errors of `doc` when it is a validating or mutating policy or binding
+/// being created, after the server's defaults; nothing for any other document.
+pub fn review_document(doc: &Document, version: KubeVersion) -> Vec<FieldError> {
+    let mut value = doc.value.clone();
+    let envs = Environments::new(version);
+    if is_kind(&value, mutating::model::POLICY_KIND) {
+        mutating::api_validation::default_policy(&mut value);
+        return mutating::api_validation::validate_policy(&value, &envs);
+    }
+    if is_kind(&value, mutating::model::BINDING_KIND) {
+        default_binding(&mut value);
+        return mutating::api_validation::validate_binding(&value, version);
+    }
+    match admission_kind(&value) {
+        Some(POLICY_KIND) => {
+            default_policy(&mut value);
+            validate_policy(&value, &envs)
+        }
+        Some(BINDING_KIND) => {
+            default_binding(&mut value);
+            validate_binding(&value, version)
+        }
+        _ => Vec::new(),
     }
 }

@@ -435,13 +435,8 @@ impl Gate<'_> {
         if !verdict.is_valid() {
             return head.answer(verdict);
         }
-        if let Some(message) = admission.decode_error {
-            return Record {
-                outcome: Outcome::Error,
-                message,
-                ..head
-            };
-        }
+        // The server validates what it decoded (enums as strings): its errors come before what
+        // kcel's typed model cannot decode.
         if !admission.review.is_empty() {
             verdict.status = Status::invalid(
                 admission::model::GROUP,
@@ -451,6 +446,13 @@ impl Gate<'_> {
                 self.validator.kube_version(),
             );
             return head.answer(verdict);
+        }
+        if let Some(message) = admission.decode_error {
+            return Record {
+                outcome: Outcome::Error,
+                message,
+                ..head
+            };
         }
         let Some(written) = admission.object else {
             return head.answer(verdict);

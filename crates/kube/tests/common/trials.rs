@@ -37,3 +37,23 @@ pub fn complete(
     }
     Ok(trials)
 }
+
+/// [`run_trials`] for a runner of `records` data records, one trial each: also fails when an
+/// unfiltered run ran fewer trials than the data holds.
+pub fn run_record_trials(
+    runner: &str,
+    trials: Result<Vec<Trial>, String>,
+    records: usize,
+) -> ExitCode {
+    let filtered = {
+        let args = Arguments::from_args();
+        args.filter.is_some() || !args.skip.is_empty() || args.exact
+    };
+    let count = trials.as_ref().map_or(0, Vec::len);
+    let code = run_trials(runner, trials);
+    if !filtered && count < records {
+        eprintln!("{runner}: {count} trials for {records} records");
+        return ExitCode::FAILURE;
+    }
+    code
+}

@@ -150,6 +150,31 @@ fn compile(env: &Env, text: &str, expected: Option<&Type>) -> Compiled {
     }
 }
 
+/// The check API validation makes of one mutation's expression (`validateApplyConfiguration`,
+/// `validateJSONPatch`: `CompileCELExpression` with `HasPatchTypes`) in `spec`'s environment:
+/// `variables` are the policy's variables with their field types; the error is the server's
+/// detail (`compilation failed: …`, `must evaluate to …`).
+pub(crate) fn check_mutation_expression(
+    spec: EnvSpec,
+    has_params: bool,
+    variables: BTreeMap<String, Type>,
+    patch_type: PatchType,
+    expression: &str,
+) -> Result<(), String> {
+    let base = spec.builder().library(JsonPatch).build();
+    let types = MutationTypes {
+        patch_types: true,
+        variables,
+        inner: None,
+    };
+    let env = environment(&base, has_params, types);
+    let expected = match patch_type {
+        PatchType::JsonPatch => Type::list(Type::Object(JSON_PATCH_TYPE.into())),
+        PatchType::ApplyConfiguration => Type::Object(OBJECT_TYPE.into()),
+    };
+    compile(&env, expression, Some(&expected)).program.map(drop)
+}
+
 impl CompiledPolicy {
     /// `compilePolicy` for the release `version`.
     pub fn compile(policy: &MutatingAdmissionPolicy, version: KubeVersion) -> CompiledPolicy {

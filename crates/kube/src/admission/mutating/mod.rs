@@ -26,6 +26,7 @@
 //! with the matched [`Invocation`]s. It returns the mutated object ([`Outcome`]) or the status
 //! the server answers with ([`StatusError`]).
 
+pub mod api_validation;
 pub mod compile;
 pub mod evaluate;
 pub mod json_patch;
