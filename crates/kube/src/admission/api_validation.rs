@@ -1044,16 +1044,24 @@ pub fn validate_binding_update(
     with_metadata(binding, Some(old), binding_spec(binding, version))
 }
 
-/// `validateValidatingAdmissionPolicyBindingSpec`.
-fn binding_spec(binding: &Value, version: KubeVersion) -> Vec<FieldError> {
+/// What the validating and mutating binding specs check alike: `policyName`, `paramRef` and
+/// `matchResources` (at [`match_resources_path`]).
+pub(crate) fn binding_spec_common(spec: &Value, version: KubeVersion) -> Vec<FieldError> {
     let path = Path::new("spec");
-    let spec = binding.get("spec").unwrap_or(&Value::Null);
     let mut errs = policy_name(spec, &path);
     errs.extend(param_ref(field(spec, "paramRef"), &path.child("paramRef")));
     errs.extend(match_resources(
         field(spec, "matchResources"),
         &match_resources_path(version),
     ));
+    errs
+}
+
+/// `validateValidatingAdmissionPolicyBindingSpec`.
+fn binding_spec(binding: &Value, version: KubeVersion) -> Vec<FieldError> {
+    let path = Path::new("spec");
+    let spec = binding.get("spec").unwrap_or(&Value::Null);
+    let mut errs = binding_spec_common(spec, version);
     errs.extend(validation_actions(
         &strings(spec, "validationActions"),
         &path.child("validationActions"),

@@ -19,9 +19,9 @@ use serde_json::Value;
 use super::compile::check_mutation_expression;
 use super::model::PatchType;
 use crate::admission::api_validation::{
-    Compilers, Environments, Options, Preexisting, failure_policy, field, items, match_conditions,
-    match_resources, match_resources_path, not_supported, param_kind, param_ref, policy_name, text,
-    update_options, variable, with_metadata,
+    Compilers, Environments, Options, Preexisting, binding_spec_common, failure_policy, field,
+    items, match_conditions, match_resources, match_resources_path, not_supported, param_kind,
+    text, update_options, variable, with_metadata,
 };
 use crate::field::{BadValue, FieldError, Path};
 use crate::rules::EnvKind;
@@ -247,15 +247,10 @@ pub fn validate_binding_update(
 
 /// `validateMutatingAdmissionPolicyBindingSpec`.
 fn binding_spec(binding: &Value, version: KubeVersion) -> Vec<FieldError> {
-    let path = Path::new("spec");
     let spec = binding.get("spec").unwrap_or(&Value::Null);
-    let mut errs = policy_name(spec, &path);
-    errs.extend(param_ref(field(spec, "paramRef"), &path.child("paramRef")));
-    let resources = field(spec, "matchResources");
-    let at = match_resources_path(version);
-    errs.extend(match_resources(resources, &at));
-    if let Some(mc) = resources {
-        errs.extend(mutating_operations(mc, &at));
+    let mut errs = binding_spec_common(spec, version);
+    if let Some(mc) = field(spec, "matchResources") {
+        errs.extend(mutating_operations(mc, &match_resources_path(version)));
     }
     errs
 }
