@@ -33,7 +33,11 @@ fn id_of(v: Option<&Value>) -> String {
 }
 
 /// The object under `key`, or parsed from the JSON text under `raw` (with its repeated keys).
-fn object(case: &Value, key: &str, raw: &str) -> Result<Option<Parsed>, String> {
+fn object(
+    case: &Value,
+    key: &str,
+    raw: &str,
+) -> Result<Option<Parsed>, crate::pipeline::DecodeError> {
     if let Some(r) = case.get(raw).and_then(Value::as_str) {
         return crate::pipeline::json::parse(r).map(Some);
     }
@@ -181,7 +185,7 @@ fn run_case(
             return Value::Object(r);
         }
         Err(e) => {
-            r.insert("decodeError".into(), Value::String(e));
+            r.insert("decodeError".into(), Value::String(e.to_string()));
             return Value::Object(r);
         }
     };
@@ -217,7 +221,7 @@ fn run_case(
         }
     };
     if let Some(e) = verdict.decode_error {
-        r.insert("decodeError".into(), Value::String(e));
+        r.insert("decodeError".into(), Value::String(e.to_string()));
         return Value::Object(r);
     }
     let reported: Vec<&String> = verdict

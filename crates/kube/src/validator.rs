@@ -22,7 +22,9 @@ use crate::error::Error;
 use crate::kubectl;
 use crate::load::load_file;
 use crate::pipeline::status::{Cause, Status};
-use crate::pipeline::{FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response};
+use crate::pipeline::{
+    DecodeError, FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response,
+};
 use crate::rules::{CelRuleStep, RuleStepError};
 use crate::version::KubeVersion;
 
@@ -391,7 +393,7 @@ pub struct Verdict {
     /// `duplicate field "<path>"` for each repeated key of a JSON body, in document order.
     pub duplicate_fields: Vec<String>,
     /// Why the object could not be decoded (it never reached validation).
-    pub decode_error: Option<String>,
+    pub decode_error: Option<DecodeError>,
     /// Whether CEL rules would have run but were skipped (an earlier step failed).
     pub rules_skipped: bool,
 }

@@ -274,22 +274,23 @@ fn check_matcher(m: &JsonValue, res: &CompiledRule) -> Result<(), String> {
     }
     if obj.get("noError").and_then(JsonValue::as_bool) == Some(true) {
         if let Some(e) = &res.error {
-            return Err(format!("expected no error, got {}", e.detail));
+            return Err(format!("expected no error, got {e}"));
         }
         if let Some(e) = &res.message_expression_error {
-            return Err(format!("expected no error, got {}", e.detail));
+            return Err(format!("expected no error, got {e}"));
         }
     }
     if let Some(t) = obj.get("errorType").and_then(JsonValue::as_str) {
         let e = res.error.as_ref().ok_or("expected an error, got none")?;
-        if error_type_name(e.type_) != t {
-            return Err(format!("error type {:?}, want {t}", e.type_));
+        if error_type_name(e.error_type()) != t {
+            return Err(format!("error type {:?}, want {t}", e.error_type()));
         }
     }
     if let Some(s) = obj.get("errorContains").and_then(JsonValue::as_str) {
         let e = res.error.as_ref().ok_or("expected an error, got none")?;
-        if !e.detail.contains(s) {
-            return Err(format!("error {:?} does not contain {s:?}", e.detail));
+        let detail = e.to_string();
+        if !detail.contains(s) {
+            return Err(format!("error {detail:?} does not contain {s:?}"));
         }
     }
     if let Some(t) = obj
@@ -300,10 +301,10 @@ fn check_matcher(m: &JsonValue, res: &CompiledRule) -> Result<(), String> {
             .message_expression_error
             .as_ref()
             .ok_or("expected a messageExpression error, got none")?;
-        if error_type_name(e.type_) != t {
+        if error_type_name(e.error_type()) != t {
             return Err(format!(
                 "messageExpression error type {:?}, want {t}",
-                e.type_
+                e.error_type()
             ));
         }
     }
@@ -315,10 +316,10 @@ fn check_matcher(m: &JsonValue, res: &CompiledRule) -> Result<(), String> {
             .message_expression_error
             .as_ref()
             .ok_or("expected a messageExpression error, got none")?;
-        if !e.detail.contains(s) {
+        let detail = e.to_string();
+        if !detail.contains(s) {
             return Err(format!(
-                "messageExpression error {:?} does not contain {s:?}",
-                e.detail
+                "messageExpression error {detail:?} does not contain {s:?}"
             ));
         }
     }
@@ -334,7 +335,7 @@ fn run_estimate(r: &JsonValue) -> Result<(), String> {
     let results = compile_root(r)?;
     let first = results.first().ok_or("no rule")?;
     if let Some(e) = &first.error {
-        return Err(format!("compile error: {}", e.detail));
+        return Err(format!("compile error: {e}"));
     }
     let got = first
         .max_cost

@@ -341,11 +341,11 @@ pub fn run(
     let version = crd.spec.versions.first().map_or("", |v| v.name.as_str());
     let kind_name = crd.spec.names.kind.as_str();
     if let Err(e) = decode::decode(&object, &kind.go_type) {
-        return bad_request(kind_name, version, e.to_string());
+        return bad_request(kind_name, version, e.into());
     }
     let pipeline = match Pipeline::with_prepared(crd, version, Arc::clone(&kind.prepared), None) {
         Ok(p) => p.as_builtin_kind(overlay::name_rule(&crd.spec.group, kind_name)),
-        Err(e) => return bad_request(kind_name, version, e.to_string()),
+        Err(e) => return bad_request(kind_name, version, e.into()),
     };
     let mut response = pipeline.run_with_duplicates(object, duplicates, operation, options);
     sort_unknown_fields(&mut response, kind_name, version);

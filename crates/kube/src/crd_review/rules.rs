@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::crd::CustomResourceDefinition;
-use crate::field::{BadValue, ErrorType, FieldError, Path, go_json};
+use crate::field::{BadValue, FieldError, Path, go_json};
 use crate::rules::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
 use crate::rules::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
 use crate::rules::field_path::valid_field_path;
@@ -581,19 +581,16 @@ impl Walker<'_> {
             });
         }
         if let Some(e) = &cr.error {
-            self.errors.push(if e.type_ == ErrorType::Required {
-                FieldError::required(rule_path.clone(), e.detail.clone())
-            } else {
-                FieldError::invalid(rule_path.clone(), rule_struct(r), e.detail.clone())
-            });
+            self.errors.push(FieldError::invalid(
+                rule_path.clone(),
+                rule_struct(r),
+                e.to_string(),
+            ));
         }
         let msg_path = at.child("messageExpression");
         if let Some(e) = &cr.message_expression_error {
-            self.errors.push(FieldError::invalid(
-                msg_path,
-                rule_struct(r),
-                e.detail.clone(),
-            ));
+            self.errors
+                .push(FieldError::invalid(msg_path, rule_struct(r), e.to_string()));
         } else if cr.message_expression.is_some() {
             let c = cr.message_expression_max_cost.unwrap_or(0);
             if !self.suppress_per_expression_cost && c > STATIC_ESTIMATED_COST_LIMIT {

@@ -74,7 +74,7 @@ pub fn compile(pattern: &str) -> EvalResult<Regex> {
 /// program is created, so an invalid one fails program creation with Go's
 /// error (`error parsing regexp: unexpected ): `)``), whether or not the call
 /// is ever evaluated. The first such error in `e`, if any.
-pub fn constant_pattern_error(e: &Expr) -> Option<String> {
+pub fn constant_pattern_error(e: &Expr) -> Option<cel::go::regexp::RegexError> {
     // Pre-order, receivers before arguments, left to right: the first invalid pattern written.
     e.preorder().find_map(|e| {
         let c = e.as_call()?;
@@ -84,7 +84,7 @@ pub fn constant_pattern_error(e: &Expr) -> Option<String> {
         let Some(Literal::String(p)) = c.args.first().and_then(Expr::as_literal) else {
             return None;
         };
-        Regex::new(p).err().map(|err| err.to_string())
+        Regex::new(p).err()
     })
 }
 
@@ -137,7 +137,9 @@ mod tests {
             .library(cel::library::Std)
             .library(RegexLib)
             .build();
-        let err = |src: &str| constant_pattern_error(&env.parse(src).unwrap().expr);
+        let err = |src: &str| {
+            constant_pattern_error(&env.parse(src).unwrap().expr).map(|e| e.to_string())
+        };
         assert_eq!(
             err("'a'.find(')') == '' || true").as_deref(),
             Some("error parsing regexp: unexpected ): `)`")

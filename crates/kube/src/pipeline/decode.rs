@@ -2,7 +2,13 @@
 //! `metadata` through the typed `ObjectMeta` (unknown keys reported, wrong types rejected with
 //! Go's `encoding/json` text).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Number, Value};
+
+use super::PipelineError;
+use crate::builtins::decode::DecodeError as UnmarshalError;
+use crate::field::FieldError;
 
 /// How deep a request body may nest: Go's `encoding/json` `maxNestingDepth`.
 pub const MAX_REQUEST_BODY_DEPTH: usize = 10_000;
@@ -11,7 +17,7 @@ pub const MAX_REQUEST_BODY_DEPTH: usize = 10_000;
 /// (`1.0`, `1e3`, `9223372036854775808`); a repeated key keeps its last value. Use
 /// [`super::json::parse`] to learn about repeated keys.
 #[cfg(test)]
-pub(crate) fn parse_json(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_json(text: &str) -> Result<Value, DecodeError> {
     super::json::parse(text).map(|p| p.value)
 }
 
@@ -19,6 +25,58 @@ pub(crate) fn parse_json(text: &str) -> Result<Value, String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("JSON nests deeper than {MAX_REQUEST_BODY_DEPTH} levels")]
 pub struct TooDeep;
+
+/// Go's `encoding/json.SyntaxError`: the scanner's message and the number of bytes read before
+/// the error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct JsonSyntaxError {
+    /// The scanner's text (`invalid character '}' after array element`, ...).
+    pub message: String,
+    /// Bytes read before the error (Go's `Offset`).
+    pub offset: usize,
+}
+
+/// Why a request body never reached validation: the 400 BadRequest (or, for the stored object of
+/// an update, the 500) the API server answers, printed with the server's text.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// The body is not JSON: `encoding/json` fails reading its kind
+    /// (`SimpleMetaFactory.Interpret`).
+    #[error("couldn't get version/kind; json parse error: {0}")]
+    Syntax(JsonSyntaxError),
+    /// Go reads the body but serde_json refuses it (nesting beyond 128 levels, numbers beyond
+    /// `float64`): serde_json's error.
+    #[error("{0}")]
+    Json(Arc<serde_json::Error>),
+    /// The body nests deeper than [`MAX_REQUEST_BODY_DEPTH`].
+    #[error(transparent)]
+    TooDeep(#[from] TooDeep),
+    /// The body is not a JSON object (`runtime.NewMissingKindErr` of the unstructured decoder):
+    /// the body as Go prints it.
+    #[error("Object 'Kind' is missing in '{0}'")]
+    KindMissing(String),
+    /// A value does not fit the Go type it is decoded into (`metadata` as `ObjectMeta`, or a
+    /// built-in kind's typed struct).
+    #[error(transparent)]
+    Unmarshal(#[from] UnmarshalError),
+    /// An embedded resource (`x-kubernetes-embedded-resource`) that does not decode.
+    #[error("{0}")]
+    Embedded(Box<FieldError>),
+    /// The built-in kind's pipeline could not be configured.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// The stored object of an update does not decode (the server's 500).
+    #[error("stored object: {0}")]
+    Stored(Box<DecodeError>),
+}
+
+impl PartialEq for DecodeError {
+    /// Equal when they print the same text (serde_json's error has no equality).
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
 
 /// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.
 pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), TooDeep> {
@@ -119,14 +177,17 @@ fn json_kind(v: &Value) -> String {
     }
 }
 
-fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> String {
-    let kind = match v {
+fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> UnmarshalError {
+    let value = match v {
         Value::Number(_) => "number".to_string(),
         _ => json_kind(v),
     };
-    format!(
-        "json: cannot unmarshal {kind} into Go struct field ObjectMeta.{field} of type {go_type}"
-    )
+    UnmarshalError::Field {
+        value,
+        struct_name: "ObjectMeta".into(),
+        path: field.into(),
+        go_type: go_type.into(),
+    }
 }
 
 /// The typed `ObjectMeta` decoded from `metadata`: the normalised map (zero values dropped, as
@@ -139,7 +200,7 @@ pub(crate) struct DecodedMeta {
 }
 
 /// Decodes `metadata` (`parent` is the path of the object holding it, empty at the root).
-pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta, String> {
+pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta, UnmarshalError> {
     let prefix = if parent.is_empty() {
         "metadata".to_string()
     } else {
@@ -152,10 +213,10 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
                 unknown: Vec::new(),
             });
         }
-        return Err(format!(
-            "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
-            json_kind(v)
-        ));
+        return Err(UnmarshalError::Value {
+            value: json_kind(v),
+            go_type: "v1.ObjectMeta".into(),
+        });
     };
     let mut meta = Map::new();
     let mut unknown = Vec::new();
@@ -175,10 +236,15 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
             GoType::Int64 => match val {
                 Value::Number(n) if !n.is_f64() => n.as_i64() != Some(0) || k != "generation",
                 Value::Number(n) => {
-                    return Err(format!(
-                        "json: cannot unmarshal number {} into Go struct field ObjectMeta.{k} of type int64",
-                        crate::field::go_json(&Value::Number(n.clone()))
-                    ));
+                    return Err(UnmarshalError::Field {
+                        value: format!(
+                            "number {}",
+                            crate::field::go_json(&Value::Number(n.clone()))
+                        ),
+                        struct_name: "ObjectMeta".into(),
+                        path: k.clone(),
+                        go_type: "int64".into(),
+                    });
                 }
                 _ => return Err(unmarshal_error(val, k, ty.name())),
             },
@@ -251,7 +317,9 @@ mod tests {
             decode_object_meta(&json!({"name": "a", "foo": 1, "labels": {}}), "").expect("meta");
         assert_eq!(d.unknown, ["metadata.foo"]);
         assert_eq!(Value::Object(d.meta), json!({"name": "a"}));
-        let e = decode_object_meta(&json!({"labels": "x"}), "").err();
+        let e = decode_object_meta(&json!({"labels": "x"}), "")
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(
             e.as_deref(),
             Some(

@@ -13,6 +13,8 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
+use super::decode::DecodeError;
+
 /// A decoded body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parsed {
@@ -72,7 +74,7 @@ impl Context {
 /// `runtime/serializer/json/meta.go`), so the text is Go's syntax error behind `couldn't get
 /// version/kind; json parse error: ` (a UTF-8 byte-order mark is such an error). What Go reads
 /// but serde_json refuses (nesting beyond 128, numbers beyond `float64`) keeps serde_json's text.
-pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(text: &str) -> Result<Parsed, DecodeError> {
     let mut ctx = Context {
         path: Vec::new(),
         duplicates: Vec::new(),
@@ -87,8 +89,8 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
             duplicates: ctx.duplicates,
         }),
         Err(e) => Err(match super::json_syntax::check(text.as_bytes()) {
-            Some(go) => format!("couldn't get version/kind; json parse error: {go}"),
-            None => e.to_string(),
+            Some(go) => DecodeError::Syntax(go),
+            None => DecodeError::Json(std::sync::Arc::new(e)),
         }),
     }
 }
@@ -248,7 +250,7 @@ mod tests {
     #[test]
     fn syntax_errors_in_go_text() {
         assert_eq!(
-            parse("\u{feff}{}").err().as_deref(),
+            parse("\u{feff}{}").err().map(|e| e.to_string()).as_deref(),
             Some(
                 "couldn't get version/kind; json parse error: invalid character 'ï' looking for beginning of value"
             )

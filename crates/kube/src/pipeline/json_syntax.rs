@@ -7,6 +7,7 @@
 //! Latin-1 code point (`quoteChar`). Nesting beyond Go's limit (10000) is an error, as in Go; the
 //! state stack is the only allocation and that limit bounds it.
 
+use super::decode::JsonSyntaxError;
 use crate::go::fmt::quote;
 
 /// Go's `maxNestingDepth` (`encoding/json` `scanner.go`).
@@ -277,30 +278,37 @@ impl Scanner {
 
 /// Go's `checkValid`: `None` when `data` is one well-formed JSON value (with surrounding
 /// white space), else the error `json.Unmarshal` would return.
-pub fn check(data: &[u8]) -> Option<String> {
+pub fn check(data: &[u8]) -> Option<JsonSyntaxError> {
     let mut s = Scanner {
         state: State::BeginValue,
         stack: Vec::new(),
     };
-    for &c in data {
-        if let Err(e) = s.step(c) {
-            return Some(e);
+    for (i, &c) in data.iter().enumerate() {
+        if let Err(message) = s.step(c) {
+            return Some(JsonSyntaxError {
+                message,
+                offset: i + 1,
+            });
         }
     }
     // Go's `eof`: a final space ends a number or a literal that has no closing byte.
     if s.state == State::EndTop {
         return None;
     }
-    match s.step(b' ') {
-        Err(e) => Some(e),
-        Ok(()) if s.state == State::EndTop => None,
-        Ok(()) => Some("unexpected end of JSON input".into()),
-    }
+    let message = match s.step(b' ') {
+        Err(e) => e,
+        Ok(()) if s.state == State::EndTop => return None,
+        Ok(()) => "unexpected end of JSON input".into(),
+    };
+    Some(JsonSyntaxError {
+        message,
+        offset: data.len(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::{JsonSyntaxError, check};
 
     #[test]
     fn valid_values() {
@@ -374,11 +382,15 @@ mod tests {
             ),
             ("01", "invalid character '1' after top-level value"),
         ] {
-            assert_eq!(check(bad.as_bytes()).as_deref(), Some(want), "{bad:?}");
+            assert_eq!(
+                check(bad.as_bytes()).map(|e| e.message).as_deref(),
+                Some(want),
+                "{bad:?}"
+            );
         }
         // A byte that is not a character: Go names its Latin-1 code point.
         assert_eq!(
-            check(b"[\x85]").as_deref(),
+            check(b"[\x85]").map(|e| e.message).as_deref(),
             Some("invalid character '\\u0085' looking for beginning of value")
         );
     }
@@ -387,8 +399,11 @@ mod tests {
     fn nesting_is_bounded_as_in_go() {
         let deep = "[".repeat(10_001);
         assert_eq!(
-            check(deep.as_bytes()).as_deref(),
-            Some("invalid character '[' exceeded max depth")
+            check(deep.as_bytes()),
+            Some(JsonSyntaxError {
+                message: "invalid character '[' exceeded max depth".into(),
+                offset: 10_001
+            })
         );
         let ok = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert_eq!(check(ok.as_bytes()), None);

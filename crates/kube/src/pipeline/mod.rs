@@ -39,6 +39,7 @@ use crate::crd::{CustomResourceDefinition, CustomResourceDefinitionVersion};
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::schema_props::JsonSchemaProps;
 pub use crate::version::KubeVersion;
+pub use decode::DecodeError;
 use objectmeta::{NameRule, NamespaceRule};
 use openapi::{Patterns, SchemaValidator};
 use prepare::{meta_str, set_meta};
@@ -138,7 +139,7 @@ pub struct Response {
     /// `unknown field "<path>"` for each pruned field, in Kubernetes' order.
     pub unknown_fields: Vec<String>,
     /// A decode error (the object never reached validation).
-    pub decode_error: Option<String>,
+    pub decode_error: Option<DecodeError>,
     /// The object after decoding, defaulting and the strategy's preparation.
     pub object: Option<Value>,
     /// The `metav1.Status` answered (success, or the failure with its causes).
@@ -151,7 +152,7 @@ pub struct Response {
 
 /// The 400 BadRequest of a body that cannot be decoded into `kind` of `version`
 /// (`transformDecodeError`).
-pub(crate) fn bad_request(kind: &str, version: &str, e: String) -> Response {
+pub(crate) fn bad_request(kind: &str, version: &str, e: DecodeError) -> Response {
     Response {
         duplicate_fields: Vec::new(),
         unknown_fields: Vec::new(),
@@ -424,13 +425,10 @@ impl<'a> Pipeline<'a> {
 
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
     /// coercion, defaults. Returns the object and the unknown-field paths.
-    pub(crate) fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), String> {
-        decode::normalize_numbers(&mut obj, 0).map_err(|e| e.to_string())?;
+    pub(crate) fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), DecodeError> {
+        decode::normalize_numbers(&mut obj, 0)?;
         let Value::Object(root) = &mut obj else {
-            return Err(format!(
-                "Object 'Kind' is missing in '{}'",
-                crate::field::go_json(&obj)
-            ));
+            return Err(DecodeError::KindMissing(crate::field::go_json(&obj)));
         };
         let mut unknown = Vec::new();
         if let Some(meta) = root.get("metadata") {
@@ -452,7 +450,7 @@ impl<'a> Pipeline<'a> {
                 &mut embedded_unknown,
                 0,
             )
-            .map_err(|e| e.to_string())?;
+            .map_err(DecodeError::Embedded)?;
             unknown.extend(embedded_unknown);
         }
         prune::apply_defaults(&mut obj, self.schema(), 0);
@@ -474,7 +472,7 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    fn bad_request(&self, e: String) -> Response {
+    fn bad_request(&self, e: DecodeError) -> Response {
         bad_request(self.kind(), &self.version.name, e)
     }
 
@@ -539,9 +537,9 @@ impl<'a> Pipeline<'a> {
                         return Response {
                             duplicate_fields,
                             unknown_fields,
-                            decode_error: Some(format!("stored object: {e}")),
+                            status: Status::failure(500, "InternalError", e.to_string()),
+                            decode_error: Some(DecodeError::Stored(Box::new(e))),
                             object: None,
-                            status: Status::failure(500, "InternalError", e),
                             warnings,
                             rules_skipped: false,
                         };

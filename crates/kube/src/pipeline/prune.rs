@@ -302,7 +302,7 @@ fn coerce_embedded_meta(
                 return Err(Box::new(FieldError::invalid(
                     path.to_path().child("metadata"),
                     BadValue::Json(meta.clone()),
-                    e,
+                    e.to_string(),
                 )));
             }
         }

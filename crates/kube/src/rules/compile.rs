@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use cel::checker::CheckedAst;
 use cel::syntax::{Expr, ExprKind};
-use cel::{Env, Program, Type};
+use cel::{Env, Program, Type, cost};
 
 use super::env::{EnvKind, EnvSpec, ExtraLibrary};
 use super::estimate;
@@ -102,35 +102,46 @@ impl EnvLoader {
     }
 }
 
-/// A compile error of a rule or messageExpression: the error type Kubernetes reports it with
-/// (`Invalid`, or `Internal` for the "impossible" cases) and the detail text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleError {
-    /// `Invalid`, or `Internal` for the cases Kubernetes treats as impossible.
-    pub type_: ErrorType,
-    /// The detail text.
-    pub detail: String,
+/// A compile error of a rule or of its messageExpression (`CompilationResult.Error` of
+/// apiextensions-apiserver's `cel/compilation.go`), printed with the server's detail text.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum RuleError {
+    /// The rule does not parse or type-check.
+    #[error("compilation failed: {0}")]
+    Compile(ExpressionError),
+    /// The rule's type is not `bool`.
+    #[error("cel expression must evaluate to a bool")]
+    NotBool,
+    /// The rule does not plan (`env.Program`).
+    #[error("program instantiation failed: {0}")]
+    Instantiation(ExpressionError),
+    /// The cost estimator failed on the rule (an "impossible" case: `Internal`).
+    #[error("cost estimation failed: {0}")]
+    CostEstimation(cost::EstimateError),
+    /// The messageExpression does not parse or type-check.
+    #[error("messageExpression compilation failed: {0}")]
+    MessageCompile(ExpressionError),
+    /// The messageExpression's type is not `string`.
+    #[error("messageExpression must evaluate to a string")]
+    MessageNotString,
+    /// The messageExpression does not plan.
+    #[error("messageExpression instantiation failed: {0}")]
+    MessageInstantiation(ExpressionError),
+    /// The cost estimator failed on the messageExpression (`Internal`).
+    #[error("cost estimation failed for messageExpression: {0}")]
+    MessageCostEstimation(cost::EstimateError),
 }
 
 impl RuleError {
-    fn invalid(detail: impl Into<String>) -> Self {
-        RuleError {
-            type_: ErrorType::Invalid,
-            detail: detail.into(),
+    /// The error type Kubernetes reports it with: `Internal` for the cases it treats as
+    /// impossible (cost estimation), `Invalid` otherwise.
+    pub fn error_type(&self) -> ErrorType {
+        match self {
+            RuleError::CostEstimation(_) | RuleError::MessageCostEstimation(_) => {
+                ErrorType::Internal
+            }
+            _ => ErrorType::Invalid,
         }
-    }
-
-    fn internal(detail: impl Into<String>) -> Self {
-        RuleError {
-            type_: ErrorType::Internal,
-            detail: detail.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for RuleError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.detail)
     }
 }
 
@@ -209,7 +220,7 @@ pub enum ExpressionError {
     /// A constant pattern of Kubernetes' `find`/`findAll` that does not compile
     /// (`library/regex.go`'s compile-time check): Go's regexp error text.
     #[error("{0}")]
-    Pattern(String),
+    Pattern(cel::go::regexp::RegexError),
     /// The planner's issues (cel-go's `env.Program` error): messages sorted, joined by `; `.
     #[error("{}", planner_messages(.0))]
     Plan(cel::Issues),
@@ -333,7 +344,7 @@ fn compile_rule(
     let checked = match check_expression(env, &rule.rule) {
         Ok(c) => c,
         Err(text) => {
-            out.error = Some(RuleError::invalid(format!("compilation failed: {text}")));
+            out.error = Some(RuleError::Compile(text));
             return out;
         }
     };
@@ -342,23 +353,21 @@ fn compile_rule(
         .as_ref()
         .is_some_and(|t| *t != Type::Bool)
     {
-        out.error = Some(RuleError::invalid("cel expression must evaluate to a bool"));
+        out.error = Some(RuleError::NotBool);
         return out;
     }
     out.uses_old_self = checked.uses_old_self;
     let program = match plan(env, &checked) {
         Ok(p) => p,
         Err(text) => {
-            out.error = Some(RuleError::invalid(format!(
-                "program instantiation failed: {text}"
-            )));
+            out.error = Some(RuleError::Instantiation(text));
             return out;
         }
     };
     match estimate::max_cost(env, checked.checked.as_ref(), decl, version) {
         Ok(c) => out.max_cost = c,
         Err(e) => {
-            out.error = Some(RuleError::internal(format!("cost estimation failed: {e}")));
+            out.error = Some(RuleError::CostEstimation(e));
             return out;
         }
     }
@@ -370,9 +379,7 @@ fn compile_rule(
         let checked = match check_expression(env, &rule.message_expression) {
             Ok(c) => c,
             Err(text) => {
-                out.message_expression_error = Some(RuleError::invalid(format!(
-                    "messageExpression compilation failed: {text}"
-                )));
+                out.message_expression_error = Some(RuleError::MessageCompile(text));
                 return out;
             }
         };
@@ -381,26 +388,20 @@ fn compile_rule(
             .as_ref()
             .is_some_and(|t| *t != Type::String)
         {
-            out.message_expression_error = Some(RuleError::invalid(
-                "messageExpression must evaluate to a string",
-            ));
+            out.message_expression_error = Some(RuleError::MessageNotString);
             return out;
         }
         let program = match plan(env, &checked) {
             Ok(p) => p,
             Err(text) => {
-                out.message_expression_error = Some(RuleError::invalid(format!(
-                    "messageExpression instantiation failed: {text}"
-                )));
+                out.message_expression_error = Some(RuleError::MessageInstantiation(text));
                 return out;
             }
         };
         match estimate::max_cost(env, checked.checked.as_ref(), decl, version) {
             Ok(c) => out.message_expression_max_cost = c,
             Err(e) => {
-                out.message_expression_error = Some(RuleError::internal(format!(
-                    "cost estimation failed for messageExpression: {e}"
-                )));
+                out.message_expression_error = Some(RuleError::MessageCostEstimation(e));
                 return out;
             }
         }
@@ -560,10 +561,9 @@ mod tests {
         assert!(rules[1].program.is_none() && rules[1].error.is_none());
         let e = rules[2].error.as_ref().expect("syntax error");
         assert!(
-            e.detail
+            e.to_string()
                 .starts_with("compilation failed: ERROR: <input>:1:9: Syntax error:"),
-            "{}",
-            e.detail
+            "{e}"
         );
         assert!(rules[3].uses_old_self);
         assert_eq!(rules[3].normalized_field_path, "m[k]");
@@ -573,7 +573,7 @@ mod tests {
             .as_ref()
             .expect("bad message");
         assert!(
-            me.detail
+            me.to_string()
                 .starts_with("messageExpression compilation failed: ERROR:")
         );
         assert!(

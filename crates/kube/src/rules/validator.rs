@@ -339,7 +339,7 @@ impl SchemaRules {
                 out.errors.push(FieldError::invalid(
                     path.clone(),
                     self.schema_type(),
-                    format!("rule compile error: {}", e.detail),
+                    format!("rule compile error: {e}"),
                 ));
                 continue;
             }
