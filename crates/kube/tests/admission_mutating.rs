@@ -268,7 +268,8 @@ fn run_dispatcher(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> R
 }
 
 fn run_apply(record: &Value, schema: &JsonSchemaProps) -> Result<(), String> {
-    let mut got = smd::apply(schema, &record["object"], &record["patch"]).map_err(|e| e.0)?;
+    let mut got =
+        smd::apply(schema, &record["object"], &record["patch"]).map_err(|e| e.to_string())?;
     if let Some(o) = got.as_object_mut() {
         o.remove("apiVersion");
         o.remove("kind");

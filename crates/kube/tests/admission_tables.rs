@@ -187,8 +187,8 @@ fn run_matching(registry: &Registry, r: &Value) -> Result<(), String> {
     };
     let got = matches(&attr, &criteria, registry);
     let matched = match (got, r["error"].as_str()) {
-        (Err(e), Some(want)) if e.0.contains(want) => return Ok(()),
-        (Err(e), _) => return Err(format!("unexpected error {:?}", e.0)),
+        (Err(e), Some(want)) if e.to_string().contains(want) => return Ok(()),
+        (Err(e), _) => return Err(format!("unexpected error {:?}", e.to_string())),
         (Ok(_), Some(want)) => return Err(format!("no error, expected one containing {want:?}")),
         (Ok(m), None) => m,
     };

@@ -18,7 +18,7 @@ use super::model::{
     ValidatingAdmissionPolicyBinding, ValidationAction,
 };
 use super::request::{Attributes, namespace_json, request_json};
-use super::selector::Selector;
+use super::selector::{Selector, SelectorError};
 use crate::field::go_json;
 use crate::pipeline::status::{Cause, Details, Status};
 use crate::rules::EnvKind;
@@ -475,6 +475,40 @@ pub trait Params {
     fn param_objects(&self, api_version: &str, kind: &str, namespace: Option<&str>) -> Vec<Value>;
 }
 
+/// Why a binding's params cannot be collected (`generic.CollectParams`,
+/// `apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go`), with its texts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamsError {
+    /// The policy's `paramKind` names no known kind.
+    #[error("paramKind kind `&ParamKind{{APIVersion:{api_version},Kind:{kind},}}` not known")]
+    UnknownKind {
+        /// `paramKind.apiVersion`.
+        api_version: String,
+        /// `paramKind.kind`.
+        kind: String,
+    },
+    /// A namespaced `paramKind` with neither `paramRef.namespace` nor a namespaced request.
+    #[error(
+        "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
+    )]
+    NoNamespace,
+    /// `paramRef.namespace` for a cluster-scoped `paramKind`.
+    #[error("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")]
+    ClusterScopedNamespace,
+    /// Both `paramRef.name` and `paramRef.selector`.
+    #[error("paramRef.name and paramRef.selector are mutually exclusive")]
+    NameAndSelector,
+    /// A `paramRef.selector` that does not parse.
+    #[error("{0}")]
+    Selector(SelectorError),
+    /// Neither `paramRef.name` nor `paramRef.selector`.
+    #[error("one of name or selector must be provided")]
+    NoNameOrSelector,
+    /// No param found under `parameterNotFoundAction: Deny`.
+    #[error("no params found for policy binding with `Deny` parameterNotFoundAction")]
+    NotFound,
+}
+
 /// `generic.CollectParams` for a policy's `paramKind` and a binding's `paramRef` (shared with
 /// mutating policies): `Ok(None)` stands for the single nil param.
 pub fn collect_params(
@@ -482,15 +516,15 @@ pub fn collect_params(
     param_ref: Option<&ParamRef>,
     namespace: &str,
     params: &dyn Params,
-) -> Result<Vec<Option<Value>>, String> {
+) -> Result<Vec<Option<Value>>, ParamsError> {
     let (Some(kind), Some(r)) = (param_kind, param_ref) else {
         return Ok(vec![None]);
     };
     let Some(namespaced) = params.param_scope(&kind.api_version, &kind.kind) else {
-        return Err(format!(
-            "paramKind kind `&ParamKind{{APIVersion:{},Kind:{},}}` not known",
-            kind.api_version, kind.kind
-        ));
+        return Err(ParamsError::UnknownKind {
+            api_version: kind.api_version.clone(),
+            kind: kind.kind.clone(),
+        });
     };
     let store_namespace = if namespaced {
         let ns = if r.namespace.is_empty() {
@@ -499,23 +533,19 @@ pub fn collect_params(
             &r.namespace
         };
         if ns.is_empty() {
-            return Err(
-                "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources".into(),
-            );
+            return Err(ParamsError::NoNamespace);
         }
         Some(ns)
     } else {
         None
     };
     if !r.namespace.is_empty() && !namespaced {
-        return Err(
-            "paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into(),
-        );
+        return Err(ParamsError::ClusterScopedNamespace);
     }
     let candidates = params.param_objects(&kind.api_version, &kind.kind, store_namespace);
     let found: Vec<Value> = if !r.name.is_empty() {
         if r.selector.is_some() {
-            return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
+            return Err(ParamsError::NameAndSelector);
         }
         candidates
             .into_iter()
@@ -523,18 +553,16 @@ pub fn collect_params(
             .take(1)
             .collect()
     } else if let Some(sel) = &r.selector {
-        let s = Selector::parse(sel).map_err(|e| e.0)?;
+        let s = Selector::parse(sel).map_err(ParamsError::Selector)?;
         candidates
             .into_iter()
             .filter(|o| s.matches(&super::request::labels(o)))
             .collect()
     } else {
-        return Err("one of name or selector must be provided".into());
+        return Err(ParamsError::NoNameOrSelector);
     };
     if found.is_empty() && r.parameter_not_found_action == Some(ParameterNotFoundAction::Deny) {
-        return Err(
-            "no params found for policy binding with `Deny` parameterNotFoundAction".into(),
-        );
+        return Err(ParamsError::NotFound);
     }
     Ok(found.into_iter().map(Some).collect())
 }
@@ -615,25 +643,26 @@ pub fn dispatch(
     let mut last_request: Option<(super::matching::Matched, CelValue)> = None;
     for (policy, bindings) in policies {
         let name = policy.policy.metadata.name.clone();
-        let config_error = |answer: &mut Answer, binding: Option<&str>, err: String| {
-            if policy.failure_policy() == FailurePolicy::Ignore {
-                return;
-            }
-            let message = match binding {
-                None => format!("failed to configure policy: {err}"),
-                Some(_) => format!("failed to configure binding: {err}"),
+        let config_error =
+            |answer: &mut Answer, binding: Option<&str>, err: &dyn std::fmt::Display| {
+                if policy.failure_policy() == FailurePolicy::Ignore {
+                    return;
+                }
+                let message = match binding {
+                    None => format!("failed to configure policy: {err}"),
+                    Some(_) => format!("failed to configure binding: {err}"),
+                };
+                answer.denied.push(Denial {
+                    policy: name.clone(),
+                    binding: binding.map(str::to_string),
+                    decision: Decision {
+                        deny: true,
+                        evaluation: Evaluation::Error,
+                        message,
+                        reason: String::new(),
+                    },
+                });
             };
-            answer.denied.push(Denial {
-                policy: name.clone(),
-                binding: binding.map(str::to_string),
-                decision: Decision {
-                    deny: true,
-                    evaluation: Evaluation::Error,
-                    message,
-                    reason: String::new(),
-                },
-            });
-        };
         if bindings.is_empty() {
             continue;
         }
@@ -643,7 +672,7 @@ pub fn dispatch(
             cluster,
         ) {
             Err(e) => {
-                config_error(&mut answer, None, e.0);
+                config_error(&mut answer, None, &e);
                 continue;
             }
             Ok(None) => continue,
@@ -663,7 +692,7 @@ pub fn dispatch(
             let bname = binding.metadata.name.as_str();
             match binding_matches(attr, binding.spec.match_resources.as_ref(), cluster) {
                 Err(e) => {
-                    config_error(&mut answer, Some(bname), e.0);
+                    config_error(&mut answer, Some(bname), &e);
                     continue;
                 }
                 Ok(false) => continue,
@@ -677,7 +706,7 @@ pub fn dispatch(
             ) {
                 Ok(p) => p,
                 Err(e) => {
-                    config_error(&mut answer, Some(bname), e);
+                    config_error(&mut answer, Some(bname), &e);
                     continue;
                 }
             };

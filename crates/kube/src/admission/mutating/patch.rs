@@ -179,8 +179,8 @@ pub fn apply(
             let mut patched = go_numbers(object.clone());
             match json_patch::apply(&mut patched, &ops) {
                 Ok(()) => {}
-                Err(PatchError::TestFailed(_)) => return Ok(object.clone()),
-                Err(PatchError::Failed(e)) => {
+                Err(PatchError::TestFailed { .. }) => return Ok(object.clone()),
+                Err(e) => {
                     return Err(Failure::Policy(format!("JSON Patch: {e}")));
                 }
             }
