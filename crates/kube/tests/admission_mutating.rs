@@ -28,13 +28,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use kcel_kube::KubeVersion;
-use kcel_kube::admission::mutating::evaluate::{Activation, Bindings};
+use kcel_kube::admission::evaluate::Bindings;
 use kcel_kube::admission::mutating::patch::{self, Failure, Target};
 use kcel_kube::admission::mutating::{
-    CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, RUNTIME_CEL_COST_BUDGET,
-    Request, mutate, smd,
+    CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, Request, mutate, smd,
 };
 use kcel_kube::builtins::{BuiltinKind, Builtins};
+use kcel_kube::rules::env::RUNTIME_CEL_COST_BUDGET;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Value, json};
@@ -153,19 +153,26 @@ fn run(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> Result<(), S
     let mut object = get("object");
     let mut error = None;
     for mutation in &compiled.mutations {
+        let cel = |k: &str| cel::Value::from_json(&get(k));
         let bindings = Bindings {
-            object: object.clone(),
-            old_object: get("oldObject"),
-            request: get("request"),
-            namespace_object: get("namespaceObject"),
-            params: get("params"),
+            object: cel::Value::from_json(&object),
+            old_object: cel("oldObject"),
+            request: cel("request"),
+            namespace: cel("namespaceObject"),
+            params: cel("params"),
         };
-        let activation = Activation::new(&compiled, &bindings);
         let mut budget = RUNTIME_CEL_COST_BUDGET;
-        match patch::apply(mutation, &activation, &object, target, &mut budget) {
+        match patch::apply(
+            mutation,
+            &compiled.variables,
+            &bindings,
+            &object,
+            target,
+            &mut budget,
+        ) {
             Ok(o) => object = o,
             Err(Failure::Policy(e)) => {
-                error = Some(e);
+                error = Some(e.to_string());
                 break;
             }
             Err(Failure::Status(s)) => {

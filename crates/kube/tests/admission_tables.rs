@@ -99,6 +99,7 @@ fn run_compile(r: &Value) -> Result<(), String> {
     let optional = Optional {
         params: r["hasParams"].as_bool().unwrap_or(false),
         authorizer: r["hasAuthorizer"].as_bool().unwrap_or(false),
+        patch_types: false,
     };
     let expression = r["expression"].as_str().ok_or("no expression")?;
     let result = compiler.compile(expression, returns, optional);

@@ -75,6 +75,7 @@ pub fn validate_policy(p: &ValidatingAdmissionPolicy, version: KubeVersion) -> V
     let optional = Optional {
         params: has_params,
         authorizer: true,
+        patch_types: false,
     };
     let kind = EnvKind::NewExpressions;
     let mut compiler = if spec.variables.is_empty() {
@@ -191,6 +192,7 @@ pub fn validate_policy(p: &ValidatingAdmissionPolicy, version: KubeVersion) -> V
             let message_optional = Optional {
                 params: has_params,
                 authorizer: false,
+                patch_types: false,
             };
             errs.extend(compiled(
                 &compiler,

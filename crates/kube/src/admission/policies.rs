@@ -183,7 +183,7 @@ impl PolicySet {
         old: Option<&Value>,
         operation: Operation,
         request_namespace: Option<&str>,
-    ) -> Option<Result<mutating::Outcome, StatusError>> {
+    ) -> Option<Result<mutating::Mutated, StatusError>> {
         if self.mutating.is_empty() {
             return None;
         }

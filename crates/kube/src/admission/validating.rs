@@ -51,26 +51,16 @@ impl CompiledPolicy {
         let optional = Optional {
             params: policy.spec.param_kind.is_some(),
             authorizer: true,
+            patch_types: false,
         };
         let message_optional = Optional {
             authorizer: false,
             ..optional
         };
         let mut compiler = Compiler::new(version, EnvKind::StoredExpressions);
-        let variables: Arc<[Variable]> = policy
-            .spec
-            .variables
-            .iter()
-            .map(|v| Variable {
-                name: v.name.clone(),
-                compiled: compiler.compile_variable(&v.name, &v.expression, optional),
-            })
-            .collect();
+        let variables = Variable::compile_all(&mut compiler, &policy.spec.variables, optional);
         let expression = |text: &str, returns: ReturnTypes, optional: Optional| {
-            Some(Expression {
-                text: text.to_string(),
-                compiled: compiler.compile(text, returns, optional),
-            })
+            Some(Expression::compile(&compiler, text, returns, optional))
         };
         let match_conditions = policy
             .spec
