@@ -14,7 +14,7 @@
 //! | `variables` | `kubernetes.variables`, one field per variable compiled so far (`NewCompositedCompiler`) |
 //!
 //! With [`Optional::patch_types`] (`HasPatchTypes`: a MutatingAdmissionPolicy's mutations), the
-//! `JSONPatch` and `Object...` types ([`super::mutating::types`]) and the `jsonpatch` library
+//! `JSONPatch` and `Object...` types (`mutating::types`) and the `jsonpatch` library
 //! are added (`hasPatchTypes`).
 //!
 //! [`Compiler::compile`] is `CompileCELExpression`: compile, then the result type must be one of

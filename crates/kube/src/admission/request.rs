@@ -135,7 +135,7 @@ impl Attributes {
 }
 
 /// `metadata.labels` of an object (string values only).
-pub fn labels(object: &Value) -> BTreeMap<String, String> {
+pub(crate) fn labels(object: &Value) -> BTreeMap<String, String> {
     object
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
@@ -149,7 +149,7 @@ pub fn labels(object: &Value) -> BTreeMap<String, String> {
 
 /// The `request` variable for `attr` matched as `kind`/`resource` (the equivalent kind and
 /// resource a rule matched; the request's own are `requestKind`/`requestResource`).
-pub fn request_json(
+pub(crate) fn request_json(
     attr: &Attributes,
     resource: &GroupVersionResource,
     kind: &GroupVersionKind,
@@ -201,7 +201,7 @@ pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 /// A Namespace document as the server stores it: the name label, `spec.finalizers`
 /// `[kubernetes]` and `status.phase` `Active` when absent (`pkg/registry/core/namespace`).
-pub fn stored_namespace(doc: &Value) -> Value {
+pub(crate) fn stored_namespace(doc: &Value) -> Value {
     let mut ns = doc.clone();
     let name = ns
         .pointer("/metadata/name")
@@ -230,13 +230,13 @@ pub fn stored_namespace(doc: &Value) -> Value {
 }
 
 /// A namespace known only by name: what the server stores for `Namespace{name}`.
-pub fn namespace_named(name: &str) -> Value {
+pub(crate) fn namespace_named(name: &str) -> Value {
     stored_namespace(&json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
 }
 
 /// The `namespaceObject` variable (`CreateNamespaceObject`): the stored namespace with only
 /// the metadata fields the plugin copies.
-pub fn namespace_json(namespace: &Value) -> Value {
+pub(crate) fn namespace_json(namespace: &Value) -> Value {
     const KEPT: [&str; 12] = [
         "name",
         "generateName",

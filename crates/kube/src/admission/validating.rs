@@ -35,7 +35,7 @@ pub const VALIDATION_FAILURE_ANNOTATION: &str =
 
 /// A policy with its expressions compiled as the plugin compiles them (stored expressions).
 #[derive(Clone, Debug)]
-pub struct CompiledPolicy {
+pub(crate) struct CompiledPolicy {
     /// The policy as decoded.
     pub policy: ValidatingAdmissionPolicy,
     variables: Arc<[Variable]>,
@@ -112,50 +112,6 @@ impl CompiledPolicy {
             .spec
             .failure_policy
             .unwrap_or(FailurePolicy::Fail)
-    }
-
-    /// The compile errors of every expression, with the field they are in
-    /// (`spec.validations[0].expression`, …): what `status.typeChecking`-free compilation of
-    /// the stored policy reports.
-    pub fn compile_errors(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for (i, v) in self.variables.iter().enumerate() {
-            if let Err(e) = &v.compiled {
-                out.push((format!("spec.variables[{i}].expression"), e.to_string()));
-            }
-        }
-        let mut list =
-            |field: &str, member: &str, exprs: &mut dyn Iterator<Item = Option<&Expression>>| {
-                for (i, e) in exprs.enumerate() {
-                    if let Some(Expression {
-                        compiled: Err(err), ..
-                    }) = e
-                    {
-                        out.push((format!("spec.{field}[{i}].{member}"), err.to_string()));
-                    }
-                }
-            };
-        list(
-            "matchConditions",
-            "expression",
-            &mut self.match_conditions.iter().map(|(_, e)| e.as_ref()),
-        );
-        list(
-            "validations",
-            "expression",
-            &mut self.validations.iter().map(Option::as_ref),
-        );
-        list(
-            "validations",
-            "messageExpression",
-            &mut self.messages.iter().map(Option::as_ref),
-        );
-        list(
-            "auditAnnotations",
-            "valueExpression",
-            &mut self.audit_annotations.iter().map(Option::as_ref),
-        );
-        out
     }
 }
 
@@ -458,7 +414,7 @@ impl Answer {
 }
 
 /// The objects a binding's `paramRef` can select, and their scope.
-pub trait Params {
+pub(crate) trait Params {
     /// Whether the kind `api_version`/`kind` is known, and if so whether it is namespaced.
     fn param_scope(&self, api_version: &str, kind: &str) -> Option<bool>;
     /// The objects of `api_version`/`kind` (in `namespace` when given).
@@ -468,7 +424,7 @@ pub trait Params {
 /// Why a binding's params cannot be collected (`generic.CollectParams`,
 /// `apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go`), with its texts.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ParamsError {
+pub(crate) enum ParamsError {
     /// The policy's `paramKind` names no known kind.
     #[error("paramKind kind `&ParamKind{{APIVersion:{api_version},Kind:{kind},}}` not known")]
     UnknownKind {
@@ -501,7 +457,7 @@ pub enum ParamsError {
 
 /// `generic.CollectParams` for a policy's `paramKind` and a binding's `paramRef` (shared with
 /// mutating policies): `Ok(None)` stands for the single nil param.
-pub fn collect_params(
+pub(crate) fn collect_params(
     param_kind: Option<&ParamKind>,
     param_ref: Option<&ParamRef>,
     namespace: &str,
@@ -585,7 +541,7 @@ impl ValidationFailure {
 }
 
 /// Whether the plugins leave a request alone (`IsExemptAdmissionConfigurationResource`).
-pub fn is_exempt(attr: &Attributes) -> bool {
+pub(crate) fn is_exempt(attr: &Attributes) -> bool {
     attr.kind.group == super::model::GROUP
         && matches!(
             attr.kind.kind.as_str(),
@@ -600,7 +556,7 @@ pub fn is_exempt(attr: &Attributes) -> bool {
 
 /// `Dispatch`: every policy with its bindings (bindings naming the policy, in order) against
 /// one request.
-pub fn dispatch(
+pub(crate) fn dispatch(
     policies: &[(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)],
     attr: &Attributes,
     cluster: &dyn Cluster,

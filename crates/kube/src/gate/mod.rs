@@ -271,7 +271,7 @@ impl Gate<'_> {
         let head = Record::of(&doc, Outcome::Valid, String::new());
         let old = self.old.get(&ObjectKey::of(&doc.value));
         let admission = Admission {
-            decode_error: self.policies.decode_error(&doc).map(str::to_string),
+            decode_error: self.policies.decode_error(&doc).map(ToString::to_string),
             review: self.policies.review(&doc),
             object: (!self.policies.is_empty()).then(|| doc.value.clone()),
         };

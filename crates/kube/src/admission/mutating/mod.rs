@@ -3,8 +3,8 @@
 //! server's error.
 //!
 //! * [`model`]: the policy and binding kinds, decoded from documents with defaults.
-//! * [`compile`]: `compilePolicy` with the admission compiler (variables, match conditions,
-//!   mutations with the patch types of [`types`]).
+//! * `compile`: `compilePolicy` with the admission compiler (variables, match conditions,
+//!   mutations with the patch types of `types`).
 //! * evaluation is the shared admission evaluation ([`crate::admission::evaluate`]): match
 //!   conditions as one list, each mutation alone, variables lazy, cost budgets.
 //! * [`patch`]: one mutation: JSON Patch ([`json_patch`], evanphx/json-patch v4 semantics) or
@@ -27,19 +27,19 @@
 //! with the matched [`Invocation`]s. It returns the mutated object ([`Mutated`]) or the status
 //! the server answers with ([`StatusError`]).
 
-pub mod compile;
+mod compile;
 pub mod json_patch;
 pub mod model;
 pub mod patch;
 pub mod smd;
-pub mod types;
+pub(crate) mod types;
 
 use std::collections::BTreeSet;
 
 use cel::Value;
 use serde_json::Value as Json;
 
-pub use compile::CompiledPolicy;
+pub use compile::{CompiledMutation, CompiledPolicy};
 pub use model::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding};
 pub use patch::{MutationError, Target};
 
