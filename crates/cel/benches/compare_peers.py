@@ -84,7 +84,7 @@ def main():
     n_runs = max(len(rs) for by_id in runs.values() for rs in by_id.values())
     print(f"kcel vs peers: median of {n_runs} run(s); ratio = peer / kcel (>1: kcel faster); "
           "FAIL = error or not `true` in some run.\n")
-    print(table("Evaluation time per call", ids, peers, medians(runs, "eval_ns")))
+    print(table("Evaluation time per call (kcel with cost tracking on)", ids, peers, medians(runs, "eval_ns")))
     print()
     print(table("Compile time (warm, repeated)", ids, peers, medians(runs, "compile_ns")))
     failures = [f"- {NAMES.get(p, p)} {i}: " + str(r.get("error") or r.get("result")).replace("\n", " ")

@@ -4,7 +4,7 @@
 //! `compare_peers.sh` can put kcel and the peers in one table from one run.
 //!
 //! `peer_driver bench <protocol.json> <bench_data.json>` (cargo's `--bench`
-//! argument is ignored). Built with `cargo bench -p kcel-cel --bench peer_driver --no-run`.
+//! argument is ignored); kcel's evaluations are timed with cost tracking on. Built with `cargo bench -p kcel-cel --bench peer_driver --no-run`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -103,7 +103,13 @@ fn bench(protocol_path: &str, data_path: &str) -> Result<(), String> {
             3,
             0.05,
         );
-        match program.eval(&bindings) {
+        // Evaluation is timed with cost tracking on (issue 14's measure: kcel
+        // with cost tracking against the peers without it).
+        let tracked = cel::EvalOptions {
+            track_cost: true,
+            ..Default::default()
+        };
+        match program.eval_with(&bindings, &tracked).value {
             Err(err) => println!(
                 "{}",
                 json!({"peer": "kcel", "id": id, "ok": false,
@@ -113,7 +119,7 @@ fn bench(protocol_path: &str, data_path: &str) -> Result<(), String> {
                 let ok = matches!(v, Value::Bool(true));
                 let (eval_ns, iters) = time_it(
                     || {
-                        let _ = black_box(program.eval(black_box(&bindings)));
+                        let _ = black_box(program.eval_with(black_box(&bindings), &tracked));
                     },
                     warmup,
                     rounds,

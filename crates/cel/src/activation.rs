@@ -20,8 +20,18 @@ impl Activation for () {
     }
 }
 
+/// Up to this many bindings, a [`HashMap`] activation is searched by
+/// comparing names: cheaper than hashing the name with the map's SipHash.
+const SCAN_BINDINGS_MAX: usize = 4;
+
 impl Activation for HashMap<String, Value> {
     fn resolve(&self, name: &str) -> Option<Value> {
+        // The capacity bound keeps the scan (which visits every bucket) short.
+        if self.len() <= SCAN_BINDINGS_MAX && self.capacity() <= 4 * SCAN_BINDINGS_MAX {
+            return self
+                .iter()
+                .find_map(|(k, v)| crate::value::names_equal(k, name).then(|| v.clone()));
+        }
         self.get(name).cloned()
     }
 }

@@ -11,10 +11,10 @@
 //! per-CRD limit are the unbounded lists, maps and strings that drive its cost
 //! ([`kcel_kube::rules::unbounded`]). `-o json` prints the same as one JSON document.
 //!
-//! ValidatingAdmissionPolicies among the inputs get what the server says when they are written
-//! ([`kcel_kube::admission::policy_review`]): the API validation errors, and the type checking
-//! warnings of `status.typeChecking` against the kinds of the CRDs among the inputs and the
-//! built-in kinds. Policies have no static cost limit: the server limits each expression's cost
+//! Validating and mutating admission policies among the inputs get what the server says when
+//! they are written ([`kcel_kube::admission::policy_review`]): the API validation errors, and,
+//! for a ValidatingAdmissionPolicy, the type checking warnings of `status.typeChecking` against
+//! the kinds of the CRDs among the inputs and the built-in kinds. Policies have no static cost limit: the server limits each expression's cost
 //! as it runs.
 //!
 //! ```text
@@ -28,16 +28,15 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use kcel_kube::Validator;
-use kcel_kube::admission::model::{POLICY_KIND, admission_kind, decode_policy};
-use kcel_kube::admission::policy_review::{PolicyReview, review_policy};
+use kcel_kube::admission::policy_review::{PolicyReview, policy_kind, review_policy};
 use kcel_kube::crd::CustomResourceDefinition;
+use kcel_kube::crd_review::ExpressionCost;
 use kcel_kube::crd_review::{
     CrdReview, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 use kcel_kube::documents::{decode_crds, read_documents};
 use kcel_kube::field::FieldError;
 use kcel_kube::kubectl::invalid_message;
-use kcel_kube::rules::crd_check::ExpressionCost;
 use serde_json::{Value, json};
 
 use crate::validate::{kube_version, read_crds};
@@ -45,7 +44,7 @@ use crate::{EXIT_FAILED, EXIT_USAGE};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// CRD or ValidatingAdmissionPolicy files or directories (`*.yaml`, `*.yml`, `*.json`,
+    /// CRD or admission policy files or directories (`*.yaml`, `*.yml`, `*.json`,
     /// recursively); `-` for stdin.
     #[arg(required = true, value_name = "FILES|DIRS")]
     inputs: Vec<String>,
@@ -84,16 +83,14 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     let version = kube_version(args.kube_version.as_deref())?;
     let docs = read_documents(&args.inputs).map_err(|e| e.to_string())?;
     let crds = decode_crds(&docs.documents).map_err(|e| e.to_string())?;
-    let policies = docs
+    let policies: Vec<_> = docs
         .documents
         .iter()
-        .filter(|d| admission_kind(&d.value) == Some(POLICY_KIND))
-        .map(|d| decode_policy(d).map(|p| (p, d.location())))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .filter(|d| policy_kind(d).is_some())
+        .collect();
     if crds.is_empty() && policies.is_empty() {
         return Err(format!(
-            "no CustomResourceDefinition or ValidatingAdmissionPolicy found in {}",
+            "no CustomResourceDefinition or admission policy found in {}",
             args.inputs.join(", ")
         ));
     }
@@ -128,22 +125,31 @@ fn run_inner(args: &Args) -> Result<bool, String> {
             Format::Json => records.push(crd_record(crd, &located.location, &review)),
         }
     }
-    let mut policies_rejected = 0usize;
     let mut policy_records = Vec::new();
-    for (policy, at) in &policies {
-        let review = review_policy(policy, &validator);
-        if !review.accepted() {
-            policies_rejected += 1;
+    // Checked and rejected counts of each policy kind, in the order first met.
+    let mut counts: Vec<(&'static str, usize, usize)> = Vec::new();
+    for doc in &policies {
+        let Some(review) = review_policy(doc, &validator) else {
+            continue;
+        };
+        let review = review.map_err(|e| e.to_string())?;
+        let at = doc.location();
+        match counts.iter_mut().find(|(k, _, _)| *k == review.kind) {
+            Some((_, checked, rejected)) => {
+                *checked += 1;
+                *rejected += usize::from(!review.accepted());
+            }
+            None => counts.push((review.kind, 1, usize::from(!review.accepted()))),
         }
         if args.quiet && review.accepted() && review.warnings.is_empty() {
             continue;
         }
-        let name = &policy.metadata.name;
         match args.output {
-            Format::Text => print_policy(name, at, &review),
-            Format::Json => policy_records.push(policy_record(name, at, &review)),
+            Format::Text => print_policy(&at, &review),
+            Format::Json => policy_records.push(policy_record(&at, &review)),
         }
     }
+    let policies_rejected: usize = counts.iter().map(|(_, _, r)| r).sum();
     match args.output {
         Format::Text => {
             if !crds.is_empty() {
@@ -153,11 +159,10 @@ fn run_inner(args: &Args) -> Result<bool, String> {
                     crds.len() - rejected
                 );
             }
-            if !policies.is_empty() {
+            for (kind, checked, rejected) in &counts {
                 println!(
-                    "{} ValidatingAdmissionPolicy(s) checked with Kubernetes {version}: {} accepted, {policies_rejected} rejected",
-                    policies.len(),
-                    policies.len() - policies_rejected
+                    "{checked} {kind}(s) checked with Kubernetes {version}: {} accepted, {rejected} rejected",
+                    checked - rejected
                 );
             }
         }
@@ -191,13 +196,14 @@ fn run_inner(args: &Args) -> Result<bool, String> {
 
 /// A policy's review as text: its verdict, each type checking warning under its field, and
 /// kubectl's message when it is rejected.
-fn print_policy(name: &str, at: &str, review: &PolicyReview) {
+fn print_policy(at: &str, review: &PolicyReview) {
     let verdict = if review.accepted() {
         "accepted"
     } else {
         "rejected"
     };
-    println!("{at}: {POLICY_KIND} {name:?} {verdict}");
+    let (kind, name) = (review.kind, &review.name);
+    println!("{at}: {kind} {name:?} {verdict}");
     for w in &review.warnings {
         println!("  typeChecking warning at {}:", w.field_ref);
         for line in w.warning.lines() {
@@ -209,19 +215,20 @@ fn print_policy(name: &str, at: &str, review: &PolicyReview) {
         }
     }
     if !review.accepted() {
-        println!("{}", invalid_message(POLICY_KIND, name, &review.errors));
+        println!("{}", invalid_message(kind, name, &review.errors));
     }
 }
 
 /// One policy of `-o json`.
-fn policy_record(name: &str, at: &str, review: &PolicyReview) -> Value {
+fn policy_record(at: &str, review: &PolicyReview) -> Value {
     json!({
         "file": at,
-        "name": name,
+        "kind": review.kind,
+        "name": review.name,
         "accepted": review.accepted(),
         "errors": review.errors.iter().map(error_record).collect::<Vec<_>>(),
         "typeChecking": {"expressionWarnings": review.warnings},
-        "message": (!review.accepted()).then(|| invalid_message(POLICY_KIND, name, &review.errors)),
+        "message": (!review.accepted()).then(|| invalid_message(review.kind, &review.name, &review.errors)),
     })
 }
 

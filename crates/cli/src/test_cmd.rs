@@ -31,10 +31,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{FieldValidation, Operation};
-use kcel_kube::{CrdId, Request, Validator};
-use serde_json::{Map, Value};
+use kcel_kube::Validator;
+use kcel_kube::pipeline::FieldValidation;
+use kcel_kube::test_suite::{self, TestResult};
+use serde_json::Value;
 
 use crate::{EXIT_FAILED, EXIT_USAGE};
 
@@ -237,7 +237,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         }
     }
     if args.output == Format::Json {
-        let text = kcel_kube::gofmt::to_json_pretty(&json_results).map_err(|e| e.to_string())?;
+        let text = kcel_kube::go::fmt::to_json_pretty(&json_results).map_err(|e| e.to_string())?;
         println!("{text}");
     }
     let any_suite = inputs.iter().any(|i| matches!(i, Input::Suite(_)));
@@ -353,247 +353,9 @@ impl Totals {
     }
 }
 
-/// A YAML text field of a suite test as an object.
-fn object_field(test: &Value, key: &str) -> Result<Option<Value>, String> {
-    match test.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => kcel_kube::yaml::parse_stream(text)
-            .map_err(|e| format!("{key}: {e}"))
-            .map(|d| d.into_iter().next().map(|d| d.value)),
-        Some(other) => Ok(Some(other.clone())),
-    }
-}
-
-/// The CRD a suite tests: the one named `crdName`, else the one defining the object's kind.
-fn find_crd(suite: &Value, obj: &Value, crds: &Validator) -> Result<CrdId, String> {
-    if let Some(name) = suite.get("crdName").and_then(Value::as_str) {
-        return crds
-            .crd_ids()
-            .find(|&id| crds.crd(id).is_some_and(|c| c.metadata.name == name))
-            .ok_or_else(|| format!("no --crd named {name:?}"));
-    }
-    let s = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("");
-    crds.find_kind(s("apiVersion"), s("kind"))
-        .ok_or_else(|| "no --crd defines the object's kind".to_string())
-}
-
-/// The version of `apiVersion` (`group/version`).
-fn version_of(obj: &Value) -> String {
-    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    api_version
-        .rsplit_once('/')
-        .map_or(api_version, |(_, v)| v)
-        .to_string()
-}
-
-/// Gives an object a name when it has none (suites leave names out).
-fn with_name(mut obj: Value) -> Value {
-    if let Value::Object(o) = &mut obj {
-        let meta = o
-            .entry("metadata")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(m) = meta
-            && !m.contains_key("name")
-            && !m.contains_key("generateName")
-        {
-            m.insert("name".into(), Value::String("test".into()));
-        }
-    }
-    obj
-}
-
-/// The object without `metadata` (what suites compare).
-fn content(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Value::Object(o) = &mut v {
-        o.shift_remove("metadata");
-    }
-    v
-}
-
-/// The CRD with an RFC 6902 JSON patch applied (paths as in the CRD's YAML).
-fn patched_crd(
-    crd: &CustomResourceDefinition,
-    patches: &Value,
-) -> Result<CustomResourceDefinition, String> {
-    let patch: json_patch::Patch =
-        serde_json::from_value(patches.clone()).map_err(|e| format!("initialCRDPatches: {e}"))?;
-    let mut doc = serde_json::to_value(crd).map_err(|e| e.to_string())?;
-    json_patch::patch(&mut doc, &patch).map_err(|e| format!("initialCRDPatches: {e}"))?;
-    serde_json::from_value(doc).map_err(|e| format!("patched CRD: {e}"))
-}
-
-/// What applying one request of a suite gave: the object as stored, or the failure's message.
-struct Applied {
-    object: Option<Value>,
-    message: Option<String>,
-}
-
-/// One CRD of a validator: what suite tests are run against.
-#[derive(Clone, Copy)]
-struct Target<'v> {
-    validator: &'v Validator,
-    crd: CrdId,
-    /// The request's namespace (`-n`).
-    namespace: Option<&'v str>,
-}
-
-impl Target<'_> {
-    fn crd(&self) -> Result<&CustomResourceDefinition, String> {
-        self.validator
-            .crd(self.crd)
-            .ok_or_else(|| format!("no CRD {}", self.crd))
-    }
-}
-
-fn apply(target: Target<'_>, obj: Value, operation: Operation) -> Result<Applied, String> {
-    let request = Request::new(with_name(obj), operation)
-        .in_namespace(target.namespace.map(str::to_string))
-        .against_crd(target.crd);
-    let r = target
-        .validator
-        .validate(request)
-        .map_err(|e| e.to_string())?;
-    let failed = !r.is_valid();
-    Ok(Applied {
-        object: r.object,
-        message: failed.then_some(r.status.message),
-    })
-}
-
-fn check(outcome: &Applied, test: &Value, error_key: &str) -> Result<(), String> {
-    if let Some(want) = test.get(error_key).and_then(Value::as_str) {
-        return match &outcome.message {
-            Some(m) if m.contains(want) => Ok(()),
-            Some(m) => Err(format!("error {m:?} does not contain {want:?}")),
-            None => Err(format!("accepted, want an error containing {want:?}")),
-        };
-    }
-    if let Some(m) = &outcome.message {
-        return Err(format!("rejected: {m}"));
-    }
-    if let Some(want) = object_field(test, "expected")? {
-        let got = outcome.object.as_ref().map(content).unwrap_or(Value::Null);
-        if got != content(&want) {
-            return Err(format!(
-                "object differs:\n  got:  {}\n  want: {}",
-                kcel_kube::field::go_json(&got),
-                kcel_kube::field::go_json(&content(&want))
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Creates the initial object of an update test, then (like the openshift suite) writes its
-/// `status` through the status subresource when the CRD has one.
-fn create_initial(target: Target<'_>, initial: Value) -> Result<Value, String> {
-    let status = initial.get("status").cloned();
-    let created = apply(target, initial.clone(), Operation::Create)?;
-    if let Some(m) = created.message {
-        return Err(format!("initial object rejected: {m}"));
-    }
-    let stored = created.object.ok_or("initial object not stored")?;
-    let has_status = target
-        .crd()?
-        .version(&version_of(&initial))
-        .is_some_and(|v| v.has_status_subresource());
-    if !(has_status && status.is_some()) {
-        return Ok(stored);
-    }
-    let mut with_status = stored.clone();
-    if let (Value::Object(o), Some(st)) = (&mut with_status, status) {
-        o.insert("status".into(), st);
-    }
-    let written = apply(target, with_status, Operation::UpdateStatus(stored))?;
-    if let Some(m) = written.message {
-        return Err(format!("initial status rejected: {m}"));
-    }
-    written
-        .object
-        .ok_or_else(|| "initial status not stored".into())
-}
-
-fn run_test(
-    suite: &Value,
-    test: &Value,
-    update: bool,
-    crds: &Validator,
-    namespace: Option<&str>,
-) -> Result<(), String> {
-    let initial = object_field(test, "initial")?.ok_or("test without `initial`")?;
-    let target = Target {
-        validator: crds,
-        crd: find_crd(suite, &initial, crds)?,
-        namespace,
-    };
-    if !update {
-        let out = apply(target, initial, Operation::Create)?;
-        return check(&out, test, "expectedError");
-    }
-    // The initial object may be written under a patched CRD; the update meets the real one.
-    let old = match test.get("initialCRDPatches").filter(|p| !p.is_null()) {
-        Some(patches) => {
-            let mut builder = Validator::builder()
-                .kube_version(crds.kube_version())
-                .field_validation(FieldValidation::Strict);
-            let crd = builder.add_crd(patched_crd(target.crd()?, patches)?, None);
-            let validator = builder.build();
-            create_initial(
-                Target {
-                    validator: &validator,
-                    crd,
-                    namespace,
-                },
-                initial,
-            )?
-        }
-        None => create_initial(target, initial)?,
-    };
-    let updated = object_field(test, "updated")?.ok_or("update test without `updated`")?;
-    let mut updated = with_name(updated);
-    if let (Value::Object(u), Some(Value::Object(om))) = (&mut updated, old.get("metadata"))
-        && let Some(Value::Object(um)) = u.get_mut("metadata")
-    {
-        for k in ["name", "namespace", "resourceVersion", "uid", "generation"] {
-            if let Some(x) = om.get(k) {
-                um.entry(k.to_string()).or_insert_with(|| x.clone());
-            }
-        }
-    }
-    let spec = apply(target, updated.clone(), Operation::Update(old.clone()))?;
-    check(&spec, test, "expectedError")?;
-    if test.get("expectedStatusError").is_some() {
-        let status = apply(target, updated, Operation::UpdateStatus(old))?;
-        check(&status, test, "expectedStatusError")?;
-    }
-    Ok(())
-}
-
-/// Why a suite does not run with the enabled gates: its `featureGates` lists gates that must
-/// be enabled (`Name`) or disabled (`-Name`).
-fn gate_skip_reason(suite: &Value, enabled: &BTreeSet<String>) -> Option<String> {
-    let gates = suite.get("featureGates").and_then(Value::as_array)?;
-    for g in gates.iter().filter_map(Value::as_str) {
-        match g.strip_prefix('-') {
-            Some(name) if enabled.contains(name) => {
-                return Some(format!(
-                    "the suite needs feature gate {name} disabled, but it is enabled"
-                ));
-            }
-            None if !enabled.contains(g) => {
-                return Some(format!(
-                    "the suite needs feature gate {g}, which is not enabled (--feature-gate {g})"
-                ));
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Runs a suite; prints a line per test (text), or gives a record per test (`-o json`:
-/// `suite`, `operation`, `name`, `result` `pass`/`fail`/`skip`, `message`); returns the counts.
+/// Runs a suite through [`kcel_kube::test_suite`]; prints a line per test (text), or gives a
+/// record per test (`-o json`: `suite`, `operation`, `name`, `result` `pass`/`fail`/`skip`,
+/// `message`); returns the counts.
 fn run_suite(
     suite: &Value,
     crds: &Validator,
@@ -602,49 +364,35 @@ fn run_suite(
     output: Format,
 ) -> (Totals, Vec<Value>) {
     let suite_name = suite.get("name").and_then(Value::as_str).unwrap_or("suite");
-    let skip = gate_skip_reason(suite, gates);
     let mut totals = Totals::default();
     let mut records = Vec::new();
-    let empty = Vec::new();
-    for (key, update) in [("onCreate", false), ("onUpdate", true)] {
-        let tests = suite
-            .pointer(&format!("/tests/{key}"))
-            .and_then(Value::as_array)
-            .unwrap_or(&empty);
-        for t in tests {
-            let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-            let (result, message) = match &skip {
-                Some(reason) => {
-                    totals.skipped += 1;
-                    ("skip", Some(reason.clone()))
+    for t in test_suite::run_suite(suite, crds, namespace, gates) {
+        match t.result {
+            TestResult::Passed => totals.passed += 1,
+            TestResult::Failed(_) => totals.failed += 1,
+            TestResult::Skipped(_) => totals.skipped += 1,
+        }
+        let (key, name, result, message) = (
+            t.phase.key(),
+            &t.name,
+            t.result.to_string(),
+            t.result.reason(),
+        );
+        match output {
+            Format::Text => {
+                let label = result.to_ascii_uppercase();
+                match &message {
+                    Some(m) => println!("{label} {suite_name} / {key} / {name}: {m}"),
+                    None => println!("{label} {suite_name} / {key} / {name}"),
                 }
-                None => match run_test(suite, t, update, crds, namespace) {
-                    Ok(()) => {
-                        totals.passed += 1;
-                        ("pass", None)
-                    }
-                    Err(e) => {
-                        totals.failed += 1;
-                        ("fail", Some(e))
-                    }
-                },
-            };
-            match output {
-                Format::Text => {
-                    let label = result.to_ascii_uppercase();
-                    match &message {
-                        Some(m) => println!("{label} {suite_name} / {key} / {name}: {m}"),
-                        None => println!("{label} {suite_name} / {key} / {name}"),
-                    }
-                }
-                Format::Json => records.push(serde_json::json!({
-                    "suite": suite_name,
-                    "operation": key,
-                    "name": name,
-                    "result": result,
-                    "message": message,
-                })),
             }
+            Format::Json => records.push(serde_json::json!({
+                "suite": suite_name,
+                "operation": key,
+                "name": name,
+                "result": result,
+                "message": message,
+            })),
         }
     }
     (totals, records)

@@ -2,11 +2,13 @@
 //! validates them on create (or update, with `--old`), as a CI gate.
 //!
 //! ```text
-//! kcel validate [--crd FILE|DIR]... [--old FILE] [-n NAMESPACE] [--kube-version 1.NN]
+//! kcel validate [--crd FILE|DIR]... [--old FILE] [--delete FILE|DIR]... [-n NAMESPACE]
+//!               [--kube-version 1.NN]
 //!               [--skip-kinds K,..]... [--reject-kinds K,..]... [--ignore-missing-schemas]
 //!               [--validate strict|warn|ignore] [-j N] [-o text|json|junit|tap|sarif|github]
 //!               [--policy FILE|DIR]... [--user NAME] [--group GROUP]... [--dry-run]
 //!               [--namespace-labels NS=KEY=VALUE[,KEY=VALUE]]... [--print-mutated]
+//!               [--authz FILE | --authz-allow-all]
 //!               FILES|DIRS|-
 //! ```
 //!
@@ -38,6 +40,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use clap::builder::PossibleValuesParser;
 use kcel_kube::admission::RequestOptions;
+use kcel_kube::admission::authorizer::AuthzRules;
 use kcel_kube::admission::request::UserInfo;
 use kcel_kube::documents::{Document, Documents, LocatedCrd, decode_crds};
 use kcel_kube::gate::{self, GateOptions, Inputs, KindPatterns, Progress};
@@ -49,8 +52,8 @@ use crate::EXIT_USAGE;
 #[derive(clap::Args)]
 pub struct Args {
     /// Documents to validate: files, directories (`*.yaml`, `*.yml`, `*.json`, recursively) or
-    /// `-` for standard input. CRDs among them are used too.
-    #[arg(required = true, value_name = "FILES|DIRS|-")]
+    /// `-` for standard input. CRDs among them are used too. Optional with `--delete`.
+    #[arg(required_unless_present = "delete", value_name = "FILES|DIRS|-")]
     inputs: Vec<String>,
     /// CRDs to validate against (files or directories).
     #[arg(long = "crd", value_name = "FILE|DIR")]
@@ -59,6 +62,12 @@ pub struct Args {
     /// unchanged parts ratchet). Matched by apiVersion, kind, namespace and name.
     #[arg(long = "old", value_name = "FILE")]
     old: Option<String>,
+    /// Objects to delete (files or directories; repeatable): each is the stored object of a
+    /// DELETE request (`object` null, `oldObject` the document, `request.operation` DELETE),
+    /// answered by the admission policies alone, as the server validates no schema on delete.
+    /// Reported like the inputs (`may be deleted`, or the denial).
+    #[arg(long = "delete", value_name = "FILE|DIR")]
+    delete: Vec<String>,
     /// The Kubernetes version to behave as (1.28 to 1.37; default the newest).
     #[arg(long = "kube-version", value_name = "1.NN")]
     kube_version: Option<String>,
@@ -105,6 +114,24 @@ pub struct Args {
     /// `NAMESPACE=KEY=VALUE[,KEY=VALUE]`; repeatable.
     #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE,..")]
     namespace_labels: Vec<String>,
+    /// What admission policies' `authorizer` checks answer: a YAML list of rules, the first
+    /// matching rule deciding; no matching rule is "no opinion" (`allowed()` false, as RBAC
+    /// granting nothing). Without it every check is "no opinion". A rule's fields: who
+    /// (`users`, `groups`, `serviceAccounts: [{namespace, name}]`; none of them: everyone),
+    /// `verbs`, what a resource check names (`apiGroups`, `resources`, `subresources`,
+    /// `namespaces`, `names`) or a path check's `nonResourceURLs` (a trailing `*` matches a
+    /// prefix), and `decision: allow|deny|noOpinion` with optional `reason` and `error` (the
+    /// decision errored with this text). Absent lists and `*` match anything. See the README's
+    /// "Authorizer".
+    #[arg(
+        long = "authz",
+        value_name = "FILE",
+        conflicts_with = "authz_allow_all"
+    )]
+    authz: Option<String>,
+    /// Every `authorizer` check of admission policies is allowed.
+    #[arg(long = "authz-allow-all")]
+    authz_allow_all: bool,
     /// Output format: kubectl's messages and a summary line (text), one JSON document of
     /// records, JUnit XML, TAP 14, SARIF 2.1.0 or GitHub Actions annotations.
     #[arg(short = 'o', long = "output", default_value = "text",
@@ -197,6 +224,17 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let authorizer = match (&args.authz, args.authz_allow_all) {
+        (Some(file), _) => match AuthzRules::read(file) {
+            Ok(rules) => rules,
+            Err(e) => {
+                eprintln!("kcel validate: --authz: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        (None, true) => AuthzRules::allow_all(),
+        (None, false) => AuthzRules::default(),
+    };
     let admission = RequestOptions {
         user: UserInfo {
             username: args.user.clone().unwrap_or_default(),
@@ -205,6 +243,7 @@ pub fn run(args: Args) -> ExitCode {
         },
         dry_run: args.dry_run,
         namespace_labels,
+        authorizer,
     };
     let options = GateOptions {
         skip_kinds: KindPatterns::parse(&args.skip_kinds),
@@ -221,6 +260,7 @@ pub fn run(args: Args) -> ExitCode {
         documents: args.inputs.clone(),
         old: args.old.clone(),
         policies: args.policies.clone(),
+        delete: args.delete.clone(),
     };
     let progress = Progress::default();
     let report = std::thread::scope(|scope| {
@@ -261,7 +301,7 @@ fn print_mutated(report: &Report, on: bool, out: &mut impl Write) -> std::io::Re
         let Some(object) = &r.mutated else {
             continue;
         };
-        let json = kcel_kube::gofmt::to_json_pretty(object).map_err(std::io::Error::other)?;
+        let json = kcel_kube::go::fmt::to_json_pretty(object).map_err(std::io::Error::other)?;
         match r.line {
             Some(line) => writeln!(out, "# {}:{line}", r.file)?,
             None => writeln!(out, "# {}", r.file)?,

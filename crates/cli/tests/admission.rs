@@ -256,7 +256,228 @@ spec:
     assert_eq!(
         stdout(&o),
         format!(
-            "{policy}:2: The ValidatingAdmissionPolicy \"bad\" is invalid: \n* spec.validations[0].expression: Invalid value: \"object.spec\": must evaluate to bool but got dyn\n* spec.validations[1].reason: Unsupported value: \"Teapot\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\", \"Unauthorized\"\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+            "{policy}:2: The ValidatingAdmissionPolicy \"bad\" is invalid: \n* spec.validations[0].expression: Invalid value: \"object.spec\": must evaluate to bool but got dyn\n* spec.validations[1].reason: Unsupported value: \"Teapot\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\"\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+}
+
+const AUTHZ_POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: scale-check}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+  validations:
+  - expression: "authorizer.group('apps').resource('deployments').subresource('scale').namespace(request.namespace).check('update').allowed()"
+    message: no scale
+  - expression: "authorizer.requestResource.check('create').allowed()"
+  auditAnnotations:
+  - key: why
+    valueExpression: "authorizer.group('apps').resource('deployments').subresource('scale').namespace(request.namespace).check('update').reason()"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: scale-check, validationActions: [Deny]}
+"#;
+
+#[test]
+fn the_authorizer_answers_from_the_authz_rules() {
+    let d = scratch("authz");
+    let policy = write(&d, "policy.yaml", AUTHZ_POLICY);
+    let rules = write(
+        &d,
+        "authz.yaml",
+        "- users: [alice]\n  resources: [deployments]\n  subresources: [scale]\n  decision: allow\n- users: [alice]\n  resources: [configmaps]\n  namespaces: [default]\n  verbs: [create]\n  decision: allow\n- groups: [interns]\n  decision: deny\n  reason: interns may not\n",
+    );
+    let cm = write(
+        &d,
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["validate", "--kube-version", "1.35", "--policy", &policy];
+        args.extend_from_slice(extra);
+        args.push(&cm);
+        kcel(&args)
+    };
+    let valid =
+        format!("{cm}:1: ConfigMap \"c\" is valid\n1 valid, 0 invalid, 0 errors, 0 skipped\n");
+    let o = run(&["--authz", &rules, "--user", "alice"]);
+    assert_eq!(stdout(&o), valid, "stderr: {}", stderr(&o));
+    let o = run(&["--authz", &rules, "--user", "bob", "--group", "interns"]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{cm}:1: Audit annotation scale-check/why: interns may not\n{cm}:1: The configmaps \"c\" is invalid: : ValidatingAdmissionPolicy 'scale-check' with binding 'b' denied request: no scale\n0 valid, 1 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    // Without rules every check is "no opinion": not allowed, no reason.
+    let o = run(&["--user", "alice"]);
+    assert!(
+        stdout(&o).contains("denied request: no scale\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["--authz-allow-all"]);
+    assert_eq!(stdout(&o), valid);
+    let o = run(&["--authz-allow-all", "--authz", &rules]);
+    assert_eq!(o.status.code(), Some(2));
+    let bad = write(&d, "bad.yaml", "- users: [alice]\n  decision: maybe\n");
+    let o = run(&["--authz", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "kcel validate: --authz: {bad}:2: [0].decision: unknown variant `maybe`, expected one of `allow`, `deny`, `noOpinion`\n"
+        )
+    );
+}
+
+const DELETE_POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: protect}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["DELETE"], resources: ["deployments"]}
+  validations:
+  - expression: "request.operation == 'DELETE' && object == null && !(has(oldObject.metadata.labels) && oldObject.metadata.labels.?protected.orValue('') == 'true')"
+    messageExpression: "'deployment ' + oldObject.metadata.name + ' is protected'"
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: protect}
+spec: {policyName: protect, validationActions: [Deny]}
+"#;
+
+#[test]
+fn deleted_objects_are_answered_by_the_policies_alone() {
+    let d = scratch("delete");
+    let policy = write(&d, "policy.yaml", DELETE_POLICY);
+    // No schema validation on delete: `spec.bogus` and the missing selector do not matter.
+    let gone = write(
+        &d,
+        "gone.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, labels: {protected: 'true'}}\nspec: {bogus: 1}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: tmp, namespace: shop}\nspec: {bogus: 1}\n---\napiVersion: example.com/v1\nkind: Nothing\nmetadata: {name: x}\n",
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "--delete",
+        &gone,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{gone}:1: Error from server (Forbidden): deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'protect' with binding 'protect' denied request: deployment web is protected\n{gone}:6: Deployment \"shop/tmp\" may be deleted\n{gone}:11: error: no matches for kind \"Nothing\" in version \"example.com/v1\" (neither a CustomResourceDefinition given nor a built-in kind serves it)\n1 valid, 1 invalid, 1 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(2));
+    // The policy matches DELETE only: the same objects created are validated (and invalid).
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "-o",
+        "json",
+        &gone,
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    assert_eq!(report["documents"][0]["operation"], "CREATE");
+    assert_eq!(report["documents"][0]["verdict"], "invalid");
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "-o",
+        "json",
+        "--delete",
+        &gone,
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    let docs = report["documents"].as_array().expect("documents");
+    assert_eq!(docs[0]["operation"], "DELETE");
+    assert_eq!(docs[0]["status"]["reason"], "Forbidden");
+    assert_eq!(docs[1]["operation"], "DELETE");
+    assert_eq!(docs[1]["verdict"], "valid");
+}
+
+#[test]
+fn policies_see_the_go_defaults_of_built_in_kinds() {
+    let d = scratch("defaults");
+    let policy = write(
+        &d,
+        "policy.yaml",
+        r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: defaults}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "DELETE"], resources: ["deployments"]}
+  validations:
+  - expression: "request.operation == 'DELETE' ? oldObject.spec.revisionHistoryLimit == 10 : object.spec.replicas == 1 && object.spec.template.spec.containers[0].imagePullPolicy == 'Always'"
+    messageExpression: "'not defaulted'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: defaults}
+spec: {policyName: defaults, validationActions: [Deny]}
+"#,
+    );
+    let deployment = write(
+        &d,
+        "d.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: nginx}]\n",
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        &deployment,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{deployment}:1: Deployment \"d\" is valid\n1 valid, 0 invalid, 0 errors, 0 skipped\n"
+        ),
+        "stderr: {}",
+        stderr(&o)
+    );
+    let o = kcel(&[
+        "validate",
+        "--kube-version",
+        "1.35",
+        "--policy",
+        &policy,
+        "--delete",
+        &deployment,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{deployment}:1: Deployment \"d\" may be deleted\n1 valid, 0 invalid, 0 errors, 0 skipped\n"
         ),
         "stderr: {}",
         stderr(&o)

@@ -87,3 +87,37 @@ fn crds_among_the_inputs_type_the_policies_of_their_kinds() {
     assert!(!out.contains("validations[0]"), "{out}");
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
 }
+
+#[test]
+fn check_reports_the_api_validation_errors_of_mutating_policies() {
+    let policy = r#"apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: labels
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["DELETE"]
+      resources: ["deployments"]
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: "[JSONPatch{op: 'remove', path: '/metadata/labels'}]"
+"#;
+    let o = kcel_stdin(&["check", "-"], policy);
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("<stdin>:1: MutatingAdmissionPolicy \"labels\" rejected\n"),
+        "{out}"
+    );
+    for line in [
+        "spec.matchConstraints.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\"",
+        "spec.reinvocationPolicy: Required value",
+        "1 MutatingAdmissionPolicy(s) checked with Kubernetes 1.37: 0 accepted, 1 rejected",
+    ] {
+        assert!(out.contains(line), "{line} not in {out}");
+    }
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+}

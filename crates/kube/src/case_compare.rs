@@ -174,7 +174,7 @@ pub fn reorder_message(status: &Status, order: &[usize]) -> String {
     match crate::pipeline::status::aggregate(&strings) {
         Some(agg) => format!(
             "{qualified} {} is invalid: {agg}",
-            crate::gofmt::quote(&details.name)
+            crate::go::fmt::quote(&details.name)
         ),
         None => status.message.clone(),
     }

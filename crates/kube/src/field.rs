@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde_json::Value as JsonValue;
 
-use crate::gofmt::{FloatStyle, format_float, quote};
+use crate::go::fmt::{FloatStyle, format_float, quote};
 use crate::values::Json;
 
 /// One step of a path.

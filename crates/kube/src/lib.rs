@@ -18,6 +18,8 @@
 //!   absent, set/map-list equality and `+`, formats).
 //! * [`field`]: field paths and field errors rendered as Kubernetes renders them.
 //! * [`library`]: Kubernetes' CEL function libraries.
+//! * [`go`]: ports of Go code (`resource.Quantity`, `net/url`, `encoding/json` floats, RFC 3339
+//!   time errors) whose exact texts and results Kubernetes exposes.
 //!
 //! [`Validator`] (the facade above) sits on top of [`pipeline`] and [`rules`]: per CRD
 //! version, `Structural::from_props` once, then per schema node with rules a `DeclType` (named `selfType<N>…`) registered in a `DeclTypeProvider`; per request,
@@ -28,6 +30,7 @@ pub mod admission;
 pub mod builtins;
 pub mod case_compare;
 pub mod cases;
+mod correlation;
 pub mod crd;
 pub mod crd_review;
 pub mod decl;
@@ -36,7 +39,7 @@ mod error;
 pub mod escaping;
 pub mod field;
 pub mod gate;
-pub mod gofmt;
+pub mod go;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s_openapi_interop;
 pub mod kubectl;
@@ -49,6 +52,7 @@ pub mod rule_review;
 pub mod rules;
 pub mod schema_props;
 pub mod structural;
+pub mod test_suite;
 pub mod validator;
 pub mod values;
 pub mod version;

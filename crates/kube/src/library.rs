@@ -25,13 +25,11 @@ pub mod cidr;
 mod common;
 pub mod cost;
 pub mod format;
-pub(crate) mod gourl;
 pub mod ip;
 pub mod jsonpatch;
 pub mod lists;
 pub mod quantity;
 pub mod regex;
-pub mod resource;
 pub mod semver;
 pub mod urls;
 

@@ -16,10 +16,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::crd::{CRD_KIND, CustomResourceDefinition};
+use crate::documents::MAX_INPUT_BYTES;
 use crate::yaml::{self, Position, Positions};
-
-/// The largest file the loader reads.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A CRD and where it came from.
 #[derive(Clone, Debug)]
@@ -71,12 +69,12 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCrd>, LoadError> {
         message: e.to_string(),
     };
     let len = std::fs::metadata(path).map_err(io_err)?.len();
-    if len > MAX_FILE_BYTES {
+    if len > MAX_INPUT_BYTES {
         return Err(LoadError {
             source,
             position: None,
             field: None,
-            message: format!("file is larger than {MAX_FILE_BYTES} bytes"),
+            message: format!("file is larger than {MAX_INPUT_BYTES} bytes"),
         });
     }
     let text = std::fs::read_to_string(path).map_err(io_err)?;

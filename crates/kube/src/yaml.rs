@@ -39,10 +39,10 @@ use serde_json::{Map, Number, Value};
 
 use crate::yaml_events::{Event, Mark, Parser};
 
-use crate::gofmt::{FloatStyle, format_float};
+use crate::go::fmt::{FloatStyle, format_float};
 
 /// The deepest nesting of collections accepted in one document.
-pub const MAX_DEPTH: usize = 500;
+pub const MAX_YAML_DEPTH: usize = 500;
 
 /// The most JSON nodes one stream may produce, counting alias expansions.
 pub const MAX_NODES: usize = 4_000_000;
@@ -318,7 +318,7 @@ impl Builder {
                         position: pos,
                         message: format!(
                             "unknown anchor {} referenced",
-                            crate::gofmt::quote(&name)
+                            crate::go::fmt::quote(&name)
                         ),
                     });
                 };
@@ -338,10 +338,10 @@ impl Builder {
                 if is_key {
                     return Err(unsupported_key(pos));
                 }
-                if self.stack.len() >= MAX_DEPTH {
+                if self.stack.len() >= MAX_YAML_DEPTH {
                     return Err(YamlError {
                         position: pos,
-                        message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                        message: format!("nesting deeper than {MAX_YAML_DEPTH} levels"),
                     });
                 }
                 self.count(1, pos)?;

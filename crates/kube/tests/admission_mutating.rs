@@ -28,12 +28,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use kcel_kube::KubeVersion;
+use kcel_kube::admission::authorizer::{AuthorizerValues, AuthzRules};
 use kcel_kube::admission::evaluate::Bindings;
 use kcel_kube::admission::mutating::patch::{self, Failure, Target};
 use kcel_kube::admission::mutating::{
     CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, Request, mutate, smd,
 };
+use kcel_kube::admission::request::UserInfo;
 use kcel_kube::builtins::{BuiltinKind, Builtins};
+use kcel_kube::library::authz::{self, Authorizer, RequestResource};
 use kcel_kube::rules::env::RUNTIME_CEL_COST_BUDGET;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use libtest_mimic::{Failed, Trial};
@@ -137,6 +140,23 @@ fn target(kind: &BuiltinKind) -> Target<'_> {
     }
 }
 
+/// The upstream tests' `fakeAuthorizer`, which allows everything, for the request's user (none).
+fn allow_all() -> AuthorizerValues {
+    let rules: Arc<dyn Authorizer> = Arc::new(AuthzRules::allow_all());
+    let request = RequestResource {
+        group: "apps",
+        resource: "deployments",
+        subresource: "",
+        namespace: "",
+        name: "",
+    };
+    let user = UserInfo::default();
+    AuthorizerValues {
+        authorizer: authz::authorizer_value(&user, rules.clone()),
+        request_resource: authz::request_resource_value(&user, rules, &request),
+    }
+}
+
 fn run(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> Result<(), String> {
     let schema = schema_of(kind);
     let doc = json!({
@@ -160,6 +180,7 @@ fn run(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> Result<(), S
             request: cel("request"),
             namespace: cel("namespaceObject"),
             params: cel("params"),
+            authorizer: Some(allow_all()),
         };
         let mut budget = RUNTIME_CEL_COST_BUDGET;
         match patch::apply(
@@ -268,6 +289,7 @@ fn run_dispatcher(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> R
         ),
         target: target(kind),
         defaulter: Some(&FakeDeploymentDefaulter),
+        authorizer: None,
     };
     let outcome = mutate(&invocations, &request).map_err(|e| format!("status: {e:?}"))?;
     let got = outcome.object.ok_or("no object")?;

@@ -16,6 +16,9 @@
 //! their reason in `tests/admission_tables.skip`. The run ends with the libtest summary and one
 //! line `N passed, N failed, N skipped`, and fails when fewer trials ran than the data holds.
 
+#[path = "common/table_runner.rs"]
+mod table_runner;
+
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -32,8 +35,9 @@ use kcel_kube::rules::env::ExtraLibrary;
 use kcel_kube::rules::{EnvKind, EnvSpec};
 use kcel_kube::schema_props::JsonSchemaProps;
 use kcel_kube::validator::guess_kind_to_resource;
-use libtest_mimic::{Arguments, Trial};
+use libtest_mimic::Trial;
 use serde_json::Value;
+use table_runner::{is_skipped, run_tables, skip_patterns};
 
 /// The data files, embedded so the test needs nothing outside the repository.
 const DATA: [(&str, &str); 3] = [
@@ -47,22 +51,6 @@ const DATA: [(&str, &str); 3] = [
         include_str!("data/admission/typechecking.json"),
     ),
 ];
-
-/// Skip patterns and their reasons: `<name><TAB><reason>` lines (`#` lines are comments).
-fn skip_list() -> Vec<(&'static str, &'static str)> {
-    include_str!("admission_tables.skip")
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once('\t'))
-        .collect()
-}
-
-fn skipped(skips: &[(&str, &str)], name: &str) -> bool {
-    skips.iter().any(|(p, _)| match p.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => *p == name,
-    })
-}
 
 /// `library.Test()`: `test()`, a function Kubernetes' tests add at version 1.999 so that only
 /// the stored-expressions view has it.
@@ -315,7 +303,7 @@ fn run_typechecking(kinds: &[Gvk], r: &Value) -> Result<(), String> {
 }
 
 fn trials() -> Result<(Vec<Trial>, usize), String> {
-    let skips = skip_list();
+    let skips = skip_patterns(include_str!("admission_tables.skip"));
     let mut out = Vec::new();
     let mut records = 0;
     for (file, text) in DATA {
@@ -353,7 +341,7 @@ fn trials() -> Result<(Vec<Trial>, usize), String> {
             if let Some(sub) = p["subtest"].as_str() {
                 name = format!("{name}/{sub}");
             }
-            let is_skipped = skipped(&skips, &name);
+            let skip = is_skipped(&skips, &name);
             let (r, kind, registry, kinds) =
                 (r.clone(), kind.clone(), registry.clone(), kinds.clone());
             out.push(
@@ -366,7 +354,7 @@ fn trials() -> Result<(Vec<Trial>, usize), String> {
                     }
                     .map_err(Into::into)
                 })
-                .with_ignored_flag(is_skipped),
+                .with_ignored_flag(skip),
             );
         }
     }
@@ -374,24 +362,5 @@ fn trials() -> Result<(Vec<Trial>, usize), String> {
 }
 
 fn main() -> ExitCode {
-    let args = Arguments::from_args();
-    let (trials, records) = match trials() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("admission tables: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let filtered = args.filter.is_some() || !args.skip.is_empty() || args.exact;
-    let conclusion = libtest_mimic::run(&args, trials);
-    println!(
-        "{} passed, {} failed, {} skipped",
-        conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored
-    );
-    let ran = conclusion.num_passed + conclusion.num_failed + conclusion.num_ignored;
-    if !filtered && ran < records as u64 {
-        eprintln!("admission tables: {ran} trials for {records} records");
-        return ExitCode::FAILURE;
-    }
-    conclusion.exit_code()
+    run_tables("admission tables", trials())
 }

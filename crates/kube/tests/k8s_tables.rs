@@ -19,7 +19,7 @@ use kcel_kube::KubeVersion;
 use kcel_kube::field::{FieldError, Path};
 use kcel_kube::rules::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
 use kcel_kube::rules::env::{ExtraLibrary, PER_CALL_LIMIT};
-use kcel_kube::rules::{Correlation, Ratchet, RuleFindings, SchemaRules};
+use kcel_kube::rules::{RuleFindings, SchemaRules};
 use kcel_kube::schema_props::JsonSchemaProps;
 use kcel_kube::structural::Structural;
 use kcel_kube::values::Json;
@@ -372,14 +372,9 @@ fn run_validation(r: &JsonValue) -> Result<(), String> {
         Some(p) if !p.is_empty() => Path::new(p),
         _ => Path::root(),
     };
-    let ratchet = match (&old, r["ratcheting"].as_bool()) {
-        (Some(o), Some(true)) => {
-            Ratchet::root(Correlation::new(obj.clone(), o.clone(), schema.clone()))
-        }
-        _ => Ratchet::none(),
-    };
+    let ratcheting = r["ratcheting"].as_bool() == Some(true);
     let outcome = match SchemaRules::new(&schema, root, &loader, limit) {
-        Some(v) => v.validate(&path, &obj, old.as_ref(), &ratchet, budget),
+        Some(v) => v.validate(&path, &obj, old.as_ref(), ratcheting, budget),
         None => RuleFindings {
             remaining_budget: budget,
             ..RuleFindings::default()

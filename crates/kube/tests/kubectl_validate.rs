@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 
 use kcel_kube::crd::CustomResourceDefinition;
-use kcel_kube::pipeline::{KubeVersion, Status, crd_validation};
+use kcel_kube::crd_review::schema;
+use kcel_kube::pipeline::{KubeVersion, Status};
 use kcel_kube::{Error, Request, Validator};
 use serde_json::Value;
 
@@ -185,7 +186,7 @@ fn run_document(doc: &Document, crds: &Validator) -> Result<Option<()>, String> 
     if kind == "CustomResourceDefinition" {
         let crd: CustomResourceDefinition =
             serde_json::from_value(value.clone()).map_err(|e| format!("CRD decode: {e}"))?;
-        let errs = crd_validation::validate_crd(&crd, kv);
+        let errs = schema::validate_crd(&crd, kv);
         let status = if errs.is_empty() {
             Status::success()
         } else {

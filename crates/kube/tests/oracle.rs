@@ -1,4 +1,5 @@
-//! Runs every case of every `cases*.yaml` of `../shared/oracle` through [`kcel_kube::cases`]
+//! Runs every case of every `cases*.yaml` of `../shared/oracle` and of `tests/data/oracle_extra`
+//! (answers recorded with the oracle probe, see its README) through [`kcel_kube::cases`]
 //! (Kubernetes 1.35) and compares with the verified outputs of the same name
 //! (`cases<x>.yaml` → `out<x>.json`): decode error, reported unknown fields, the object after
 //! decoding in the bytes Go's `json.Marshal` gives it, status (code, reason, details, causes as a
@@ -115,12 +116,18 @@ fn run_file(
 
 #[test]
 fn oracle_cases() {
-    let Some(shared) = shared_or_skip("oracle test") else {
-        return;
-    };
+    let extra = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle_extra");
+    let mut files = discover(&extra);
+    assert!(!files.is_empty(), "no cases*.yaml in {}", extra.display());
+    if let Some(shared) = shared_or_skip("oracle test (shared cases)") {
+        let shared_files = discover(&shared.join("oracle"));
+        assert!(
+            !shared_files.is_empty(),
+            "no cases*.yaml in the oracle folder"
+        );
+        files.extend(shared_files);
+    }
     let skips = skip_list(include_str!("oracle.skip"));
-    let files = discover(&shared.join("oracle"));
-    assert!(!files.is_empty(), "no cases*.yaml in the oracle folder");
     let mut total = Counts::default();
     let mut problems = Vec::new();
     let mut seen = Vec::new();

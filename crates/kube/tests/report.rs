@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use kcel_kube::admission::request::Operation;
 use kcel_kube::pipeline::status::Status;
 use kcel_kube::report::{Format, Outcome, Record, RenderOptions, Report};
 use serde_json::Value;
@@ -27,6 +28,8 @@ fn record(file: &str, line: Option<usize>, outcome: Outcome, message: &str) -> R
         message: message.into(),
         audit_annotations: Vec::new(),
         mutated: None,
+        operation: matches!(outcome, Outcome::Valid | Outcome::Invalid)
+            .then_some(Operation::Create),
     }
 }
 
@@ -41,6 +44,7 @@ fn report() -> Report {
         "The Widget \"w\" is invalid: spec.a: Invalid value",
     );
     invalid.warnings.push("unknown field \"spec.x\"".into());
+    invalid.operation = Some(Operation::Delete);
     let mut odd = record("dir/b c%,:.yaml", Some(7), Outcome::Invalid, hostile);
     odd.name = "n#1".into();
     odd.namespace = "ns".into();
@@ -159,6 +163,9 @@ fn json_is_one_document_with_a_record_per_document() {
     assert_eq!(docs[1]["warnings"][0], "unknown field \"spec.x\"");
     assert_eq!(docs[4]["line"], Value::Null);
     assert_eq!(docs[4]["verdict"], "error");
+    assert_eq!(docs[0]["operation"], "CREATE");
+    assert_eq!(docs[1]["operation"], "DELETE");
+    assert!(docs[4].get("operation").is_none());
     assert_eq!(
         v["summary"],
         serde_json::json!({"valid": 1, "invalid": 2, "errors": 2, "skipped": 1})
@@ -250,6 +257,8 @@ fn sarif_validates_against_the_oasis_schema() {
     assert_eq!(rule(&results[0]).as_deref(), Some("object-warning"));
     assert_eq!(rule(&results[1]).as_deref(), Some("invalid-object"));
     assert_eq!(rule(&results[2]).as_deref(), Some("input-error"));
+    assert_eq!(results[1]["properties"]["operation"], "DELETE");
+    assert!(results[2].get("properties").is_none());
     let location = &results[1]["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], "a.yaml");
     assert_eq!(location["region"]["startLine"], 5);

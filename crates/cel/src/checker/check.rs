@@ -43,30 +43,29 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     if !issues.is_empty() {
         return Err(issues);
     }
-    let options = env.options();
-    if options.homogeneous_aggregate_literals {
-        let mut issues = issues;
-        super::homogeneous::validate(
-            &ast.expr,
-            &types,
-            &options.homogeneous_literal_exempt_functions,
-            &ast.source_info,
-            &mut issues,
-        );
-        if !issues.is_empty() {
-            return Err(issues);
-        }
-    }
     let checked = CheckedAst {
         ast,
         types,
         references,
     };
-    // cel-go's `Env.Check`: the environment's AST validators, in the order added, all
-    // reporting into one set of issues.
+    // cel-go's `Env.Check`: once the expression type-checks, the environment's AST validators
+    // run in the order added, all reporting into one set of issues (displayed by position).
+    // The homogeneous aggregate literal validator comes first: Kubernetes sets
+    // `HomogeneousAggregateLiterals` with its first environment options, and `ASTValidators`
+    // skips a validator already configured by name.
+    let options = env.options();
     let validators = env.ast_validators();
-    if !validators.is_empty() {
-        let mut issues = Issues::new(checked.ast.source.clone());
+    if options.homogeneous_aggregate_literals || !validators.is_empty() {
+        let mut issues = issues;
+        if options.homogeneous_aggregate_literals {
+            super::homogeneous::validate(
+                &checked.ast.expr,
+                &checked.types,
+                &options.homogeneous_literal_exempt_functions,
+                &checked.ast.source_info,
+                &mut issues,
+            );
+        }
         for v in validators {
             v.validate(env, &checked, &mut issues);
         }

@@ -60,7 +60,7 @@ pub(super) fn peek<'a>(
             let mut v = root;
             for q in &a.quals {
                 match (v, &q.kind) {
-                    (Value::Map(m), QualKind::Field(f)) if !q.optional => v = m.field_ref(f)?,
+                    (Value::Map(m), QualKind::Field(f)) if !q.optional => v = f.select_ref(m)?,
                     _ => return None,
                 }
             }

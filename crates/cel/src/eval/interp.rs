@@ -255,6 +255,10 @@ impl Plan {
         }
         let r = self.eval_node::<T>(&ab[1], cx);
         abort_on!(r);
+        // Two booleans, the left one not deciding: the right one decides.
+        if let (Ok(Value::Bool(_)), Ok(Value::Bool(b))) = (&l, &r) {
+            return Ok(Value::Bool(*b));
+        }
         logic(l, r, or)
     }
 
@@ -534,7 +538,7 @@ impl Plan {
             if !opt
                 && !q.optional
                 && let (Value::Map(m), QualKind::Field(f)) = (&v, &q.kind)
-                && let Some(x) = m.field(f)
+                && let Some(x) = f.select(m)
             {
                 cx.charge::<T>(1)?;
                 v = x;
@@ -874,7 +878,7 @@ fn missing_attribute(id: i64, cands: &[VarRef]) -> EvalError {
 fn first_field<'q>(root: &Value, quals: &'q [Qual]) -> Option<(Value, &'q [Qual])> {
     let (q, rest) = quals.split_first()?;
     match (root, &q.kind) {
-        (Value::Map(m), QualKind::Field(f)) if !q.optional => Some((m.field(f)?, rest)),
+        (Value::Map(m), QualKind::Field(f)) if !q.optional => Some((f.select(m)?, rest)),
         _ => None,
     }
 }

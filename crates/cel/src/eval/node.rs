@@ -6,12 +6,13 @@
 //! `c ? t : f` is a [`CondAttr`] (cel-go's conditional attribute).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::EvalError;
 use crate::functions::{FnImpl, OverloadCostFn};
 use crate::syntax::ExprId;
 use crate::types::Type;
-use crate::value::{Key, Value};
+use crate::value::{Key, Map, Value};
 
 /// One evaluation node.
 pub(crate) enum Node {
@@ -150,9 +151,65 @@ pub(crate) struct Qual {
 }
 
 pub(crate) enum QualKind {
-    Field(Arc<str>),
+    Field(FieldName),
     Const(Value),
     Dyn(Node),
+}
+
+/// A selected field's name, with the entry index it was last found at: maps
+/// of one shape (the objects one expression reads) hold a field at the same
+/// index, so a lookup first compares that entry's key (an inline cache; a
+/// miss searches the map as usual and moves the hint).
+pub(crate) struct FieldName {
+    name: Arc<str>,
+    hint: AtomicUsize,
+}
+
+impl FieldName {
+    /// `m.name` borrowed from a plain map (`None`: absent, or a host's map).
+    #[inline(always)]
+    pub(crate) fn select_ref<'m>(&self, m: &'m Map) -> Option<&'m Value> {
+        let at = self.hint.load(Ordering::Relaxed);
+        let (found, v) = m.field_ref_at(&self.name, at)?;
+        if found != at {
+            self.hint.store(found, Ordering::Relaxed);
+        }
+        Some(v)
+    }
+
+    /// `m.name` (`None`: absent), as [`Map::field`].
+    #[inline]
+    pub(crate) fn select(&self, m: &Map) -> Option<Value> {
+        match m {
+            Map::Values(_) => self.select_ref(m).cloned(),
+            Map::Provided(_) => m.field(&self.name),
+        }
+    }
+}
+
+impl From<&str> for FieldName {
+    fn from(name: &str) -> Self {
+        FieldName {
+            name: name.into(),
+            hint: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Clone for FieldName {
+    fn clone(&self) -> Self {
+        FieldName {
+            name: self.name.clone(),
+            hint: AtomicUsize::new(self.hint.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl std::ops::Deref for FieldName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.name
+    }
 }
 
 pub(crate) struct CondAttr {

@@ -1167,18 +1167,20 @@ impl Parser<'_> {
 
     /// Decides a `(',' item)*` loop at a comma: true (comma consumed) to go
     /// on, false to leave it to the optional trailing comma and `close`.
-    fn list_continues(&mut self, item_start: TokSet, close: Tok, rec: TokSet) -> bool {
+    ///
+    /// When the token after the comma starts no item, neither alternative is
+    /// viable; ANTLR's prediction then takes the alternative whose
+    /// configurations had left the decision's rule before the failing token
+    /// (`getSynValidOrSemInvalidAltThatFinishedDecisionEntryRule`): the loop
+    /// exit, whose `','?` takes the comma, so the error is `close`'s
+    /// (`[1, 2, ` is `missing ']' at '<EOF>'`, as cel-go reports it).
+    fn list_continues(&mut self, item_start: TokSet, _close: Tok, _rec: TokSet) -> bool {
         if self.cur() != Tok::Comma {
             return false;
         }
-        let next = self.la(2);
-        if item_start.contains(next) {
+        if item_start.contains(self.la(2)) {
             self.advance();
             return true;
-        }
-        if next != close && !self.error_mode {
-            self.no_viable(self.pos, self.pos + 1);
-            self.recover(rec, 60);
         }
         false
     }

@@ -121,6 +121,21 @@ impl Map {
         }
     }
 
+    /// [`Map::field_ref`] that tries entry `at` first (where a map of the same
+    /// shape held `name`), returning the entry's index too.
+    #[inline(always)]
+    pub(crate) fn field_ref_at(&self, name: &str, at: usize) -> Option<(usize, &Value)> {
+        let Map::Values(m) = self else {
+            return None;
+        };
+        if let Some((Key::String(k), v)) = m.get_index(at)
+            && names_equal(k, name)
+        {
+            return Some((at, v));
+        }
+        lookup_full(m, KeyRef::String(name))
+    }
+
     /// Whether `key` has an entry.
     pub fn contains_key(&self, key: KeyRef<'_>) -> bool {
         match self {
@@ -180,6 +195,41 @@ fn lookup<'m>(m: &'m IndexMap<Key, Value>, key: KeyRef<'_>) -> Option<&'m Value>
     }
 }
 
+/// `a == b` for names: those of at most 16 bytes (field and variable names)
+/// compared as two machine words each, without a call to `memcmp`.
+#[inline(always)]
+pub(crate) fn names_equal(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |c: Option<&[u8; 8]>| c.map(|w| u64::from_ne_bytes(*w));
+    let half = |c: Option<&[u8; 4]>| c.map(|w| u32::from_ne_bytes(*w));
+    match a.len() {
+        0 => true,
+        1..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => {
+            half(a.first_chunk()) == half(b.first_chunk())
+                && half(a.last_chunk()) == half(b.last_chunk())
+        }
+        8..=16 => {
+            word(a.first_chunk()) == word(b.first_chunk())
+                && word(a.last_chunk()) == word(b.last_chunk())
+        }
+        _ => a == b,
+    }
+}
+
+/// [`lookup`] with the entry's index.
+#[inline(never)]
+fn lookup_full<'m>(m: &'m IndexMap<Key, Value>, key: KeyRef<'_>) -> Option<(usize, &'m Value)> {
+    if m.len() > LINEAR_LOOKUP_MAX {
+        return m.get_full(&key).map(|(i, _, v)| (i, v));
+    }
+    let i = m.keys().position(|k| k.as_ref() == key)?;
+    m.get_index(i).map(|(_, v)| (i, v))
+}
+
 impl From<IndexMap<Key, Value>> for Map {
     fn from(m: IndexMap<Key, Value>) -> Self {
         Map::new(m)
@@ -189,5 +239,64 @@ impl From<IndexMap<Key, Value>> for Map {
 impl fmt::Debug for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.entries()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_equal_agrees_with_string_equality() {
+        let names = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "abc",
+            "abd",
+            "self",
+            "selg",
+            "items",
+            "itemz",
+            "replicas",
+            "replicaz",
+            "minReplicas",
+            "maxReplicas",
+            "sixteen-bytes-xx",
+            "sixteen-bytes-xy",
+            "seventeen-bytes-x",
+            "seventeen-bytes-y",
+            "é",
+            "ü",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(names_equal(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn field_ref_at_finds_fields_wherever_the_hint_points() {
+        let entries: IndexMap<Key, Value> = (0..12)
+            .map(|i| (Key::String(format!("f{i}").into()), Value::Int(i)))
+            .collect();
+        for n in [3, 12] {
+            let m = Map::new(
+                entries
+                    .iter()
+                    .take(n)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            );
+            for i in 0..n {
+                for at in [0, i, n - 1, n, usize::MAX] {
+                    let found = m.field_ref_at(&format!("f{i}"), at);
+                    assert!(matches!(found, Some((j, Value::Int(x))) if j == i && *x == i as i64));
+                }
+            }
+            assert!(m.field_ref_at("absent", 0).is_none());
+        }
     }
 }

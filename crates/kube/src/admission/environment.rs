@@ -53,8 +53,9 @@ pub const VARIABLES: &str = "variables";
 /// `variablesTypeName`.
 pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 
-/// `celconfig.RuntimeCELCostBudgetMatchConditions`: the runtime budget of a policy's
-/// matchConditions together.
+/// `celconfig.RuntimeCELCostBudgetMatchConditions` (`k8s.io/apiserver/pkg/apis/cel/config.go`,
+/// 2,500,000 since it was introduced in 1.27): the runtime budget of a policy's matchConditions
+/// together (`matchconditions.matcher.Match`).
 pub const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS: i64 = 2_500_000;
 
 fn simple(kind: DeclKind) -> Arc<DeclType> {
@@ -423,6 +424,14 @@ impl Compiler {
         }
     }
 
+    /// This compiler without `variables` (`plugincel.NewCompiler` over the same environment).
+    pub fn without_variables(self) -> Compiler {
+        Compiler {
+            composition: false,
+            ..self
+        }
+    }
+
     fn env(&self, optional: Optional) -> Env {
         let mut vars: Vec<(&str, Type)> = vec![
             (OBJECT, self.object.clone()),
@@ -499,6 +508,22 @@ impl Compiler {
             .type_check(expression, optional)
             .map_or(Type::Dyn, |t| variable_field_type(&t));
         self.types.variables.insert(name.to_string(), t);
+    }
+
+    /// The field type of `variables.<name>`, when a variable of that name was compiled or declared.
+    pub fn variable_type(&self, name: &str) -> Option<&Type> {
+        self.types.variables.get(name)
+    }
+
+    /// Declares `variables.<name>` with the field type `t` (a variable the compiler of the other
+    /// view compiled: API validation picks the view per expression).
+    pub fn declare_variable(&mut self, name: &str, t: Type) {
+        self.types.variables.insert(name.to_string(), t);
+    }
+
+    /// The variables declared so far with their field types, in declaration order.
+    pub fn variable_types(&self) -> impl Iterator<Item = (&str, &Type)> {
+        self.types.variables.iter().map(|(n, t)| (n.as_str(), t))
     }
 
     /// `CompileAndStoreVariable`: compiles a variable and adds it to `variables` (as `dyn` when

@@ -11,9 +11,10 @@ use cel::go::fmt::quote;
 use cel::value::{Key, KeyRef, Map, MapProvider};
 use cel::{EvalError, EvalOptions, Program, Value};
 
+use super::authorizer::AuthorizerValues;
 use super::environment::{
-    CompileError, Compiled, Compiler, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, Optional, PARAMS,
-    REQUEST, ReturnTypes, VARIABLES,
+    AUTHORIZER, CompileError, Compiled, Compiler, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, Optional,
+    PARAMS, REQUEST, REQUEST_RESOURCE_AUTHORIZER, ReturnTypes, VARIABLES,
 };
 use super::model::NamedExpression;
 use crate::rules::env::PER_CALL_LIMIT;
@@ -35,6 +36,8 @@ pub struct Bindings {
     pub namespace: Value,
     /// `params` (null when the binding has no params).
     pub params: Value,
+    /// `authorizer` and `authorizer.requestResource` (`None`: unbound).
+    pub authorizer: Option<AuthorizerValues>,
 }
 
 /// One compiled expression of a list: its text and its program or compile error.
@@ -127,6 +130,8 @@ struct LazyVariables {
     variables: Arc<[Variable]>,
     bindings: Bindings,
     values: Vec<OnceLock<cel::EvalResult>>,
+    /// The runtime cost limit of one evaluation (the environment's `CostLimit`).
+    per_call_limit: u64,
     /// Cost of the variables evaluated since the last expression (`GetAndResetCost`).
     cost: AtomicU64,
     this: Weak<LazyVariables>,
@@ -141,12 +146,17 @@ impl std::fmt::Debug for LazyVariables {
 }
 
 impl LazyVariables {
-    fn new(variables: Arc<[Variable]>, bindings: Bindings) -> Arc<LazyVariables> {
+    fn new(
+        variables: Arc<[Variable]>,
+        bindings: Bindings,
+        per_call_limit: u64,
+    ) -> Arc<LazyVariables> {
         let values = variables.iter().map(|_| OnceLock::new()).collect();
         Arc::new_cyclic(|this| LazyVariables {
             variables,
             bindings,
             values,
+            per_call_limit,
             cost: AtomicU64::new(0),
             this: this.clone(),
         })
@@ -181,7 +191,7 @@ impl LazyVariables {
                     bindings: &self.bindings,
                     variables: this,
                 };
-                let (value, cost) = eval(&compiled.program, &activation);
+                let (value, cost) = eval(&compiled.program, &activation, self.per_call_limit);
                 self.cost.fetch_add(cost, Ordering::Relaxed);
                 value.map_err(|e| {
                     EvalError::msg(format!(
@@ -222,7 +232,7 @@ impl MapProvider for LazyVariables {
     }
 }
 
-/// `evaluationActivation`: the variables of one list evaluation (`authorizer` unbound).
+/// `evaluationActivation`: the variables of one list evaluation.
 struct Activation<'b> {
     bindings: &'b Bindings,
     variables: Arc<LazyVariables>,
@@ -238,34 +248,53 @@ impl cel::Activation for Activation<'_> {
             REQUEST => b.request.clone(),
             NAMESPACE_OBJECT => b.namespace.clone(),
             VARIABLES => Value::Map(Map::Provided(self.variables.clone())),
+            AUTHORIZER => b.authorizer.as_ref()?.authorizer.clone(),
+            REQUEST_RESOURCE_AUTHORIZER => b.authorizer.as_ref()?.request_resource.clone(),
             _ => return None,
         })
     }
 }
 
-/// Evaluates with the per-call limit, returning the value and the runtime cost.
-fn eval(program: &Program, activation: &dyn cel::Activation) -> (cel::EvalResult, u64) {
+/// Evaluates within `per_call_limit`, returning the value and the runtime cost.
+fn eval(
+    program: &Program,
+    activation: &dyn cel::Activation,
+    per_call_limit: u64,
+) -> (cel::EvalResult, u64) {
     let options = EvalOptions {
         track_cost: true,
-        cost_limit: Some(PER_CALL_LIMIT),
+        cost_limit: Some(per_call_limit),
         ..Default::default()
     };
     let e = program.eval_with(activation, &options);
     (e.value, e.cost.unwrap_or(0))
 }
 
-/// `condition.ForInput`: evaluates `expressions` in order within `budget`; `Err` with the
-/// budget error when it runs out. Returns the outcomes and the remaining budget.
+/// `condition.ForInput`: evaluates `expressions` in order within `budget`, each evaluation
+/// within `celconfig.PerCallLimit` ([`PER_CALL_LIMIT`]); `Err` with the budget error when it
+/// runs out. Returns the outcomes and the remaining budget.
 pub fn for_input(
     expressions: &[Option<Expression>],
     variables: &Arc<[Variable]>,
     bindings: &Bindings,
     budget: i64,
 ) -> Result<(Vec<Outcome>, i64), OutOfBudget> {
+    for_input_with_limit(expressions, variables, bindings, budget, PER_CALL_LIMIT)
+}
+
+/// [`for_input`] with another per-call limit: the `CostLimit` program option of an environment
+/// extended as Kubernetes' tests extend it (`condition_test.go` `TestCondition`).
+pub fn for_input_with_limit(
+    expressions: &[Option<Expression>],
+    variables: &Arc<[Variable]>,
+    bindings: &Bindings,
+    budget: i64,
+    per_call_limit: u64,
+) -> Result<(Vec<Outcome>, i64), OutOfBudget> {
     if expressions.is_empty() {
         return Ok((Vec::new(), budget));
     }
-    let lazy = LazyVariables::new(variables.clone(), bindings.clone());
+    let lazy = LazyVariables::new(variables.clone(), bindings.clone(), per_call_limit);
     let mut remaining = budget;
     let mut out = Vec::with_capacity(expressions.len());
     for e in expressions {
@@ -285,7 +314,7 @@ pub fn evaluate_one(
     bindings: &Bindings,
     budget: &mut i64,
 ) -> Result<Outcome, OutOfBudget> {
-    let lazy = LazyVariables::new(variables.clone(), bindings.clone());
+    let lazy = LazyVariables::new(variables.clone(), bindings.clone(), PER_CALL_LIMIT);
     evaluate_in(expression, &lazy, bindings, budget)
 }
 
@@ -304,7 +333,7 @@ fn evaluate_in(
         bindings,
         variables: lazy.clone(),
     };
-    let (value, cost) = eval(&compiled.program, &activation);
+    let (value, cost) = eval(&compiled.program, &activation, lazy.per_call_limit);
     let composition = i64::try_from(lazy.cost.swap(0, Ordering::Relaxed)).unwrap_or(i64::MAX);
     if composition > *remaining {
         return Err(OutOfBudget);

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::model::{MatchPolicy, MatchResources, NamedRuleWithOperations};
 use super::request::{Attributes, GroupVersionKind, GroupVersionResource, Operation, labels};
-use super::selector::{Selector, SelectorError};
+use super::selector::Selector;
+pub use super::selector::SelectorError;
 
 /// What the matcher asks of the cluster: other versions of a resource and namespaces.
 pub trait Cluster {
@@ -24,6 +25,11 @@ pub trait Cluster {
 
     /// The stored Namespace named `name`, if it exists.
     fn namespace(&self, name: &str) -> Option<Value>;
+
+    /// The authorizer bound to policies' `authorizer` variable (`None`: left unbound).
+    fn authorizer(&self) -> Option<std::sync::Arc<dyn crate::library::authz::Authorizer>> {
+        None
+    }
 }
 
 /// Why matching failed; the dispatcher wraps its text (`failed to configure policy: …`).

@@ -2,7 +2,11 @@
 //! kube-apiserver's admission plugins run them (`k8s.io/apiserver/pkg/admission/plugin/policy`).
 //!
 //! * [`model`]: the policy and binding documents, decoded with the server's defaults.
-//! * [`api_validation`]: what the server checks when a policy or binding is created.
+//! * [`authorizer`]: the offline authorizer behind the `authorizer` variable (rules).
+//! * [`defaults`]: Go defaulting of built-in kinds, applied before admission.
+//! * [`api_validation`]: what the server checks when a policy or binding is created or updated
+//!   (ValidatingAdmissionPolicy's, and what MutatingAdmissionPolicy's
+//!   [`mutating::api_validation`] shares with it).
 //! * [`environment`]: the admission CEL environment and the compiler of policy expressions
 //!   (shared with mutating policies).
 //! * `selector`: label selectors (`metav1.LabelSelectorAsSelector`), crate-private.
@@ -16,8 +20,8 @@
 //! * [`typechecking`]: the type checking the server writes into a policy's
 //!   `status.typeChecking`.
 //! * [`validating`]: compiling a validating policy and evaluating it for one request.
-//! * [`mutating`]: MutatingAdmissionPolicy: compiling mutations and applying them (JSON Patch,
-//!   ApplyConfiguration) with reinvocation.
+//! * [`mutating`]: MutatingAdmissionPolicy: API validation, compiling mutations and applying
+//!   them (JSON Patch, ApplyConfiguration) with reinvocation.
 //! * `policies`: the facade, [`PolicySet`] with [`RequestOptions`] and [`DecodeError`]: the
 //!   policies, bindings, Namespaces and params among the inputs, answering for one object
 //!   written.
@@ -37,6 +41,8 @@ pub use evaluate::{EvaluationError, OutOfBudget};
 pub use policies::{DecodeError, PolicySet, RequestOptions};
 
 pub mod api_validation;
+pub mod authorizer;
+pub mod defaults;
 pub mod environment;
 pub mod evaluate;
 pub mod matching;

@@ -5,11 +5,15 @@
 //! [`Validator`] knows (CRDs and built-in kinds).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
-use super::api_validation::{validate_binding, validate_policy};
+use super::api_validation::{
+    Environments, default_binding, default_policy, validate_binding, validate_policy,
+};
+use super::authorizer::{AuthorizerValues, AuthzRules};
+use super::defaults::{self, BuiltinDefaulter};
 use super::matching::{Cluster, binding_matches, definition_matches};
 use super::model::{
     BINDING_KIND, ModelError, POLICY_KIND, ValidatingAdmissionPolicyBinding, admission_kind,
@@ -21,9 +25,12 @@ use super::request::{
     Attributes, GroupVersionKind, GroupVersionResource, Operation, UserInfo, namespace_json,
     namespace_named, request_json, stored_namespace,
 };
-use super::validating::{Answer, CompiledPolicy, Params, collect_params, dispatch, is_exempt};
+use super::validating::{
+    Answer, CompiledPolicy, Params, collect_params, dispatch, is_exempt, param_kind_error,
+};
 use crate::documents::Document;
 use crate::field::FieldError;
+use crate::library::authz::Authorizer;
 use crate::validator::{KindSchema, ServedResource, Validator};
 use crate::version::KubeVersion;
 
@@ -42,6 +49,8 @@ pub struct RequestOptions {
     pub dry_run: bool,
     /// Labels of namespaces not among the inputs (`--namespace-labels`), by name.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// What policies' `authorizer` checks answer (`--authz`; default: no opinion on anything).
+    pub authorizer: AuthzRules,
 }
 
 /// Why a policy or binding document among the inputs could not be decoded; Display is the
@@ -78,14 +87,21 @@ pub struct PolicySet {
     errors: HashMap<(String, usize), DecodeError>,
     /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
     served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
+    /// `options.authorizer`, shared by the values bound to `authorizer`.
+    authorizer: Option<Arc<dyn Authorizer>>,
+    /// Go defaulting of built-in kinds, run after each mutation.
+    defaulter: BuiltinDefaulter,
 }
 
 impl PolicySet {
     /// An empty set for Kubernetes `version`.
     pub fn new(version: KubeVersion, options: RequestOptions) -> PolicySet {
+        let authorizer: Arc<dyn Authorizer> = Arc::new(options.authorizer.clone());
         PolicySet {
             version,
             options,
+            authorizer: Some(authorizer),
+            defaulter: BuiltinDefaulter { version },
             ..Default::default()
         }
     }
@@ -144,17 +160,10 @@ impl PolicySet {
     }
 
     /// What the server's API validation finds wrong with `doc` when it is a policy or binding
-    /// being created (its expressions compiled in the new-expressions view).
+    /// being created (its expressions compiled in the new-expressions view), after the server's
+    /// defaults.
     pub fn review(&self, doc: &Document) -> Vec<FieldError> {
-        match admission_kind(&doc.value) {
-            Some(POLICY_KIND) => decode_policy(doc)
-                .map(|p| validate_policy(&p, self.version))
-                .unwrap_or_default(),
-            Some(BINDING_KIND) => decode_binding(doc)
-                .map(|b| validate_binding(&b))
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        }
+        review_document(doc, self.version)
     }
 
     /// What the validating policies answer when `object` (as it would be stored) is written
@@ -238,6 +247,10 @@ impl PolicySet {
                 Ok(None) => continue,
                 Ok(Some(m)) => m,
             };
+            if let Some(e) = param_kind_error(spec.param_kind.as_ref(), &view) {
+                config_error("", format!("failed to configure policy: {e}"));
+                continue;
+            }
             request.get_or_insert_with(|| request_json(&attr, &matched.resource, &matched.kind));
             for binding in bindings {
                 let name = binding.metadata.name.as_str();
@@ -291,9 +304,28 @@ impl PolicySet {
             request,
             namespace_object,
             target,
-            defaulter: None,
+            defaulter: validator
+                .find_kind(&api_version_of(&attr), &attr.kind.kind)
+                .is_none()
+                .then_some(&self.defaulter as &dyn mutating::Defaulter),
+            authorizer: self
+                .authorizer
+                .as_ref()
+                .map(|a| AuthorizerValues::new(a, &attr)),
         };
         Some(mutating::mutate(&invocations, &mutation))
+    }
+
+    /// `object` with the Go defaults of its built-in kind applied, as the server decodes a
+    /// request before admission ([`super::defaults`]); `None` when a CRD serves the
+    /// kind or the kind has no defaults here.
+    pub fn defaulted(&self, validator: &Validator, object: &Value) -> Option<Value> {
+        let s = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
+        if validator.find_kind(s("/apiVersion"), s("/kind")).is_some() {
+            return None;
+        }
+        let mut defaulted = object.clone();
+        defaults::apply(&mut defaulted, self.version).then_some(defaulted)
     }
 
     /// The schema of the kind `attr` writes.
@@ -302,11 +334,7 @@ impl PolicySet {
         validator: &'v Validator,
         attr: &Attributes,
     ) -> Option<KindSchema<'v>> {
-        let api_version = match attr.kind.group.as_str() {
-            "" => attr.kind.version.clone(),
-            g => format!("{g}/{}", attr.kind.version),
-        };
-        validator.kind_schema(&api_version, &attr.kind.kind)
+        validator.kind_schema(&api_version_of(attr), &attr.kind.kind)
     }
 
     /// The attributes of a request writing `object` over `old`, and the cluster it sees.
@@ -403,6 +431,14 @@ impl PolicySet {
     }
 }
 
+/// The `apiVersion` of the kind `attr` writes.
+fn api_version_of(attr: &Attributes) -> String {
+    match attr.kind.group.as_str() {
+        "" => attr.kind.version.clone(),
+        g => format!("{g}/{}", attr.kind.version),
+    }
+}
+
 /// The cluster as one request sees it.
 struct View<'a> {
     set: &'a PolicySet,
@@ -425,6 +461,10 @@ impl Cluster for View<'_> {
         } else {
             Vec::new()
         }
+    }
+
+    fn authorizer(&self) -> Option<Arc<dyn Authorizer>> {
+        self.set.authorizer.clone()
     }
 
     fn namespace(&self, name: &str) -> Option<Value> {
@@ -473,5 +513,31 @@ impl Params for View<'_> {
             })
             .cloned()
             .collect()
+    }
+}
+
+/// The API validation errors of `doc` when it is a validating or mutating policy or binding
+/// being created, after the server's defaults; nothing for any other document.
+pub fn review_document(doc: &Document, version: KubeVersion) -> Vec<FieldError> {
+    let mut value = doc.value.clone();
+    let envs = Environments::new(version);
+    if is_kind(&value, mutating::model::POLICY_KIND) {
+        mutating::api_validation::default_policy(&mut value);
+        return mutating::api_validation::validate_policy(&value, &envs);
+    }
+    if is_kind(&value, mutating::model::BINDING_KIND) {
+        default_binding(&mut value);
+        return mutating::api_validation::validate_binding(&value, version);
+    }
+    match admission_kind(&value) {
+        Some(POLICY_KIND) => {
+            default_policy(&mut value);
+            validate_policy(&value, &envs)
+        }
+        Some(BINDING_KIND) => {
+            default_binding(&mut value);
+            validate_binding(&value, version)
+        }
+        _ => Vec::new(),
     }
 }

@@ -149,7 +149,7 @@ pub(crate) fn labels(object: &Value) -> BTreeMap<String, String> {
 
 /// The `request` variable for `attr` matched as `kind`/`resource` (the equivalent kind and
 /// resource a rule matched; the request's own are `requestKind`/`requestResource`).
-pub(crate) fn request_json(
+pub fn request_json(
     attr: &Attributes,
     resource: &GroupVersionResource,
     kind: &GroupVersionKind,
@@ -236,7 +236,7 @@ pub(crate) fn namespace_named(name: &str) -> Value {
 
 /// The `namespaceObject` variable (`CreateNamespaceObject`): the stored namespace with only
 /// the metadata fields the plugin copies.
-pub(crate) fn namespace_json(namespace: &Value) -> Value {
+pub fn namespace_json(namespace: &Value) -> Value {
     const KEPT: [&str; 12] = [
         "name",
         "generateName",

@@ -139,19 +139,40 @@ pub struct Decision {
     pub reason: String,
 }
 
-/// `PolicyAuditAnnotation` outcomes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum AuditOutcome {
-    Publish(String, String),
+/// `PolicyAuditAnnotationAction`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AuditAction {
+    /// `AuditAnnotationActionPublish`: the value is published under the key.
+    Publish,
+    /// `AuditAnnotationActionError`: the annotation failed (under `failurePolicy: Fail`, or
+    /// with a value of an unsupported type); the request is denied.
+    Error,
+    /// `AuditAnnotationActionExclude`: nothing is published (null or blank value, or an error
+    /// under `failurePolicy: Ignore`).
     Exclude,
-    Error(String),
 }
 
-/// `ValidateResult`.
+/// `PolicyAuditAnnotation`: the outcome of one audit annotation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditAnnotationResult {
+    /// The annotation's key (`auditAnnotations[i].key`).
+    pub key: String,
+    /// The value, trimmed (empty unless published).
+    pub value: String,
+    /// What happens to it.
+    pub action: AuditAction,
+    /// Why it failed (empty unless its evaluation failed).
+    pub error: String,
+}
+
+/// `ValidateResult`: what one evaluation of a policy (one binding, one param) decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct ValidateResult {
-    decisions: Vec<Decision>,
-    audit: Vec<AuditOutcome>,
+pub struct ValidateResult {
+    /// One decision per validation, in order; a single error decision when the policy could
+    /// not be evaluated; none when a match condition is false.
+    pub decisions: Vec<Decision>,
+    /// One result per audit annotation, in order.
+    pub audit_annotations: Vec<AuditAnnotationResult>,
 }
 
 fn error_decision(policy: FailurePolicy, message: String) -> Decision {
@@ -168,7 +189,7 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
     let f = p.failure_policy();
     let single = |message: String| ValidateResult {
         decisions: vec![error_decision(f, message)],
-        audit: Vec::new(),
+        audit_annotations: Vec::new(),
     };
     if !p.match_conditions.is_empty() {
         // matchconditions.Matcher.Match: no namespaceObject, its own budget.
@@ -274,21 +295,32 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
             .enumerate()
             .map(|(i, o)| {
                 let a = &p.policy.spec.audit_annotations[i];
-                let error = |m: String| {
-                    if f == FailurePolicy::Ignore {
-                        AuditOutcome::Exclude
-                    } else {
-                        AuditOutcome::Error(m)
-                    }
+                let result = |action: AuditAction, value: &str, error: String| AuditAnnotationResult {
+                    key: a.key.clone(),
+                    value: value.to_string(),
+                    action,
+                    error,
                 };
                 match o {
-                    Outcome::Error(e) => error(e.to_string()),
-                    Outcome::Value(CelValue::String(s)) if s.trim().is_empty() => AuditOutcome::Exclude,
-                    Outcome::Value(CelValue::String(s)) => {
-                        AuditOutcome::Publish(a.key.clone(), s.trim().to_string())
+                    Outcome::Error(e) => {
+                        // auditAnnotationEvaluationForError
+                        let action = if f == FailurePolicy::Ignore {
+                            AuditAction::Exclude
+                        } else {
+                            AuditAction::Error
+                        };
+                        result(action, "", e.to_string())
                     }
-                    Outcome::Value(CelValue::Null) | Outcome::Absent => AuditOutcome::Exclude,
-                    Outcome::Value(other) => AuditOutcome::Error(format!(
+                    Outcome::Value(CelValue::String(s)) if s.trim().is_empty() => {
+                        result(AuditAction::Exclude, "", String::new())
+                    }
+                    Outcome::Value(CelValue::String(s)) => {
+                        result(AuditAction::Publish, s.trim(), String::new())
+                    }
+                    Outcome::Value(CelValue::Null) | Outcome::Absent => {
+                        result(AuditAction::Exclude, "", String::new())
+                    }
+                    Outcome::Value(other) => result(AuditAction::Error, "", format!(
                         "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
                         a.value_expression,
                         other.type_name()
@@ -298,7 +330,10 @@ fn validate(p: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
             .collect(),
         Err(e) => return single(e.to_string()),
     };
-    ValidateResult { decisions, audit }
+    ValidateResult {
+        decisions,
+        audit_annotations: audit,
+    }
 }
 
 /// `utilerrors.NewAggregate(errs).Error()`.
@@ -329,8 +364,9 @@ pub struct BindingResult {
     pub policy: String,
     /// Empty for an error of the policy itself (no binding evaluated).
     pub binding: String,
-    /// The decisions that did not admit (denials and errors), in validation order.
-    pub decisions: Vec<Decision>,
+    /// What each evaluation decided, one per param the binding selects (one for a binding
+    /// without params), in param order.
+    pub results: Vec<ValidateResult>,
 }
 
 /// The denial that answers the request.
@@ -349,7 +385,7 @@ pub struct Denial {
 pub struct Answer {
     /// Every denied decision, in policy and binding order; the first answers the request.
     pub denied: Vec<Denial>,
-    /// Warnings (`Warn` action).
+    /// Warnings (`Warn` action), each text once, in the order first given.
     pub warnings: Vec<String>,
     /// Audit annotations (`Audit` action failures and audit annotation values), key and value.
     pub audit_annotations: Vec<(String, String)>,
@@ -414,7 +450,7 @@ impl Answer {
 }
 
 /// The objects a binding's `paramRef` can select, and their scope.
-pub(crate) trait Params {
+pub trait Params {
     /// Whether the kind `api_version`/`kind` is known, and if so whether it is namespaced.
     fn param_scope(&self, api_version: &str, kind: &str) -> Option<bool>;
     /// The objects of `api_version`/`kind` (in `namespace` when given).
@@ -424,7 +460,7 @@ pub(crate) trait Params {
 /// Why a binding's params cannot be collected (`generic.CollectParams`,
 /// `apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go`), with its texts.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ParamsError {
+pub enum ParamsError {
     /// The policy's `paramKind` names no known kind.
     #[error("paramKind kind `&ParamKind{{APIVersion:{api_version},Kind:{kind},}}` not known")]
     UnknownKind {
@@ -457,7 +493,7 @@ pub(crate) enum ParamsError {
 
 /// `generic.CollectParams` for a policy's `paramKind` and a binding's `paramRef` (shared with
 /// mutating policies): `Ok(None)` stands for the single nil param.
-pub(crate) fn collect_params(
+pub fn collect_params(
     param_kind: Option<&ParamKind>,
     param_ref: Option<&ParamRef>,
     namespace: &str,
@@ -511,6 +547,45 @@ pub(crate) fn collect_params(
         return Err(ParamsError::NotFound);
     }
     Ok(found.into_iter().map(Some).collect())
+}
+
+/// `schema.ParseGroupVersion` accepts `apiVersion` (at most one `/`): a policy whose
+/// `paramKind` does not parse gets no hook at all (`generic/policy_source.go`
+/// `calculatePolicyData`).
+fn param_kind_parses(param_kind: Option<&ParamKind>) -> bool {
+    param_kind.is_none_or(|k| k.api_version.matches('/').count() <= 1)
+}
+
+/// The configuration error of a policy whose `paramKind` names no known resource
+/// (`generic/policy_source.go` `ensureParamsForPolicyLocked`, reported once the policy
+/// matches: `failed to configure policy: ...`). The kind prints as `schema.GroupVersionKind`
+/// does: `<group>/<version>, Kind=<kind>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind}'")]
+pub(crate) struct ParamKindNotFound {
+    group: String,
+    version: String,
+    kind: String,
+}
+
+/// The [`ParamKindNotFound`] of a policy whose `paramKind` `params` do not know.
+pub(crate) fn param_kind_error(
+    param_kind: Option<&ParamKind>,
+    params: &dyn Params,
+) -> Option<ParamKindNotFound> {
+    let kind = param_kind?;
+    if params.param_scope(&kind.api_version, &kind.kind).is_some() {
+        return None;
+    }
+    let (group, version) = kind
+        .api_version
+        .split_once('/')
+        .unwrap_or(("", &kind.api_version));
+    Some(ParamKindNotFound {
+        group: group.to_string(),
+        version: version.to_string(),
+        kind: kind.kind.clone(),
+    })
 }
 
 /// `ValidationFailureValue`: one failure under the `Audit` action.
@@ -585,6 +660,9 @@ pub(crate) fn dispatch(
                 CelValue::from_json(&namespace_json(&ns))
             })
     };
+    let authorizer = cluster
+        .authorizer()
+        .map(|a| super::authorizer::AuthorizerValues::new(&a, attr));
     let mut validation_failures: Vec<ValidationFailure> = Vec::new();
     let mut last_request: Option<(super::matching::Matched, CelValue)> = None;
     for (policy, bindings) in policies {
@@ -609,7 +687,7 @@ pub(crate) fn dispatch(
                     },
                 });
             };
-        if bindings.is_empty() {
+        if bindings.is_empty() || !param_kind_parses(policy.policy.spec.param_kind.as_ref()) {
             continue;
         }
         let matched = match definition_matches(
@@ -624,6 +702,10 @@ pub(crate) fn dispatch(
             Ok(None) => continue,
             Ok(Some(m)) => m,
         };
+        if let Some(e) = param_kind_error(policy.policy.spec.param_kind.as_ref(), params) {
+            config_error(&mut answer, None, &e);
+            continue;
+        }
         // Policies matching the same resource and kind share one `request` value.
         let request = match &last_request {
             Some((m, r)) if *m == matched => r.clone(),
@@ -659,7 +741,7 @@ pub(crate) fn dispatch(
             let mut result = BindingResult {
                 policy: name.clone(),
                 binding: bname.to_string(),
-                decisions: Vec::new(),
+                results: Vec::new(),
             };
             for param in params_list {
                 let bindings_values = Bindings {
@@ -668,9 +750,10 @@ pub(crate) fn dispatch(
                     request: request.clone(),
                     namespace: namespace.clone(),
                     params: param.as_ref().map_or(CelValue::Null, CelValue::from_json),
+                    authorizer: authorizer.clone(),
                 };
                 let r = validate(policy, &bindings_values);
-                for (i, d) in r.decisions.into_iter().enumerate() {
+                for (i, d) in r.decisions.iter().enumerate() {
                     if !d.deny {
                         continue;
                     }
@@ -681,24 +764,33 @@ pub(crate) fn dispatch(
                                 binding: Some(bname.to_string()),
                                 decision: d.clone(),
                             }),
-                            ValidationAction::Audit => validation_failures.push(ValidationFailure {
-                                message: d.message.clone(),
-                                policy: binding.spec.policy_name.clone(),
-                                binding: bname.to_string(),
-                                expression_index: i,
-                                actions: binding.spec.validation_actions.clone(),
-                            }),
-                            ValidationAction::Warn => answer.warnings.push(format!(
-                                "Validation failed for ValidatingAdmissionPolicy '{name}' with binding '{bname}': {}",
-                                d.message
-                            )),
+                            ValidationAction::Audit => {
+                                validation_failures.push(ValidationFailure {
+                                    message: d.message.clone(),
+                                    policy: binding.spec.policy_name.clone(),
+                                    binding: bname.to_string(),
+                                    expression_index: i,
+                                    actions: binding.spec.validation_actions.clone(),
+                                })
+                            }
+                            ValidationAction::Warn => {
+                                let warning = format!(
+                                    "Validation failed for ValidatingAdmissionPolicy '{name}' with binding '{bname}': {}",
+                                    d.message
+                                );
+                                // The request's warning recorder keeps a text once
+                                // (`endpoints/filters/warning.go` `recorder.AddWarning`).
+                                if !answer.warnings.contains(&warning) {
+                                    answer.warnings.push(warning);
+                                }
+                            }
                         }
                     }
-                    result.decisions.push(d);
                 }
-                for a in r.audit {
-                    match a {
-                        AuditOutcome::Publish(key, mut value) => {
+                for a in &r.audit_annotations {
+                    match a.action {
+                        AuditAction::Publish => {
+                            let mut value = a.value.clone();
                             if value.len() > MAX_AUDIT_ANNOTATION_VALUE_LENGTH {
                                 let mut cut = MAX_AUDIT_ANNOTATION_VALUE_LENGTH;
                                 while !value.is_char_boundary(cut) {
@@ -706,32 +798,30 @@ pub(crate) fn dispatch(
                                 }
                                 value.truncate(cut);
                             }
-                            match annotations.iter_mut().find(|(k, _)| *k == key) {
+                            match annotations.iter_mut().find(|(k, _)| *k == a.key) {
                                 Some((_, vs)) => {
                                     if !vs.contains(&value) {
                                         vs.push(value);
                                     }
                                 }
-                                None => annotations.push((key, vec![value])),
+                                None => annotations.push((a.key.clone(), vec![value])),
                             }
                         }
-                        AuditOutcome::Error(message) => {
-                            let d = Decision {
+                        // When failurePolicy=fail, audit annotation errors result in deny.
+                        AuditAction::Error => answer.denied.push(Denial {
+                            policy: name.clone(),
+                            binding: Some(bname.to_string()),
+                            decision: Decision {
                                 deny: true,
                                 evaluation: Evaluation::Error,
-                                message,
+                                message: a.error.clone(),
                                 reason: String::new(),
-                            };
-                            answer.denied.push(Denial {
-                                policy: name.clone(),
-                                binding: Some(bname.to_string()),
-                                decision: d.clone(),
-                            });
-                            result.decisions.push(d);
-                        }
-                        AuditOutcome::Exclude => {}
+                            },
+                        }),
+                        AuditAction::Exclude => {}
                     }
                 }
+                result.results.push(r);
             }
             answer.bindings.push(result);
         }
@@ -753,4 +843,129 @@ pub(crate) fn dispatch(
         ));
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::model::{decode_binding, decode_policy};
+    use crate::admission::request::{GroupVersionKind, GroupVersionResource, Operation, UserInfo};
+    use crate::documents::Document;
+
+    /// A cluster without namespaces whose param kind `example.com/v1 P` is namespaced and has
+    /// two objects.
+    struct TwoParams;
+
+    impl Cluster for TwoParams {
+        fn equivalents(
+            &self,
+            _: &GroupVersionResource,
+            _: &str,
+        ) -> Vec<(GroupVersionResource, GroupVersionKind)> {
+            Vec::new()
+        }
+
+        fn namespace(&self, _: &str) -> Option<Value> {
+            None
+        }
+    }
+
+    impl Params for TwoParams {
+        fn param_scope(&self, _: &str, kind: &str) -> Option<bool> {
+            (kind == "P").then_some(true)
+        }
+
+        fn param_objects(&self, _: &str, _: &str, _: Option<&str>) -> Vec<Value> {
+            ["a", "b"]
+                .map(|n| {
+                    json!({"apiVersion": "example.com/v1", "kind": "P",
+                    "metadata": {"name": n, "namespace": "ns"}})
+                })
+                .to_vec()
+        }
+    }
+
+    fn doc(value: Value) -> Document {
+        Document {
+            source: "test".into(),
+            line: 1,
+            index: 0,
+            item: None,
+            value,
+        }
+    }
+
+    fn answer(kind: &str) -> Answer {
+        let policy = decode_policy(&doc(json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "p"},
+            "spec": {
+                "paramKind": {"apiVersion": "example.com/v1", "kind": kind},
+                "matchConstraints": {"resourceRules": [{"apiGroups": ["*"],
+                    "apiVersions": ["*"], "resources": ["*"], "operations": ["*"]}]},
+                "validations": [{"expression": "false", "message": "no"}],
+            },
+        })))
+        .expect("policy");
+        let binding = decode_binding(&doc(json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "b"},
+            "spec": {"policyName": "p", "validationActions": ["Warn"],
+                "paramRef": {"selector": {}}},
+        })))
+        .expect("binding");
+        let compiled = CompiledPolicy::new(policy, KubeVersion::NEWEST);
+        let attr = Attributes {
+            kind: GroupVersionKind::of("v1", "ConfigMap"),
+            resource: GroupVersionResource {
+                group: String::new(),
+                version: "v1".into(),
+                resource: "configmaps".into(),
+            },
+            subresource: String::new(),
+            name: "c".into(),
+            namespace: "ns".into(),
+            operation: Operation::Create,
+            object: Some(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "c", "namespace": "ns"}})),
+            old_object: None,
+            user: UserInfo::default(),
+            dry_run: false,
+        };
+        dispatch(
+            &[(&compiled, vec![&binding])],
+            &attr,
+            &TwoParams,
+            &TwoParams,
+        )
+    }
+
+    /// Two params failing alike give one warning: the warning recorder keeps a text once.
+    #[test]
+    fn a_warning_is_given_once() {
+        let answer = answer("P");
+        assert_eq!(answer.bindings[0].results.len(), 2);
+        assert_eq!(
+            answer.warnings,
+            vec!["Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': no"]
+        );
+    }
+
+    /// A `paramKind` no resource serves fails the policy before any binding.
+    #[test]
+    fn an_unknown_param_kind_is_the_policy_configuration_error() {
+        let answer = answer("Q");
+        assert!(answer.bindings.is_empty());
+        assert_eq!(
+            answer.message().as_deref(),
+            Some(
+                "ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: \
+                 failed to find resource referenced by paramKind: 'example.com/v1, Kind=Q'"
+            )
+        );
+    }
 }

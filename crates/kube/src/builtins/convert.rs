@@ -25,7 +25,7 @@ fn named_types() -> &'static BTreeMap<String, BTreeMap<String, String>> {
 }
 
 /// Nesting beyond which a schema is not expanded further (no built-in kind comes near it).
-const MAX_DEPTH: usize = 64;
+const MAX_CONVERT_DEPTH: usize = 64;
 
 /// The Go type a schema node decodes into (as `encoding/json` names it in its errors).
 #[derive(Clone, Debug, PartialEq)]
@@ -171,7 +171,7 @@ impl Converter<'_> {
             }
             _ => {}
         }
-        if self.stack.iter().any(|s| s == name) || depth > MAX_DEPTH {
+        if self.stack.iter().any(|s| s == name) || depth > MAX_CONVERT_DEPTH {
             return any();
         }
         let Some(def) = self.definitions.get(name).and_then(Value::as_object) else {
@@ -190,7 +190,7 @@ impl Converter<'_> {
         depth: usize,
         definition: Option<&str>,
     ) -> (Value, GoType) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_CONVERT_DEPTH {
             return any();
         }
         if let Some((name, rest)) = reference(node) {

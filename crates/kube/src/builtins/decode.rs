@@ -14,7 +14,7 @@
 //!   `ParseQuantity`), its errors unwrapped;
 //! - `[]byte` is base64 (`illegal base64 data at input byte N`).
 //!
-//! - `v1.Time` is an RFC 3339 string (`time.Parse` errors, [`super::go_time`]).
+//! - `v1.Time` is an RFC 3339 string (`time.Parse` errors, [`crate::go::time`]).
 //!
 //! Named Go types the definitions do not name (`v1.Protocol`, `v1.ResourceList`) come from a
 //! table of Kubernetes 1.35's types ([`GoType::Named`]).
@@ -23,12 +23,12 @@ use base64::Engine;
 use serde_json::Value;
 
 use super::convert::GoType;
-use super::go_time::TimeParseError;
 use crate::field::go_json;
-use crate::library::resource::{Quantity, QuantityError};
+use crate::go::quantity::{Quantity, QuantityError};
+use crate::go::time::TimeParseError;
 
 /// Nesting beyond which values are not checked (the pipeline's decoding bounds depth first).
-const MAX_DEPTH: usize = 1000;
+const MAX_DECODE_DEPTH: usize = 1000;
 
 /// The typed decoder's first error, printed with Go's text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -125,7 +125,7 @@ fn check<'a>(
     cx: &mut Context<'a>,
     depth: usize,
 ) -> Result<(), DecodeError> {
-    if depth > MAX_DEPTH || v.is_null() {
+    if depth > MAX_DECODE_DEPTH || v.is_null() {
         return Ok(());
     }
     let type_name = || named.map_or_else(|| t.go_name(), str::to_string);
@@ -172,7 +172,7 @@ fn check<'a>(
         },
         // `metav1.Time.UnmarshalJSON`: a string, parsed as RFC 3339.
         GoType::Time => match v {
-            Value::String(s) => Ok(super::go_time::parse_rfc3339(s)?),
+            Value::String(s) => Ok(crate::go::time::parse_rfc3339(s)?),
             _ => Err(cx.type_error(what(v), "string")),
         },
         GoType::Bool => match v {

@@ -34,7 +34,6 @@
 
 pub mod convert;
 pub mod decode;
-pub mod go_time;
 pub mod openapi;
 pub mod overlay;
 pub mod shipped;

@@ -57,6 +57,9 @@ pub struct Inputs {
     /// (`--policy`); their documents are not validated themselves. Policies among the
     /// documents count too.
     pub policies: Vec<String>,
+    /// Files or directories of objects to delete (`--delete`): each is the stored object of a
+    /// DELETE request, which only admission policies answer.
+    pub delete: Vec<String>,
 }
 
 /// How a run validates.
@@ -109,6 +112,7 @@ pub fn run(
 ) -> Report {
     let crd_inputs = read_inputs(&inputs.crds);
     let policy_inputs = read_inputs(&inputs.policies);
+    let delete_inputs = read_inputs(&inputs.delete);
     let old_inputs = inputs
         .old
         .as_ref()
@@ -185,7 +189,7 @@ pub fn run(
         Done(Box<Record>),
         Object,
     }
-    let mut pending = Vec::with_capacity(doc_inputs.len());
+    let mut pending = Vec::with_capacity(doc_inputs.len() + delete_inputs.len());
     let mut objects = Vec::new();
     for input in doc_inputs {
         pending.push(match input {
@@ -198,12 +202,21 @@ pub fn run(
                     Pending::Done(Box::new(o.record))
                 }
                 None => {
-                    objects.push(d);
+                    objects.push((Operation::Create, d));
                     Pending::Object
                 }
             },
             Ok(d) => {
-                objects.push(d);
+                objects.push((Operation::Create, d));
+                Pending::Object
+            }
+        });
+    }
+    for input in delete_inputs {
+        pending.push(match input {
+            Err(e) => Pending::Done(Box::new(Record::unreadable(&e))),
+            Ok(d) => {
+                objects.push((Operation::Delete, d));
                 Pending::Object
             }
         });
@@ -218,8 +231,11 @@ pub fn run(
     if let Some(p) = progress {
         p.total.store(objects.len(), Ordering::Relaxed);
     }
-    let mut validated = parallel::ordered_map(objects, options.jobs, |doc| {
-        let record = gate.check(doc);
+    let mut validated = parallel::ordered_map(objects, options.jobs, |(operation, doc)| {
+        let record = match operation {
+            Operation::Delete => gate.check_delete(&doc),
+            _ => gate.check(doc),
+        };
         if let Some(p) = progress {
             p.done.fetch_add(1, Ordering::Relaxed);
         }
@@ -248,28 +264,129 @@ struct Gate<'o> {
 }
 
 impl Gate<'_> {
-    /// The record of one object document, which moves into its request.
-    fn check(&self, doc: Document) -> Record {
-        let error = |message: String| Record::of(&doc, Outcome::Error, message);
+    /// `object` as admission sees it: with the Go defaults of its built-in kind.
+    fn defaulted(&self, object: &Value) -> Value {
+        self.policies
+            .defaulted(&self.validator, object)
+            .unwrap_or_else(|| object.clone())
+    }
+
+    /// The record of a document that is not sent at all: no `kind` or `apiVersion`, or a kind
+    /// skipped or rejected; else its `apiVersion` and `kind`.
+    fn screen<'d>(&self, doc: &'d Document) -> Result<(&'d str, &'d str), Box<Record>> {
+        let error = |message: String| Box::new(Record::of(doc, Outcome::Error, message));
         let s = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or("");
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
         // apimachinery's decoders check the kind first (`runtime/serializer/json`).
         if kind.is_empty() {
-            return error("Object 'Kind' is missing".into());
+            return Err(error("Object 'Kind' is missing".into()));
         }
         if api_version.is_empty() {
-            return error("Object 'apiVersion' is missing".into());
+            return Err(error("Object 'apiVersion' is missing".into()));
         }
         if self.options.skip_kinds.matches(api_version, kind) {
-            return Record::of(&doc, Outcome::Skipped, "kind skipped (--skip-kinds)".into());
+            return Err(Box::new(Record::of(
+                doc,
+                Outcome::Skipped,
+                "kind skipped (--skip-kinds)".into(),
+            )));
         }
         if self.options.reject_kinds.matches(api_version, kind) {
-            return error(format!("prohibited resource kind {kind}"));
+            return Err(error(format!("prohibited resource kind {kind}")));
         }
-        let (api_version, kind) = (api_version.to_string(), kind.to_string());
+        Ok((api_version, kind))
+    }
+
+    /// The record of an object no usable CRD or built-in kind serves (`e`): an error naming
+    /// the unusable CRD if one is why, a skip under `--ignore-missing-schemas`, else `e`.
+    fn missing_schema(&self, head: Record, e: &Error) -> Record {
+        let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
+        let (outcome, message) = if let Some(why) = self.unusable.reason(api_version, kind) {
+            (
+                Outcome::Error,
+                format!(
+                    "no usable CustomResourceDefinition serves kind {kind:?} in version {api_version:?}: {why}"
+                ),
+            )
+        } else if self.options.ignore_missing_schemas {
+            (
+                Outcome::Skipped,
+                "no schema (--ignore-missing-schemas)".into(),
+            )
+        } else {
+            (Outcome::Error, e.to_string())
+        };
+        Record {
+            outcome,
+            message,
+            ..head
+        }
+    }
+
+    /// The record of an object to delete: the stored object of a DELETE request (`object`
+    /// null, `oldObject` the document), which only the validating admission policies answer:
+    /// the server validates no schema on delete (`registry/generic/registry/store.go` `Delete`
+    /// runs the admission's `deleteValidation` on the stored object), and mutating policies
+    /// have no object to mutate.
+    fn check_delete(&self, doc: &Document) -> Record {
+        let (api_version, kind) = match self.screen(doc) {
+            Ok(k) => k,
+            Err(record) => return *record,
+        };
+        let mut head = Record::of(doc, Outcome::Valid, String::new());
+        head.operation = Some(Operation::Delete);
+        if self.validator.served_resource(api_version, kind).is_none() {
+            let e = Error::NoMatchingCrd {
+                api_version: api_version.to_string(),
+                kind: kind.to_string(),
+            };
+            return self.missing_schema(head, &e);
+        }
+        let mut verdict = Verdict {
+            kind: kind.to_string(),
+            name: head.name.clone(),
+            status: Status::success(),
+            warnings: Vec::new(),
+            object: None,
+            unknown_fields: Vec::new(),
+            duplicate_fields: Vec::new(),
+            decode_error: None,
+            rules_skipped: false,
+        };
+        let stored = self.defaulted(&doc.value);
+        let admitted = self.policies.admit(
+            &self.validator,
+            None,
+            Some(&stored),
+            Operation::Delete,
+            self.options.namespace.as_deref(),
+        );
+        let Some((attr, answer)) = admitted else {
+            return head.answer(verdict);
+        };
+        verdict.warnings.extend(answer.warnings.iter().cloned());
+        if let Some(status) = answer.status(&attr) {
+            verdict.status = status;
+        }
+        let mut record = head.answer(verdict);
+        record.audit_annotations = answer.audit_annotations;
+        record
+    }
+
+    /// The record of one object document, which moves into its request.
+    fn check(&self, doc: Document) -> Record {
+        let (api_version, kind) = match self.screen(&doc) {
+            Ok((a, k)) => (a.to_string(), k.to_string()),
+            Err(record) => return *record,
+        };
         // The record names the document as written, before the request changes it.
-        let head = Record::of(&doc, Outcome::Valid, String::new());
+        let mut head = Record::of(&doc, Outcome::Valid, String::new());
         let old = self.old.get(&ObjectKey::of(&doc.value));
+        head.operation = Some(if old.is_some() {
+            Operation::Update
+        } else {
+            Operation::Create
+        });
         let admission = Admission {
             decode_error: self.policies.decode_error(&doc).map(ToString::to_string),
             review: self.policies.review(&doc),
@@ -287,21 +404,7 @@ impl Gate<'_> {
         };
         match self.validator.validate(request) {
             Ok(verdict) => self.admit(head, verdict, old, admission),
-            Err(e @ Error::NoMatchingCrd { .. }) => {
-                if let Some(why) = self.unusable.reason(&api_version, &kind) {
-                    error(format!(
-                        "no usable CustomResourceDefinition serves kind {kind:?} in version {api_version:?}: {why}"
-                    ))
-                } else if self.options.ignore_missing_schemas {
-                    Record {
-                        outcome: Outcome::Skipped,
-                        message: "no schema (--ignore-missing-schemas)".into(),
-                        ..head
-                    }
-                } else {
-                    error(e.to_string())
-                }
-            }
+            Err(e @ Error::NoMatchingCrd { .. }) => self.missing_schema(head, &e),
             Err(e) => {
                 let served_by = self
                     .validator
@@ -332,13 +435,8 @@ impl Gate<'_> {
         if !verdict.is_valid() {
             return head.answer(verdict);
         }
-        if let Some(message) = admission.decode_error {
-            return Record {
-                outcome: Outcome::Error,
-                message,
-                ..head
-            };
-        }
+        // The server validates what it decoded (enums as strings): its errors come before what
+        // kcel's typed model cannot decode.
         if !admission.review.is_empty() {
             verdict.status = Status::invalid(
                 admission::model::GROUP,
@@ -349,6 +447,13 @@ impl Gate<'_> {
             );
             return head.answer(verdict);
         }
+        if let Some(message) = admission.decode_error {
+            return Record {
+                outcome: Outcome::Error,
+                message,
+                ..head
+            };
+        }
         let Some(written) = admission.object else {
             return head.answer(verdict);
         };
@@ -357,16 +462,22 @@ impl Gate<'_> {
         } else {
             Operation::Create
         };
-        // Mutating admission runs on the object as it would be stored; a changed object goes
-        // through the pipeline again (the server validates the mutated object), then the
-        // validating policies see it.
+        // Mutating admission runs on the object as it would be stored, with the Go defaults
+        // of a built-in kind (the server defaults while decoding, before admission); a changed
+        // object goes through the pipeline again (the server validates the mutated object),
+        // then the validating policies see it. The stored old object carries its defaults too.
         let mut mutated = None;
-        let stored = verdict.object.as_ref().unwrap_or(&written);
+        let stored = self.defaulted(verdict.object.as_ref().unwrap_or(&written));
+        let stored = &stored;
+        let stored_old = old.map(|o| self.defaulted(o));
         let namespace = self.options.namespace.as_deref();
-        match self
-            .policies
-            .mutate(&self.validator, stored, old, operation, namespace)
-        {
+        match self.policies.mutate(
+            &self.validator,
+            stored,
+            stored_old.as_ref(),
+            operation,
+            namespace,
+        ) {
             None => {}
             Some(Err(e)) => {
                 verdict.status = Status::failure(e.code, &e.reason, e.message);
@@ -399,11 +510,11 @@ impl Gate<'_> {
                 _ => {}
             },
         }
-        let object = verdict.object.as_ref().unwrap_or(&written);
+        let object = self.defaulted(verdict.object.as_ref().unwrap_or(&written));
         let admitted = self.policies.admit(
             &self.validator,
-            Some(object),
-            old,
+            Some(&object),
+            stored_old.as_ref(),
             operation,
             self.options.namespace.as_deref(),
         );

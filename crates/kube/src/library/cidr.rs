@@ -10,7 +10,7 @@ use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload
 
 use super::common::{CIDR_TYPE_NAME, cidr_type, ip_type, opaque_arg, string_arg};
 use super::ip::{IpValue, string_to_ip};
-use crate::gofmt::quote as go_quote;
+use crate::go::fmt::quote as go_quote;
 
 /// A `net.CIDR` value: the prefix as written (host bits kept).
 #[derive(Clone, Debug, PartialEq, Eq)]

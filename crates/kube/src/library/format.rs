@@ -12,7 +12,7 @@ use cel::{EnvBuilder, EvalResult, FnImpl, Function, Library, Overload, Type, Val
 use regex::Regex;
 
 use super::common::{FORMAT_TYPE_NAME, format_type, opaque_arg, string_arg};
-use super::gourl;
+use crate::go::url as gourl;
 use crate::name_validation::{
     anchored, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
     is_valid_label_value, mask_trailing_dash, max_len_error,

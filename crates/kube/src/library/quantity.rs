@@ -1,5 +1,5 @@
 //! Kubernetes' quantity library (`library/quantity.go`, `kubernetes.quantity`,
-//! type `kubernetes.Quantity`), over the [`super::resource`] port.
+//! type `kubernetes.Quantity`), over the [`crate::go::quantity`] port.
 //!
 //! Two Kubernetes behaviours are kept on purpose:
 //! * `compareTo`, `isLessThan` and `isGreaterThan` compare through a pointer to
@@ -21,7 +21,7 @@ use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{QUANTITY_TYPE_NAME, int_arg, opaque_arg, quantity_type, string_arg};
-use super::resource::{Format, Quantity, QuantityError};
+use crate::go::quantity::{Format, Quantity, QuantityError};
 
 /// A `kubernetes.Quantity` value.
 #[derive(Debug)]

@@ -10,7 +10,7 @@ use cel::value::Opaque;
 use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload, Type, Value};
 
 use super::common::{SEMVER_TYPE_NAME, opaque_arg, semver_type, string_arg};
-use crate::gofmt::quote as go_quote;
+use crate::go::fmt::quote as go_quote;
 
 /// A pre-release identifier.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use cel::{EnvBuilder, EvalError, EvalResult, FnImpl, Function, Library, Overload
 use indexmap::IndexMap;
 
 use super::common::{URL_TYPE_NAME, opaque_arg, string_arg, url_type};
-use super::gourl::{self, Url};
+use crate::go::url::{self as gourl, Url};
 
 /// A `kubernetes.URL` value.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Number, Value};
 
-/// How deep a request body may nest.
+/// How deep a request body may nest: Go's `encoding/json` `maxNestingDepth`.
 pub const MAX_REQUEST_BODY_DEPTH: usize = 10_000;
 
 /// Parses a JSON body: whole numbers that fit `int64` are integers, every other number a float

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::library::gourl;
+use crate::go::url as gourl;
 use crate::values::formats::{parse_byte, parse_date, parse_duration};
 use crate::version::KubeVersion;
 

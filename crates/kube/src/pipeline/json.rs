@@ -95,7 +95,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
 
 /// `duplicate field "<path>"`, the strict-decoding text for a repeated key.
 pub fn duplicate_field_message(path: &str) -> String {
-    format!("duplicate field {}", crate::gofmt::quote(path))
+    format!("duplicate field {}", crate::go::fmt::quote(path))
 }
 
 struct ValueSeed<'c> {

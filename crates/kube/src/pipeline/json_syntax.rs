@@ -7,10 +7,10 @@
 //! Latin-1 code point (`quoteChar`). Nesting beyond Go's limit (10000) is an error, as in Go; the
 //! state stack is the only allocation and that limit bounds it.
 
-use crate::gofmt::quote;
+use crate::go::fmt::quote;
 
-/// Go's `maxNestingDepth`.
-const MAX_NESTING_DEPTH: usize = 10_000;
+/// Go's `maxNestingDepth` (`encoding/json` `scanner.go`).
+use super::decode::MAX_REQUEST_BODY_DEPTH as MAX_NESTING_DEPTH;
 
 /// What the enclosing container expects next (Go's `parseObjectKey` & co.).
 #[derive(Clone, Copy)]

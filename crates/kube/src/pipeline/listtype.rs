@@ -10,7 +10,7 @@ use crate::field::{BadValue, FieldError, Path, go_json};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
 /// How deep the walk descends.
-const MAX_DEPTH: usize = 1000;
+const MAX_LIST_TYPE_DEPTH: usize = 1000;
 
 /// Every set and list-map uniqueness error in `value`.
 pub fn validate(path: &Path, schema: &JsonSchemaProps, value: &Value) -> Vec<FieldError> {
@@ -26,7 +26,7 @@ fn walk(
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_LIST_TYPE_DEPTH {
         return;
     }
     match value {

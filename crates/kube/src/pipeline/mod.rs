@@ -7,7 +7,7 @@
 //! 2. `prune`: unknown fields (reported), non-nullable nulls, embedded resources, defaults;
 //! 3. `prepare`: the request's namespace, system fields, generated names, status stripping,
 //!    `generation` (the handlers, `BeforeCreate`/`BeforeUpdate`, the strategies);
-//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with `ratchet`ing on update) →
+//! 4. validation: type meta → [`objectmeta`] → [`openapi`] (with ratcheting on update) →
 //!    scale → embedded resources → `listtype` → CEL rules (a [`RuleValidator`], skipped after a
 //!    blocking error);
 //! 5. [`status`]: the 422 Invalid status, in the texts of the requested [`KubeVersion`].
@@ -15,12 +15,8 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
-pub(crate) mod crd_conversion;
-pub(crate) mod crd_spec;
-pub mod crd_validation;
 pub mod decode;
 pub(crate) mod formats;
-pub(crate) mod go_struct_json;
 pub(crate) mod json;
 pub(crate) mod json_syntax;
 pub(crate) mod listtype;
@@ -29,7 +25,6 @@ pub mod objectmeta;
 pub mod openapi;
 pub(crate) mod prepare;
 pub(crate) mod prune;
-pub(crate) mod ratchet;
 pub mod status;
 pub(crate) mod trail;
 
@@ -100,7 +95,7 @@ pub struct RuleOutcome {
 }
 
 /// The `x-kubernetes-validations` step (apiextensions `schema/cel`), implemented by the rules
-/// module. Correlation of old and new values for ratcheting is in the `ratchet` module.
+/// module. Correlation of old and new values for ratcheting is `crate::correlation`.
 pub trait RuleValidator {
     /// Validates the object of `request` against the CEL rules of its schema.
     fn validate(&self, request: &RuleRequest<'_>) -> RuleOutcome;
@@ -504,7 +499,7 @@ impl<'a> Pipeline<'a> {
             .collect();
         let unknown_fields: Vec<String> = unknown
             .iter()
-            .map(|p| format!("unknown field {}", crate::gofmt::quote(p)))
+            .map(|p| format!("unknown field {}", crate::go::fmt::quote(p)))
             .collect();
         let mut warnings = Vec::new();
         let strict_errors = || duplicate_fields.iter().chain(&unknown_fields);
@@ -875,10 +870,7 @@ impl<'a> Pipeline<'a> {
             let base = Path::new("status");
             let old_status = old.get("status");
             let out = match old_status.filter(|_| ratcheting) {
-                Some(os) => {
-                    let corr = ratchet::OldValue::node(os);
-                    v.validate_correlated(status, status_schema, "", &corr)
-                }
+                Some(os) => v.validate_correlated(status, status_schema, "", os),
                 None => v.validate(status, status_schema, "", None),
             };
             errs.extend(out.errors.iter().map(|e| e.to_field_error(&base)));
@@ -915,7 +907,7 @@ fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>
     }
     let mut out = Vec::new();
     for f in &added {
-        let quoted = crate::gofmt::quote(f);
+        let quoted = crate::go::fmt::quote(f);
         for msg in crate::name_validation::is_qualified_name(f) {
             out.push(format!("metadata.finalizers: {quoted}: {msg}"));
         }

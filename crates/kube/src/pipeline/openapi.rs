@@ -11,8 +11,10 @@
 //! converts them the way apiextensions does (`kubeOpenAPIResultToFieldErrors`).
 //!
 //! Ratcheting: a validation may carry the old object. Property and list-map item children are
-//! then correlated with their old counterparts (the pipeline's `ratchet` module); a correlated node whose
-//! subtree is unchanged drops every error found in it.
+//! then correlated with their old counterparts (`crate::correlation`, the correlation the CEL
+//! rules ratchet with too); a correlated node whose subtree is unchanged drops every error found
+//! in it. A resource root's `apiVersion` and `kind` never correlate
+//! (`ratchetingValueValidator.SubPropertyValidator`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,11 +25,14 @@ use serde_json::{Map, Value};
 
 use super::formats;
 use super::numeric_formats::{self, Repr};
-use super::ratchet::{self, OldValue};
+use crate::correlation::{self, Correlation};
 use crate::field::{BadValue, FieldError, Path};
-use crate::gofmt::{FloatStyle, format_float};
+use crate::go::fmt::{FloatStyle, format_float};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
 use crate::version::KubeVersion;
+
+/// A node of the new object correlated with its old value.
+type Correlated<'a> = Correlation<'a, Value, JsonSchemaProps>;
 
 /// How deep values may nest before validation stops descending (an error is reported).
 pub const MAX_VALUE_DEPTH: usize = 1000;
@@ -262,6 +267,19 @@ pub fn bad_value_of(v: &Value) -> BadValue {
 }
 
 /// A child path: `parent.key`, no dot at the root.
+/// The correlation of field `k` of a correlated object; a resource root's `apiVersion` and
+/// `kind` never correlate (`ratchetingValueValidator.SubPropertyValidator`, `isTypeMetaField`).
+fn child_correlation<'a>(
+    c: &Correlated<'a>,
+    k: &str,
+    resource_root: bool,
+) -> Option<Correlated<'a>> {
+    if resource_root && (k == "apiVersion" || k == "kind") {
+        return None;
+    }
+    c.key(k)
+}
+
 fn child_path(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
@@ -319,8 +337,8 @@ impl SchemaValidator {
         path: &str,
         old: Option<&Value>,
     ) -> NodeResult {
-        let corr = old.map(OldValue::root);
-        self.node(value, schema, &mut path.to_string(), corr.as_ref(), 0)
+        let corr = old.map(|o| Correlation::new(value, o, schema));
+        self.node(value, schema, &mut path.to_string(), corr.as_ref(), true, 0)
     }
 
     /// Validates a node correlated with an old value (ratcheting below a resource root, e.g.
@@ -330,9 +348,10 @@ impl SchemaValidator {
         value: &Value,
         schema: &JsonSchemaProps,
         path: &str,
-        corr: &OldValue<'_>,
+        old: &Value,
     ) -> NodeResult {
-        self.node(value, schema, &mut path.to_string(), Some(corr), 0)
+        let corr = Correlation::new(value, old, schema);
+        self.node(value, schema, &mut path.to_string(), Some(&corr), false, 0)
     }
 
     /// [`SchemaValidator::node`] for the child `step` of the node at `path`; `path` is
@@ -343,7 +362,7 @@ impl SchemaValidator {
         schema: &JsonSchemaProps,
         path: &mut String,
         step: Step<'_>,
-        corr: Option<&OldValue<'_>>,
+        corr: Option<&Correlated<'_>>,
         depth: usize,
     ) -> NodeResult {
         let len = path.len();
@@ -359,7 +378,7 @@ impl SchemaValidator {
                 let _ = write!(path, "[{i}]");
             }
         }
-        let out = self.node(value, schema, path, corr, depth + 1);
+        let out = self.node(value, schema, path, corr, false, depth + 1);
         path.truncate(len);
         out
     }
@@ -414,7 +433,8 @@ impl SchemaValidator {
         value: &Value,
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&OldValue<'_>>,
+        corr: Option<&Correlated<'_>>,
+        resource_root: bool,
         depth: usize,
     ) -> NodeResult {
         let mut out = NodeResult::default();
@@ -460,12 +480,12 @@ impl SchemaValidator {
             self.check_enum(value, schema, path, &mut out);
             out.matches += 1;
             if let Value::Object(map) = value {
-                self.check_object(map, schema, path, corr, depth, &mut out);
+                self.check_object(map, schema, path, corr, resource_root, depth, &mut out);
                 out.matches += 1;
             }
             out.matches += 1;
         }
-        if !out.errors.is_empty() && corr.is_some_and(|c| c.unchanged(value, schema)) {
+        if !out.errors.is_empty() && corr.is_some_and(|c| c.unchanged()) {
             out.clear_errors();
         }
         out
@@ -480,7 +500,7 @@ impl SchemaValidator {
                 value: BadValue::String(s.to_string()),
                 message: format!(
                     "{path} in body must be of type {format}: {}",
-                    crate::gofmt::quote(s)
+                    crate::go::fmt::quote(s)
                 ),
             });
         }
@@ -502,7 +522,7 @@ impl SchemaValidator {
             value: BadValue::String(actual.to_string()),
             message: format!(
                 "{path} in body must be of type {expected}: {}",
-                crate::gofmt::quote(actual)
+                crate::go::fmt::quote(actual)
             ),
         };
         if value.is_null() {
@@ -551,12 +571,12 @@ impl SchemaValidator {
         depth: usize,
         out: &mut NodeResult,
     ) {
-        let quoted = |path: &str| crate::gofmt::quote(path);
+        let quoted = |path: &str| crate::go::fmt::quote(path);
         if !schema.any_of.is_empty() {
             let mut best: Option<NodeResult> = None;
             let mut success: Option<NodeResult> = None;
             for sub in &schema.any_of {
-                let r = self.node(value, sub, path, None, depth + 1);
+                let r = self.node(value, sub, path, None, false, depth + 1);
                 if r.is_valid() {
                     best = None;
                     success = Some(r);
@@ -583,7 +603,7 @@ impl SchemaValidator {
             let mut first_success: Option<NodeResult> = None;
             let mut validated = 0;
             for sub in &schema.one_of {
-                let r = self.node(value, sub, path, None, depth + 1);
+                let r = self.node(value, sub, path, None, false, depth + 1);
                 if r.is_valid() {
                     validated += 1;
                     best = None;
@@ -620,7 +640,7 @@ impl SchemaValidator {
             let mut all_valid = true;
             let mut validated = 0;
             for sub in &schema.all_of {
-                let r = self.node(value, sub, path, None, depth + 1);
+                let r = self.node(value, sub, path, None, false, depth + 1);
                 if r.is_valid() {
                     validated += 1;
                 } else {
@@ -644,7 +664,7 @@ impl SchemaValidator {
             }
         }
         if let Some(not) = &schema.not {
-            let r = self.node(value, not, path, None, depth + 1);
+            let r = self.node(value, not, path, None, false, depth + 1);
             if r.is_valid() {
                 out.push(plain(
                     path,
@@ -658,7 +678,7 @@ impl SchemaValidator {
                 match schema.dependencies.get(key) {
                     Some(SchemaOrStringArray::Schema(dep)) => {
                         let mut dep_path = format!("{path}.{key}");
-                        let r = self.node(value, dep, &mut dep_path, None, depth + 1);
+                        let r = self.node(value, dep, &mut dep_path, None, false, depth + 1);
                         out.merge(r);
                     }
                     Some(SchemaOrStringArray::Properties(props)) => {
@@ -870,21 +890,14 @@ impl SchemaValidator {
         items: &[Value],
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&OldValue<'_>>,
+        corr: Option<&Correlated<'_>>,
         depth: usize,
         out: &mut NodeResult,
     ) {
         match &schema.items {
             Some(SchemaOrArray::Schema(item_schema)) => {
-                let list_map = schema.x_list_type.as_deref() == Some("map");
                 for (i, item) in items.iter().enumerate() {
-                    let child_corr = corr.and_then(|c| {
-                        if list_map {
-                            c.list_map_item(item, &schema.x_list_map_keys)
-                        } else {
-                            None
-                        }
-                    });
+                    let child_corr = corr.and_then(|c| c.index(i));
                     let r = self.child(
                         item,
                         item_schema,
@@ -979,12 +992,14 @@ impl SchemaValidator {
     /// governs, the declared properties, `required`, then `patternProperties` (each field
     /// matching a pattern is checked against it on both passes over the fields, as
     /// kube-openapi does; identical errors merge).
+    #[allow(clippy::too_many_arguments)]
     fn check_object(
         &self,
         map: &Map<String, Value>,
         schema: &JsonSchemaProps,
         path: &mut String,
-        corr: Option<&OldValue<'_>>,
+        corr: Option<&Correlated<'_>>,
+        resource_root: bool,
         depth: usize,
         out: &mut NodeResult,
     ) {
@@ -1041,7 +1056,7 @@ impl SchemaValidator {
                         continue;
                     }
                     if let Some(SchemaOrBool::Schema(s)) = additional {
-                        let c = corr.and_then(|c| c.property(k, true));
+                        let c = corr.and_then(|c| child_correlation(c, k, resource_root));
                         let r = self.child(v, s, path, Step::Key(k), c.as_ref(), depth);
                         out.merge(r);
                     }
@@ -1059,7 +1074,7 @@ impl SchemaValidator {
             let Some((_, prop)) = schema.properties.get_index(d) else {
                 continue;
             };
-            let c = corr.and_then(|c| c.property(k, true));
+            let c = corr.and_then(|c| child_correlation(c, k, resource_root));
             let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
             out.merge(r);
         }
@@ -1181,7 +1196,7 @@ pub fn enum_matches(data: &Value, element: &Value) -> bool {
             }
         }
         (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
-            ratchet::go_deep_equal(element, data)
+            correlation::go_deep_equal(element, data)
         }
         _ => false,
     }

@@ -9,7 +9,7 @@ use crate::field::{BadValue, FieldError, Path};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
 /// How deep the walks descend (deeper content is left alone).
-const MAX_DEPTH: usize = 1000;
+const MAX_PRUNE_DEPTH: usize = 1000;
 
 fn preserves(s: &JsonSchemaProps) -> bool {
     s.x_preserve_unknown_fields == Some(true)
@@ -50,7 +50,7 @@ fn prune_node(
     pruned: &mut Vec<String>,
     depth: usize,
 ) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_PRUNE_DEPTH {
         return;
     }
     if let Some(s) = s
@@ -105,7 +105,7 @@ fn skip_prune(
     pruned: &mut Vec<String>,
     depth: usize,
 ) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_PRUNE_DEPTH {
         return;
     }
     match v {
@@ -135,7 +135,7 @@ fn skip_prune(
 
 /// Removes `null` members whose schema is not nullable and has no default.
 pub fn prune_nulls(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_PRUNE_DEPTH {
         return;
     }
     match v {
@@ -191,7 +191,7 @@ fn served_default(s: &JsonSchemaProps) -> Option<Value> {
 
 /// Applies defaults top-down (`structuraldefaulting.Default`).
 pub fn apply_defaults(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_PRUNE_DEPTH {
         return;
     }
     match v {
@@ -244,7 +244,7 @@ pub fn coerce_embedded(
     unknown: &mut Vec<String>,
     depth: usize,
 ) -> Result<(), Box<FieldError>> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_PRUNE_DEPTH {
         return Ok(());
     }
     match v {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::field::{BadValue, ErrorType, FieldError};
-use crate::gofmt::{FloatStyle, format_float, quote};
+use crate::go::fmt::{FloatStyle, format_float, quote};
 use crate::version::KubeVersion;
 
 /// A status cause.

@@ -9,7 +9,8 @@
 //!  "summary": {"valid": 0, "invalid": 1, "errors": 0, "skipped": 0}}
 //! ```
 //!
-//! `auditAnnotations` maps the keys admission policies annotated (`<policy>/<key>`) to their
+//! `operation` is the request an object was sent in (`CREATE`, `UPDATE`, `DELETE`; absent for
+//! inputs never sent). `auditAnnotations` maps the keys admission policies annotated (`<policy>/<key>`) to their
 //! values. `status` is the `metav1.Status` as on the wire (absent for errors and skips); `line` and
 //! `index` are `null` for an input that could not be opened.
 
@@ -20,7 +21,8 @@ use serde_json::{Value, json};
 
 use super::{Record, Report};
 
-/// The JSON object of one record; `mutatedObject` only when admission mutated the object.
+/// The JSON object of one record; `operation` only for objects sent, `mutatedObject` only when
+/// admission mutated the object.
 fn record_json(r: &Record) -> Value {
     let mut record = json!({
         "file": r.file,
@@ -41,8 +43,13 @@ fn record_json(r: &Record) -> Value {
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .collect::<serde_json::Map<_, _>>(),
     });
-    if let (Some(mutated), Some(o)) = (&r.mutated, record.as_object_mut()) {
-        o.insert("mutatedObject".into(), mutated.clone());
+    if let Some(o) = record.as_object_mut() {
+        if let Some(op) = r.operation {
+            o.insert("operation".into(), op.as_str().into());
+        }
+        if let Some(mutated) = &r.mutated {
+            o.insert("mutatedObject".into(), mutated.clone());
+        }
     }
     record
 }

@@ -17,6 +17,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
+use crate::admission::request::Operation;
 use crate::documents::{Document, DocumentError};
 use crate::kubectl;
 use crate::pipeline::status::Status;
@@ -80,6 +81,8 @@ pub struct Record {
     pub audit_annotations: Vec<(String, String)>,
     /// The object as mutating admission policies left it, when they changed it.
     pub mutated: Option<Value>,
+    /// The request the object was sent in (`CREATE`, `UPDATE`, `DELETE`), once it was sent.
+    pub operation: Option<Operation>,
 }
 
 impl Record {
@@ -107,6 +110,7 @@ impl Record {
             message,
             audit_annotations: Vec::new(),
             mutated: None,
+            operation: None,
         }
     }
 
@@ -145,6 +149,7 @@ impl Record {
             message: error.message(),
             audit_annotations: Vec::new(),
             mutated: None,
+            operation: None,
         }
     }
 

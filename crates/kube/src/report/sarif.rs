@@ -3,7 +3,8 @@
 //! `invalid-object` (kube-apiserver would reject the object), `input-error` (an input could not
 //! be validated) and `object-warning` (a warning of an answer), and one result per invalid
 //! document, error and warning, located at its file (a relative URI reference as given) and
-//! line. Valid and skipped documents have no result.
+//! line. Valid and skipped documents have no result. A result of an object sent carries its
+//! request's operation as the property `operation` (`CREATE`, `UPDATE`, `DELETE`).
 
 use std::io::{self, Write};
 
@@ -55,13 +56,17 @@ fn result(rule: usize, r: &Record, message: &str) -> Value {
     if let Some(line) = r.line {
         location["region"] = json!({"startLine": line});
     }
-    json!({
+    let mut result = json!({
         "ruleId": id,
         "ruleIndex": rule,
         "level": level,
         "message": {"text": if message.is_empty() { id } else { message }},
         "locations": [{"physicalLocation": location}],
-    })
+    });
+    if let Some(op) = r.operation {
+        result["properties"] = json!({"operation": op.as_str()});
+    }
+    result
 }
 
 pub(super) fn render(

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! examples/widget-valid.yaml:1: Widget "w1" is valid
+//! gone.yaml:1: Widget "w3" may be deleted
 //! examples/widget-invalid.yaml:1: The Widget "w2" is invalid: ...
 //! broken.yaml:3: error: syntax error at column 5: ...
 //! ns.yaml:1: Namespace "a" skipped: no schema
@@ -18,6 +19,7 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use super::{Outcome, RenderOptions, Report};
+use crate::admission::request::Operation;
 
 fn style(outcome: Outcome) -> Style {
     let colour = match outcome {
@@ -50,6 +52,9 @@ pub(super) fn render(
             writeln!(w, "{at} Audit annotation {key}: {value}")?;
         }
         match r.outcome {
+            Outcome::Valid if r.operation == Some(Operation::Delete) => {
+                writeln!(w, "{at} {} may be deleted", r.subject())?;
+            }
             Outcome::Valid => writeln!(w, "{at} {} is valid", r.subject())?,
             Outcome::Invalid => writeln!(w, "{at} {}", r.message)?,
             Outcome::Error => writeln!(w, "{at} error: {}", r.message)?,

@@ -7,17 +7,18 @@
 //! * [`field_path`]: the `fieldPath` grammar.
 //! * [`literals`]: the duration, timestamp and regex literal validators.
 //! * [`estimate`]: estimated rule costs.
-//! * [`ratchet`]: old/new correlation and ratcheting.
+//! * `ratchet`: which failures ratchet (over the crate's one old/new correlation).
 //! * [`validator`]: the validator tree and the walk over an object.
-//! * [`crd_check`]: the checks kube-apiserver makes on the rules when a CRD is written.
+//!
+//! The checks kube-apiserver makes on the rules when a CRD is written are
+//! [`crate::crd_review::rules`].
 
 pub mod compile;
-pub mod crd_check;
 pub mod env;
 pub mod estimate;
 pub mod field_path;
 pub mod literals;
-pub mod ratchet;
+mod ratchet;
 pub mod step;
 pub mod unbounded;
 pub mod validator;
@@ -25,6 +26,5 @@ pub mod validator;
 pub use crate::version::KubeVersion;
 pub use compile::{CompiledRule, EnvLoader, RuleError, StoredExpressions};
 pub use env::{EnvKind, EnvSpec};
-pub use ratchet::{Correlation, Ratchet};
 pub use step::{CelRuleStep, RuleStepError};
 pub use validator::{RuleFindings, SchemaRules};

@@ -12,7 +12,7 @@ use crate::structural::{Structural, StructuralError};
 use crate::values::Json;
 
 use super::env::RUNTIME_CEL_COST_BUDGET;
-use super::{Correlation, EnvLoader, Ratchet, SchemaRules};
+use super::{EnvLoader, SchemaRules};
 use crate::version::KubeVersion;
 
 /// Why the rules of a schema cannot be compiled.
@@ -40,7 +40,6 @@ impl From<RuleStepError> for String {
 
 /// The compiled rules of one schema, ready to validate objects.
 pub struct CelRuleStep {
-    schema: Arc<Structural>,
     validator: Option<SchemaRules>,
 }
 
@@ -53,7 +52,7 @@ impl CelRuleStep {
     ) -> Result<CelRuleStep, RuleStepError> {
         let schema = Arc::new(Structural::from_props(schema)?);
         let validator = SchemaRules::for_resource(&schema, &EnvLoader::runtime(kube_version));
-        Ok(CelRuleStep { schema, validator })
+        Ok(CelRuleStep { validator })
     }
 
     /// The rules of version `version` of `crd`.
@@ -95,19 +94,11 @@ impl RuleValidator for CelRuleStep {
             Ok(o) => o,
             Err(e) => return internal(e.to_string()),
         };
-        let ratchet = match (&old, request.ratcheting) {
-            (Some(o), true) => Ratchet::root(Correlation::new(
-                obj.clone(),
-                o.clone(),
-                self.schema.clone(),
-            )),
-            _ => Ratchet::none(),
-        };
         let out = validator.validate(
             &Path::root(),
             &obj,
             old.as_ref(),
-            &ratchet,
+            request.ratcheting,
             RUNTIME_CEL_COST_BUDGET,
         );
         RuleOutcome {

@@ -17,11 +17,12 @@ use super::compile::{
     compile_node_with_type,
 };
 use super::env::{MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT};
-use super::ratchet::{MapListIndex, Ratchet};
+use super::ratchet::Ratchet;
+use crate::correlation::MapList;
 use crate::decl::{DeclKind, DeclType};
 use crate::escaping;
 use crate::field::{BadValue, FieldError, Path};
-use crate::gofmt::quote;
+use crate::go::fmt::quote;
 use crate::structural::Structural;
 use crate::values::{self, Json};
 
@@ -132,17 +133,22 @@ impl SchemaRules {
     }
 
     /// Validates `obj` (and, on update, its old value `old`) starting at `path` with `budget`.
-    /// With `ratchet`, failures of rules not using `oldSelf` on unchanged nodes become warnings.
+    /// With `ratcheting` (KEP-4008) on an update, failures of rules not using `oldSelf` on
+    /// unchanged nodes become warnings.
     pub fn validate(
         &self,
         path: &Path,
         obj: &Json,
         old: Option<&Json>,
-        ratchet: &Ratchet,
+        ratcheting: bool,
         budget: i64,
     ) -> RuleFindings {
+        let ratchet = match old {
+            Some(o) if ratcheting => Ratchet::root(obj, o, &self.schema),
+            _ => Ratchet::none(),
+        };
         let mut out = RuleFindings::default();
-        out.remaining_budget = self.walk(&mut out, path, obj, old, ratchet, budget, 0);
+        out.remaining_budget = self.walk(&mut out, path, obj, old, &ratchet, budget, 0);
         out
     }
 
@@ -153,7 +159,7 @@ impl SchemaRules {
         path: &Path,
         obj: &Json,
         old: Option<&Json>,
-        ratchet: &Ratchet,
+        ratchet: &Ratchet<'_>,
         budget: i64,
         depth: usize,
     ) -> i64 {
@@ -186,12 +192,14 @@ impl SchemaRules {
                 };
                 let old_items = match old {
                     Some(Json::Array(o)) if self.schema.list_type() == "map" => {
-                        Some(MapListIndex::new(&self.schema, o))
+                        Some(MapList::new(&*self.schema, o))
                     }
                     _ => None,
                 };
                 for (i, item) in items.iter().enumerate() {
-                    let old_item = old_items.as_ref().and_then(|ix| ix.get(&self.schema, item));
+                    let old_item = old_items
+                        .as_ref()
+                        .and_then(|ix| ix.get(&*self.schema, item));
                     budget = v.walk(
                         out,
                         &path.index(i),
@@ -277,7 +285,7 @@ impl SchemaRules {
         path: &Path,
         obj: &Json,
         old: Option<&Json>,
-        ratchet: &Ratchet,
+        ratchet: &Ratchet<'_>,
         budget: i64,
     ) -> i64 {
         let mut remaining = budget;

@@ -30,6 +30,16 @@ pub fn shared_or_skip(what: &str) -> Option<PathBuf> {
     dir
 }
 
+/// A checked-in skip file whose names hold spaces: `<name><TAB><reason>` per line; blank
+/// lines and `#` comments ignored.
+pub fn tab_skip_list(text: &str) -> std::collections::HashMap<String, String> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect()
+}
+
 /// A checked-in skip file: `<name> <reason>` per line; blank lines and `#`
 /// comments ignored.
 pub fn skip_list(text: &str) -> std::collections::HashMap<String, String> {

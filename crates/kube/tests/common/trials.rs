@@ -21,3 +21,39 @@ pub fn run_trials(runner: &str, trials: Result<Vec<Trial>, String>) -> ExitCode 
     );
     conclusion.exit_code()
 }
+
+/// `trials`, once every skip-file entry named a record (`unused`: the entries left) and a
+/// trial was built for each of the `total` records the data holds.
+pub fn complete(
+    trials: Vec<Trial>,
+    total: usize,
+    unused: &std::collections::HashMap<String, String>,
+) -> Result<Vec<Trial>, String> {
+    if !unused.is_empty() {
+        return Err(format!("skips naming no record: {:?}", unused.keys()));
+    }
+    if trials.len() != total {
+        return Err(format!("ran {} of {total} records", trials.len()));
+    }
+    Ok(trials)
+}
+
+/// [`run_trials`] for a runner of `records` data records, one trial each: also fails when an
+/// unfiltered run ran fewer trials than the data holds.
+pub fn run_record_trials(
+    runner: &str,
+    trials: Result<Vec<Trial>, String>,
+    records: usize,
+) -> ExitCode {
+    let filtered = {
+        let args = Arguments::from_args();
+        args.filter.is_some() || !args.skip.is_empty() || args.exact
+    };
+    let count = trials.as_ref().map_or(0, Vec::len);
+    let code = run_trials(runner, trials);
+    if !filtered && count < records {
+        eprintln!("{runner}: {count} trials for {records} records");
+        return ExitCode::FAILURE;
+    }
+    code
+}

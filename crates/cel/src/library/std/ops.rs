@@ -165,14 +165,23 @@ pub(crate) fn lt(a: &Value, b: &Value) -> EvalResult {
 }
 
 pub(crate) fn le(a: &Value, b: &Value) -> EvalResult {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x <= y));
+    }
     Ok(Value::Bool(order(a, b)? != Ordering::Greater))
 }
 
 pub(crate) fn gt(a: &Value, b: &Value) -> EvalResult {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x > y));
+    }
     Ok(Value::Bool(order(a, b)? == Ordering::Greater))
 }
 
 pub(crate) fn ge(a: &Value, b: &Value) -> EvalResult {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x >= y));
+    }
     Ok(Value::Bool(order(a, b)? != Ordering::Less))
 }
 

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use super::model::{MutatingAdmissionPolicy, PatchType};
-use crate::admission::environment::{Compiler, Optional, ReturnTypes};
+use crate::admission::environment::{CompileError, Compiled, Compiler, Optional, ReturnTypes};
 use crate::admission::evaluate::{Expression, Variable};
 use crate::rules::EnvKind;
 use crate::version::KubeVersion;
@@ -44,6 +44,27 @@ pub struct CompiledPolicy {
     pub mutations: Vec<CompiledMutation>,
 }
 
+/// `CompileCELExpression` of one mutation's expression with the patch types
+/// (`HasPatchTypes`), which must evaluate to what `patch_type` applies (`list(JSONPatch)` or
+/// `Object`). `optional` is the policy's (params, authorizer); the patch types are added. API
+/// validation (`validateApplyConfiguration`, `validateJSONPatch`) checks with it too.
+pub(crate) fn compile_mutation(
+    compiler: &Compiler,
+    patch_type: PatchType,
+    expression: &str,
+    optional: Optional,
+) -> Result<Compiled, CompileError> {
+    let returns = match patch_type {
+        PatchType::JsonPatch => ReturnTypes::JsonPatches,
+        PatchType::ApplyConfiguration => ReturnTypes::Object,
+    };
+    let optional = Optional {
+        patch_types: true,
+        ..optional
+    };
+    compiler.compile(expression, returns, optional)
+}
+
 impl CompiledPolicy {
     /// `compilePolicy` for the release `version`.
     pub fn compile(policy: &MutatingAdmissionPolicy, version: KubeVersion) -> CompiledPolicy {
@@ -54,33 +75,39 @@ impl CompiledPolicy {
             patch_types: false,
         };
         let variables = Variable::compile_all(&mut compiler, &policy.spec.variables, optional);
-        let expression = |text: &str, returns: ReturnTypes, optional: Optional| {
-            Expression::compile(&compiler, text, returns, optional)
-        };
         let match_conditions = policy
             .spec
             .match_conditions
             .iter()
-            .map(|m| Some(expression(&m.expression, ReturnTypes::Bool, optional)))
+            .map(|m| {
+                Some(Expression::compile(
+                    &compiler,
+                    &m.expression,
+                    ReturnTypes::Bool,
+                    optional,
+                ))
+            })
             .collect();
-        let patch_optional = Optional {
-            patch_types: true,
-            ..optional
-        };
         let mutations = policy
             .spec
             .mutations
             .iter()
             .filter_map(|m| {
-                let (e, returns) = match m.patch_type {
-                    PatchType::JsonPatch => (m.json_patch.as_ref()?, ReturnTypes::JsonPatches),
-                    PatchType::ApplyConfiguration => {
-                        (m.apply_configuration.as_ref()?, ReturnTypes::Object)
-                    }
+                let e = match m.patch_type {
+                    PatchType::JsonPatch => m.json_patch.as_ref()?,
+                    PatchType::ApplyConfiguration => m.apply_configuration.as_ref()?,
                 };
                 Some(CompiledMutation {
                     patch_type: m.patch_type,
-                    expression: expression(&e.expression, returns, patch_optional),
+                    expression: Expression {
+                        text: e.expression.clone(),
+                        compiled: compile_mutation(
+                            &compiler,
+                            m.patch_type,
+                            &e.expression,
+                            optional,
+                        ),
+                    },
                 })
             })
             .collect();

@@ -18,7 +18,7 @@
 //! matched, in the order the server sorts them (policies by name, then bindings).
 //!
 //! After mutation the server validates the object as usual; callers run the returned object
-//! through [`crate::Validator`] and may print it with [`crate::gofmt`].
+//! through [`crate::Validator`] and may print it with [`crate::go::fmt`].
 //!
 //! Use: decode each policy with [`MutatingAdmissionPolicy::from_document`] and compile it once
 //! with [`CompiledPolicy::compile`]; per request, build a [`Request`] (the object, the
@@ -27,6 +27,7 @@
 //! with the matched [`Invocation`]s. It returns the mutated object ([`Mutated`]) or the status
 //! the server answers with ([`StatusError`]).
 
+pub mod api_validation;
 mod compile;
 pub mod json_patch;
 pub mod model;
@@ -45,6 +46,7 @@ pub use patch::{MutationError, Target};
 
 use super::environment::RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
 use super::evaluate::{Bindings, Outcome, for_input};
+use crate::admission::authorizer::AuthorizerValues;
 use crate::rules::env::RUNTIME_CEL_COST_BUDGET;
 use model::{FailurePolicy, ReinvocationPolicy};
 use patch::Failure;
@@ -130,6 +132,8 @@ pub struct Request<'a> {
     pub target: Target<'a>,
     /// Run after each successful mutation, if any.
     pub defaulter: Option<&'a dyn Defaulter>,
+    /// `authorizer` and `authorizer.requestResource` (`None`: unbound).
+    pub authorizer: Option<AuthorizerValues>,
 }
 
 /// The result of the mutating admission policies.
@@ -298,6 +302,7 @@ fn dispatch(
             request: shared.request.clone(),
             namespace: shared.namespace.clone(),
             params: params.clone(),
+            authorizer: request.authorizer.clone(),
         };
         if !policy.match_conditions.is_empty() {
             match match_conditions(policy, &bindings(object)) {
@@ -424,6 +429,7 @@ mod tests {
                 go_type: None,
             },
             defaulter: None,
+            authorizer: None,
         };
         mutate(&invocations, &request)
     }

@@ -335,6 +335,7 @@ mod tests {
                 request: Value::Null,
                 namespace: Value::Null,
                 params: Value::Null,
+                authorizer: None,
             };
             let mut budget = i64::MAX;
             apply(

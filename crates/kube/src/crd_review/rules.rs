@@ -15,12 +15,12 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
-use super::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
-use super::field_path::valid_field_path;
-use super::unbounded::{Unbounded, missing_bound, unbounded_below};
 use crate::crd::CustomResourceDefinition;
 use crate::field::{BadValue, ErrorType, FieldError, Path, go_json};
+use crate::rules::compile::{CompiledRule, EnvLoader, StoredExpressions, compile_node};
+use crate::rules::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
+use crate::rules::field_path::valid_field_path;
+use crate::rules::unbounded::{Unbounded, missing_bound, unbounded_below};
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
 use crate::structural::Structural;
 use crate::version::KubeVersion;
@@ -52,7 +52,7 @@ pub struct ExpressionCost {
     /// For an expression whose `total` reaches 1% of the per-CRD limit (the share Kubernetes
     /// names among the top contributors, and above the per-expression limit when it exceeds it):
     /// the unbounded lists, maps and strings that drive its cost
-    /// ([`super::unbounded`]), the node's unbounded ancestors first. Empty otherwise.
+    /// ([`crate::rules::unbounded`]), the node's unbounded ancestors first. Empty otherwise.
     pub unbounded: Vec<Unbounded>,
 }
 

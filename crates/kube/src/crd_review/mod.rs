@@ -1,14 +1,29 @@
-//! Everything kube-apiserver checks when a CRD is written: the structural,
-//! placement and default rules of the schema ([`crate::pipeline::crd_validation`])
-//! and the CEL rules with their cost budgets ([`crate::rules::crd_check`]).
+//! Everything kube-apiserver checks when a CRD is written
+//! (apiextensions-apiserver `pkg/apis/apiextensions/validation`), in one place:
+//!
+//! * [`schema`]: the structural, placement and default rules of the schemas
+//!   (`ValidateCustomResourceDefinition`, `validateCustomResourceDefinitionOpenAPISchema`), with
+//!   `go_struct_json.rs` printing a schema as Go's JSON of the internal struct for error values;
+//! * `spec.rs`: names, versions, scope, subresources and the rest of the spec, and what an update
+//!   may not change; `conversion.rs`: `spec.conversion`;
+//! * [`rules`]: the CEL rules of `x-kubernetes-validations` with their cost budgets;
+//! * this module: [`review_crd`] runs them all, in the server's order.
 
 use crate::crd::{CRD_GROUP, CRD_KIND, CustomResourceDefinition};
 use crate::field::FieldError;
+use crate::pipeline::KubeVersion;
 use crate::pipeline::status::Status;
-use crate::pipeline::{KubeVersion, crd_validation};
-use crate::rules::crd_check::{CheckOptions, ExpressionCost, check_crd};
+
+mod conversion;
+mod go_struct_json;
+pub mod rules;
+pub mod schema;
+mod spec;
+
 pub use crate::rules::env::{STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT};
 pub use crate::rules::unbounded::{MissingBound, Unbounded};
+pub use rules::ExpressionCost;
+use rules::{CheckOptions, check_crd};
 
 /// What reviewing a CRD found.
 #[derive(Clone, Debug, Default)]
@@ -81,8 +96,8 @@ pub fn review_crd(
     version: KubeVersion,
 ) -> CrdReview {
     let mut errors = match old {
-        Some(o) => crd_validation::validate_crd_update(crd, o, version),
-        None => crd_validation::validate_crd(crd, version),
+        Some(o) => schema::validate_crd_update(crd, o, version),
+        None => schema::validate_crd(crd, version),
     };
     let mut report = check_crd(crd, &CheckOptions { version, old });
     errors.append(&mut report.errors);

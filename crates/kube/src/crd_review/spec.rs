@@ -1,7 +1,7 @@
 //! CRD checks outside the schema (apiextensions `ValidateCustomResourceDefinition` /
 //! `ValidateCustomResourceDefinitionUpdate`, reference §4): `metadata.name`, `spec.group`,
 //! `spec.scope`, `spec.names`, `spec.versions` (names, uniqueness, exactly one storage version,
-//! a schema for each), `spec.conversion` ([`super::crd_conversion`]), the stored versions the
+//! a schema for each), `spec.conversion` (`conversion.rs`), the stored versions the
 //! create strategy records, the scale subresource, and on update the immutable group, plural
 //! and name.
 //!
@@ -215,7 +215,7 @@ pub fn validate_spec(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     }
 
     errs.extend(validate_names(crd));
-    errs.extend(super::crd_conversion::validate_conversion(crd));
+    errs.extend(super::conversion::validate_conversion(crd));
     errs.extend(validate_stored_versions(crd));
     errs
 }

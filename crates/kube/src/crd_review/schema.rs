@@ -7,15 +7,15 @@
 use serde_json::Value;
 
 use super::go_struct_json::go_struct_json;
-use super::openapi::SchemaValidator;
 use crate::crd::CustomResourceDefinition;
 use crate::field::{BadValue, FieldError, Path};
+use crate::pipeline::openapi::SchemaValidator;
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use crate::version::KubeVersion;
 
 const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
 /// How deep the schema walks go (CRDs are read at most [`crate::load::MAX_CRD_DEPTH`] deep).
-pub(crate) const MAX_DEPTH: usize = 200;
+pub(crate) const MAX_SCHEMA_WALK_DEPTH: usize = 200;
 
 /// Where a schema node sits, for the rules that depend on it.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub fn validate_crd_update(
         atomic_set_type: !old_violations.atomic_set_type,
         map_list_keys_map_set: !old_violations.map_list_keys_map_set,
     };
-    let mut errs = super::crd_spec::validate_update(crd, old);
+    let mut errs = super::spec::validate_update(crd, old);
     errs.extend(check(crd, version, req).0);
     errs
 }
@@ -97,7 +97,7 @@ fn check(
     version: KubeVersion,
     req: Requirements,
 ) -> (Vec<FieldError>, Violations) {
-    let mut errs = super::crd_spec::validate_spec(crd);
+    let mut errs = super::spec::validate_spec(crd);
     let mut violations = Violations::default();
     if crd.spec.preserve_unknown_fields {
         errs.push(FieldError::invalid(
@@ -280,7 +280,7 @@ impl Checker<'_> {
         ctx: &Context,
         depth: usize,
     ) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCHEMA_WALK_DEPTH {
             return;
         }
         let t = s.type_.as_deref().unwrap_or("");
@@ -716,7 +716,7 @@ impl Checker<'_> {
         depth: usize,
         skip_any_of: bool,
     ) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCHEMA_WALK_DEPTH {
             return;
         }
         let empty = "must be empty to be structural";
@@ -825,13 +825,13 @@ impl Checker<'_> {
     fn default(&mut self, s: &JsonSchemaProps, d: &Value, path: &Path, _depth: usize) {
         let dpath = path.child("default");
         let mut pruned = d.clone();
-        let unknown = super::prune::prune(&mut pruned, s, false);
+        let unknown = crate::pipeline::prune::prune(&mut pruned, s, false);
         if !unknown.is_empty() {
             self.violations.pruned_defaults = true;
             if self.req.pruned_defaults {
                 self.push(FieldError::invalid(
                     dpath.clone(),
-                    super::openapi::bad_value_of(d),
+                    crate::pipeline::openapi::bad_value_of(d),
                     "must not have unknown fields",
                 ));
                 return;

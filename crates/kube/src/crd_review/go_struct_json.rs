@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::crd_validation::MAX_DEPTH;
+use super::schema::MAX_SCHEMA_WALK_DEPTH;
 use crate::schema_props::{
     JsonSchemaProps, SchemaMap, SchemaOrArray, SchemaOrBool, SchemaOrStringArray,
 };
@@ -36,7 +36,7 @@ fn go_rule_json(r: &crate::schema_props::ValidationRule) -> String {
 }
 
 fn write_props(s: &JsonSchemaProps, out: &mut String, depth: usize) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_SCHEMA_WALK_DEPTH {
         out.push_str("null");
         return;
     }

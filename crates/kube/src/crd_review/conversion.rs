@@ -191,7 +191,7 @@ fn split_url(raw: &str) -> Result<UrlParts<'_>, String> {
     if rest.bytes().any(|b| b < 0x20 || b == 0x7f) {
         return Err(format!(
             "parse {}: net/url: invalid control character in URL",
-            crate::gofmt::quote(raw)
+            crate::go::fmt::quote(raw)
         ));
     }
     let mut scheme = String::new();
@@ -203,7 +203,7 @@ fn split_url(raw: &str) -> Result<UrlParts<'_>, String> {
             ':' if i == 0 => {
                 return Err(format!(
                     "parse {}: missing protocol scheme",
-                    crate::gofmt::quote(raw)
+                    crate::go::fmt::quote(raw)
                 ));
             }
             ':' => {

@@ -2,7 +2,7 @@
 //! `uri` format use: `Parse`, `ParseRequestURI`, `Hostname`, `Port`,
 //! `EscapedPath`, `Query` and `String`, with Go's error texts.
 
-use crate::gofmt::quote as go_quote;
+use crate::go::fmt::quote as go_quote;
 
 /// A parsed URL (the fields of Go's `url.URL` that matter here).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
