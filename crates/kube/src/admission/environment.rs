@@ -418,10 +418,7 @@ impl Compiler {
     /// A compiler without `variables` (`plugincel.NewCompiler`, the stateless compiler API
     /// validation uses for matchConditions).
     pub fn stateless(version: KubeVersion, kind: EnvKind) -> Compiler {
-        Compiler {
-            composition: false,
-            ..Compiler::new(version, kind)
-        }
+        Compiler::new(version, kind).without_variables()
     }
 
     /// This compiler without `variables` (`plugincel.NewCompiler` over the same environment).
@@ -519,11 +516,6 @@ impl Compiler {
     /// view compiled: API validation picks the view per expression).
     pub fn declare_variable(&mut self, name: &str, t: Type) {
         self.types.variables.insert(name.to_string(), t);
-    }
-
-    /// The variables declared so far with their field types, in declaration order.
-    pub fn variable_types(&self) -> impl Iterator<Item = (&str, &Type)> {
-        self.types.variables.iter().map(|(n, t)| (n.as_str(), t))
     }
 
     /// `CompileAndStoreVariable`: compiles a variable and adds it to `variables` (as `dyn` when

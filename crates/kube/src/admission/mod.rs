@@ -30,12 +30,14 @@
 //! four kinds ([`model`], [`mutating::model`]); the answers ([`validating::Answer`] and its
 //! decisions, [`mutating::Mutated`], [`mutating::StatusError`], [`mutating::PolicyError`]) and
 //! their errors ([`EvaluationError`], [`OutOfBudget`], [`environment::CompileError`],
-//! [`mutating::MutationError`]); [`policy_review`] and [`typechecking`] for `kcel check`; the
-//! request's attributes ([`request`]); and, for embedders and the upstream test tables, the
-//! admission [`environment::Compiler`], [`matching`], [`evaluate`] and the mutation steps
-//! ([`mutating::mutate`], [`mutating::patch`], [`mutating::json_patch`], [`mutating::smd`]).
-//! Compiling and dispatching validating policies, API validation's helpers, selectors and the
-//! `request`/`namespaceObject` builders are crate-private.
+//! [`mutating::MutationError`]); [`policy_review`], [`typechecking`], [`api_validation`] and
+//! [`mutating::api_validation`] for `kcel check`; the request's attributes ([`request`]), its
+//! [`authorizer`] and the built-in kinds' [`defaults`]; and, for embedders and the upstream
+//! test tables, the admission [`environment::Compiler`], [`matching`], [`evaluate`],
+//! [`validating::collect_params`] and the mutation steps ([`mutating::mutate`],
+//! [`mutating::patch`], [`mutating::json_patch`], [`mutating::smd`]). Compiling and
+//! dispatching validating policies, API validation's shared checks and selectors are
+//! crate-private.
 
 pub use evaluate::{EvaluationError, OutOfBudget};
 pub use policies::{DecodeError, PolicySet, RequestOptions};

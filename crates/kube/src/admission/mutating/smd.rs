@@ -33,9 +33,9 @@ use serde_json::{Map, Value};
 
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
-/// How deep the walks go: documents are limited to 100 levels (`documents`), schemas here to
-/// the same.
-const MAX_DEPTH: usize = 200;
+/// How deep the typed conversion, the atomics search and the apply merge walk a value (and the
+/// schema beside it): deeper values are a conversion or merge error, not a stack overflow.
+const MAX_MERGE_DEPTH: usize = 200;
 
 /// A type of the converted schema.
 #[derive(Clone, Copy, Debug)]
@@ -471,8 +471,8 @@ fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Vec<SmdError> 
 /// The typed conversion of `v` (`typed.AsTyped` → `validate`): the patch's errors, empty when
 /// it conforms. `allow_duplicates`: the live object's associative lists may repeat keys.
 fn validate(node: Node<'_>, v: &Value, allow_duplicates: bool, depth: usize) -> Vec<SmdError> {
-    if depth > MAX_DEPTH {
-        return error(format!("value nests deeper than {MAX_DEPTH} levels"));
+    if depth > MAX_MERGE_DEPTH {
+        return error(format!("value nests deeper than {MAX_MERGE_DEPTH} levels"));
     }
     let atom = deduce(node.atom(), Some(v));
     if let Some(m) = atom.map {
@@ -554,7 +554,7 @@ fn validate_list(
 /// `findAtomics`: the paths of atomic structs, maps and lists the patch sets, in the patch's
 /// (sorted) member order.
 fn find_atomics(node: Node<'_>, v: &Value, path: &mut String, out: &mut Vec<String>, depth: usize) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_MERGE_DEPTH {
         return;
     }
     let atom = node.atom();
@@ -680,8 +680,10 @@ fn merge(
     errors: &mut Vec<SmdError>,
     depth: usize,
 ) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        errors.extend(error(format!("value nests deeper than {MAX_DEPTH} levels")));
+    if depth > MAX_MERGE_DEPTH {
+        errors.extend(error(format!(
+            "value nests deeper than {MAX_MERGE_DEPTH} levels"
+        )));
         return None;
     }
     let atom = node.atom();
