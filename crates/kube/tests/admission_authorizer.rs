@@ -98,6 +98,7 @@ fn run(case: &Value, authorizer: &Arc<dyn Authorizer>) -> Result<(), String> {
     let optional = Optional {
         params: false,
         authorizer: true,
+        patch_types: false,
     };
     let expression = Expression {
         text: text.to_string(),

@@ -251,6 +251,7 @@ fn optional(r: &Value) -> Optional {
     Optional {
         params: r["hasParams"].as_bool().unwrap_or(false),
         authorizer: r["hasAuthorizer"].as_bool().unwrap_or(false),
+        patch_types: false,
     }
 }
 
@@ -291,6 +292,7 @@ fn composited(
 const NONE: Optional = Optional {
     params: false,
     authorizer: false,
+    patch_types: false,
 };
 
 /// What kcel answers for a record in the apiserver of release `binary`.

@@ -57,7 +57,7 @@ fn run(case: &Value) -> Result<(), String> {
         (Ok(()), None) if doc == case["result"] => Ok(()),
         (Ok(()), None) => Err(format!("want {}, got {doc}", case["result"])),
         (Err(e), Some(want)) => {
-            let test_failed = matches!(e, PatchError::TestFailed(_));
+            let test_failed = matches!(e, PatchError::TestFailed { .. });
             let want_test_failed = case["testFailed"].as_bool().unwrap_or(false);
             if e.to_string() == want && test_failed == want_test_failed {
                 Ok(())

@@ -29,15 +29,15 @@ use std::sync::Arc;
 
 use kcel_kube::KubeVersion;
 use kcel_kube::admission::authorizer::{AuthorizerValues, AuthzRules};
-use kcel_kube::admission::mutating::evaluate::{Activation, Bindings};
+use kcel_kube::admission::evaluate::Bindings;
 use kcel_kube::admission::mutating::patch::{self, Failure, Target};
 use kcel_kube::admission::mutating::{
-    CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, RUNTIME_CEL_COST_BUDGET,
-    Request, mutate, smd,
+    CompiledPolicy, Defaulter, Invocation, MutatingAdmissionPolicy, Request, mutate, smd,
 };
 use kcel_kube::admission::request::UserInfo;
 use kcel_kube::builtins::{BuiltinKind, Builtins};
 use kcel_kube::library::authz::{self, Authorizer, RequestResource};
+use kcel_kube::rules::env::RUNTIME_CEL_COST_BUDGET;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Value, json};
@@ -173,20 +173,27 @@ fn run(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> Result<(), S
     let mut object = get("object");
     let mut error = None;
     for mutation in &compiled.mutations {
+        let cel = |k: &str| cel::Value::from_json(&get(k));
         let bindings = Bindings {
-            object: object.clone(),
-            old_object: get("oldObject"),
-            request: get("request"),
-            namespace_object: get("namespaceObject"),
-            params: get("params"),
+            object: cel::Value::from_json(&object),
+            old_object: cel("oldObject"),
+            request: cel("request"),
+            namespace: cel("namespaceObject"),
+            params: cel("params"),
             authorizer: Some(allow_all()),
         };
-        let activation = Activation::new(&compiled, &bindings);
         let mut budget = RUNTIME_CEL_COST_BUDGET;
-        match patch::apply(mutation, &activation, &object, target, &mut budget) {
+        match patch::apply(
+            mutation,
+            &compiled.variables,
+            &bindings,
+            &object,
+            target,
+            &mut budget,
+        ) {
             Ok(o) => object = o,
             Err(Failure::Policy(e)) => {
-                error = Some(e);
+                error = Some(e.to_string());
                 break;
             }
             Err(Failure::Status(s)) => {
@@ -290,7 +297,8 @@ fn run_dispatcher(record: &Value, kind: &BuiltinKind, version: KubeVersion) -> R
 }
 
 fn run_apply(record: &Value, schema: &JsonSchemaProps) -> Result<(), String> {
-    let mut got = smd::apply(schema, &record["object"], &record["patch"]).map_err(|e| e.0)?;
+    let mut got =
+        smd::apply(schema, &record["object"], &record["patch"]).map_err(|e| e.to_string())?;
     if let Some(o) = got.as_object_mut() {
         o.remove("apiVersion");
         o.remove("kind");

@@ -53,13 +53,15 @@ fn run(case: &Value, schema: &JsonSchemaProps) -> Result<(), String> {
         (Ok(v), None) if v == case["result"] => Ok(()),
         (Ok(v), None) => Err(format!("want {}\n got {v}", case["result"])),
         (Err((stage, e)), Some(want))
-            if stage == want && Some(e.as_str()) == case["error"].as_str() =>
+            if stage == want && Some(e.to_string().as_str()) == case["error"].as_str() =>
         {
             Ok(())
         }
         (Err((stage, e)), _) => Err(format!(
-            "want {:?} {}\n got {stage} {e:?}",
-            want_stage, case["error"]
+            "want {:?} {}\n got {stage} {:?}",
+            want_stage,
+            case["error"],
+            e.to_string()
         )),
         (Ok(v), Some(want)) => Err(format!("want {want} error {}, got {v}", case["error"])),
     }

@@ -87,6 +87,7 @@ fn run_compile(r: &Value) -> Result<(), String> {
     let optional = Optional {
         params: r["hasParams"].as_bool().unwrap_or(false),
         authorizer: r["hasAuthorizer"].as_bool().unwrap_or(false),
+        patch_types: false,
     };
     let expression = r["expression"].as_str().ok_or("no expression")?;
     let result = compiler.compile(expression, returns, optional);
@@ -175,8 +176,8 @@ fn run_matching(registry: &Registry, r: &Value) -> Result<(), String> {
     };
     let got = matches(&attr, &criteria, registry);
     let matched = match (got, r["error"].as_str()) {
-        (Err(e), Some(want)) if e.0.contains(want) => return Ok(()),
-        (Err(e), _) => return Err(format!("unexpected error {:?}", e.0)),
+        (Err(e), Some(want)) if e.to_string().contains(want) => return Ok(()),
+        (Err(e), _) => return Err(format!("unexpected error {:?}", e.to_string())),
         (Ok(_), Some(want)) => return Err(format!("no error, expected one containing {want:?}")),
         (Ok(m), None) => m,
     };

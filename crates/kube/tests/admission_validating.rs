@@ -379,7 +379,7 @@ fn run_collect(record: &Value) -> Result<(), String> {
     let got = collect_params(Some(&kind), Some(&r), namespace, &NoObjects);
     match (record["error"].as_str(), got) {
         (None, Ok(params)) if Some(params.len() as u64) == record["params"].as_u64() => Ok(()),
-        (Some(want), Err(e)) if e.contains(want) => Ok(()),
+        (Some(want), Err(e)) if e.to_string().contains(want) => Ok(()),
         (want, got) => Err(format!("got {got:?}, want error {want:?}")),
     }
 }

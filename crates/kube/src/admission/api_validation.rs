@@ -643,6 +643,7 @@ pub(crate) fn match_conditions(
     let optional = Optional {
         params: options.params_in_match_conditions,
         authorizer: true,
+        patch_types: false,
     };
     let mut names: HashSet<&str> = HashSet::new();
     for (i, m) in conditions.iter().enumerate() {
@@ -706,6 +707,7 @@ pub(crate) fn variable(
         let optional = Optional {
             params: has_params,
             authorizer: true,
+            patch_types: false,
         };
         let stored = options.preexisting.validations.contains(expression);
         if let Err(e) = compilers.variable(name, expression, optional, stored) {
@@ -882,6 +884,7 @@ fn validation(
         let optional = Optional {
             params: has_params,
             authorizer: true,
+            patch_types: false,
         };
         if let Err(e) = compilers
             .view(stored)
@@ -902,6 +905,7 @@ fn validation(
         let optional = Optional {
             params: options.params_in_match_conditions,
             authorizer: false,
+            patch_types: false,
         };
         if let Err(e) =
             compilers
@@ -992,6 +996,7 @@ fn audit_annotation(
         let optional = Optional {
             params: has_params,
             authorizer: true,
+            patch_types: false,
         };
         if let Err(e) = compilers
             .view(stored)

@@ -13,17 +13,23 @@
 //! | `authorizer`, `authorizer.requestResource` | `kubernetes.authorization.Authorizer`, `…ResourceCheck`, except for messageExpressions |
 //! | `variables` | `kubernetes.variables`, one field per variable compiled so far (`NewCompositedCompiler`) |
 //!
+//! With [`Optional::patch_types`] (`HasPatchTypes`: a MutatingAdmissionPolicy's mutations), the
+//! `JSONPatch` and `Object...` types (`mutating::types`) and the `jsonpatch` library
+//! are added (`hasPatchTypes`).
+//!
 //! [`Compiler::compile`] is `CompileCELExpression`: compile, then the result type must be one of
 //! the expression's return types, with the server's texts.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cel::checker::TypeProvider;
 use cel::{Env, Program, Type};
 use indexmap::IndexMap;
 
+use super::mutating::types::{JSON_PATCH_TYPE, OBJECT_TYPE, PatchTypes};
 use crate::decl::{DeclField, DeclKind, DeclType, DeclTypeProvider, ObjectType};
 use crate::library::authz;
+use crate::library::jsonpatch::JsonPatch;
 use crate::rules::compile::{ExpressionError, check_expression, plan};
 use crate::rules::{EnvKind, EnvSpec};
 use crate::version::KubeVersion;
@@ -197,18 +203,29 @@ pub fn namespace_type() -> Arc<DeclType> {
     )
 }
 
-/// The object types of the admission environment: the request and namespace types and the
-/// `kubernetes.variables` object of the variables compiled so far.
+/// The object types of the admission environment: the request and namespace types, the
+/// `kubernetes.variables` object of the variables compiled so far and, for mutations, the
+/// patch types.
 #[derive(Clone, Debug)]
 struct AdmissionTypes {
     declared: Arc<DeclTypeProvider>,
     variables: IndexMap<String, Type>,
+    patch_types: bool,
+}
+
+impl AdmissionTypes {
+    fn patch_type(&self, name: &str) -> bool {
+        self.patch_types && PatchTypes::declares(name)
+    }
 }
 
 impl TypeProvider for AdmissionTypes {
     fn find_type(&self, name: &str) -> Option<Type> {
         if name == VARIABLES_TYPE {
             return Some(Type::Object(VARIABLES_TYPE.into()));
+        }
+        if self.patch_type(name) {
+            return PatchTypes.find_type(name);
         }
         self.declared.find_type(name)
     }
@@ -217,6 +234,9 @@ impl TypeProvider for AdmissionTypes {
         if type_name == VARIABLES_TYPE {
             return self.variables.get(field).cloned();
         }
+        if self.patch_type(type_name) {
+            return PatchTypes.field_type(type_name, field);
+        }
         self.declared.field_type(type_name, field)
     }
 
@@ -224,7 +244,21 @@ impl TypeProvider for AdmissionTypes {
         if type_name == VARIABLES_TYPE {
             return self.variables.keys().cloned().collect();
         }
+        if self.patch_type(type_name) {
+            return PatchTypes.field_names(type_name);
+        }
         self.declared.field_names(type_name)
+    }
+
+    fn new_object(
+        &self,
+        type_name: &str,
+        fields: &[(&str, cel::Value)],
+    ) -> Option<cel::EvalResult> {
+        if self.patch_type(type_name) {
+            return PatchTypes.new_object(type_name, fields);
+        }
+        self.declared.new_object(type_name, fields)
     }
 }
 
@@ -239,6 +273,10 @@ pub enum ReturnTypes {
     StringOrNull,
     /// Variables (`AnyType`, `DynType`: anything).
     Any,
+    /// JSON Patch mutations: `list(JSONPatch)` (`JSONPatchCondition.ReturnTypes`).
+    JsonPatches,
+    /// ApplyConfiguration mutations: `Object` (`ApplyConfigurationCondition.ReturnTypes`).
+    Object,
 }
 
 impl ReturnTypes {
@@ -248,6 +286,8 @@ impl ReturnTypes {
             ReturnTypes::String => *t == Type::String,
             ReturnTypes::StringOrNull => *t == Type::String || *t == Type::Null,
             ReturnTypes::Any => true,
+            ReturnTypes::JsonPatches => *t == Type::list(Type::Object(JSON_PATCH_TYPE.into())),
+            ReturnTypes::Object => *t == Type::Object(OBJECT_TYPE.into()),
         }
     }
 
@@ -259,6 +299,8 @@ impl ReturnTypes {
             ReturnTypes::String => "string",
             ReturnTypes::StringOrNull => "one of [string null_type]",
             ReturnTypes::Any => "any",
+            ReturnTypes::JsonPatches => "list(JSONPatch)",
+            ReturnTypes::Object => "Object",
         }
     }
 }
@@ -270,6 +312,9 @@ pub struct Optional {
     pub params: bool,
     /// `authorizer` and `authorizer.requestResource`.
     pub authorizer: bool,
+    /// The mutation types `JSONPatch` and `Object...` and the `jsonpatch` library
+    /// (`HasPatchTypes`: a MutatingAdmissionPolicy's mutations).
+    pub patch_types: bool,
 }
 
 /// Why an expression does not compile: the `apiservercel.Error` of `CompileCELExpression`
@@ -312,7 +357,10 @@ impl std::fmt::Debug for Compiled {
 /// Compiles the expressions of one policy (`CompositedCompiler`): variables first, each adding a
 /// field to `variables`, then the rest.
 pub struct Compiler {
+    spec: EnvSpec,
     base: Env,
+    /// `base` with the `jsonpatch` library (`hasPatchTypes`), built on first use.
+    patch_base: OnceLock<Env>,
     types: AdmissionTypes,
     /// Whether `variables` is declared (`NewCompositedCompiler`; API validation compiles
     /// matchConditions with a stateless compiler without it).
@@ -336,9 +384,12 @@ impl Compiler {
         declared.add(&namespace_type());
         Compiler {
             base: spec.env(),
+            spec,
+            patch_base: OnceLock::new(),
             types: AdmissionTypes {
                 declared: Arc::new(declared),
                 variables: IndexMap::new(),
+                patch_types: false,
             },
             composition: true,
             object: Type::Dyn,
@@ -367,10 +418,7 @@ impl Compiler {
     /// A compiler without `variables` (`plugincel.NewCompiler`, the stateless compiler API
     /// validation uses for matchConditions).
     pub fn stateless(version: KubeVersion, kind: EnvKind) -> Compiler {
-        Compiler {
-            composition: false,
-            ..Compiler::new(version, kind)
-        }
+        Compiler::new(version, kind).without_variables()
     }
 
     /// This compiler without `variables` (`plugincel.NewCompiler` over the same environment).
@@ -401,8 +449,18 @@ impl Compiler {
             vars.push((AUTHORIZER, authz::authorizer_type()));
             vars.push((REQUEST_RESOURCE_AUTHORIZER, authz::resource_check_type()));
         }
-        let provider: Arc<dyn TypeProvider> = Arc::new(self.types.clone());
-        self.base.with_declarations(vars, Some(provider))
+        let types = AdmissionTypes {
+            patch_types: optional.patch_types,
+            ..self.types.clone()
+        };
+        let provider: Arc<dyn TypeProvider> = Arc::new(types);
+        let base = if optional.patch_types {
+            self.patch_base
+                .get_or_init(|| self.spec.builder().library(JsonPatch).build())
+        } else {
+            &self.base
+        };
+        base.with_declarations(vars, Some(provider))
     }
 
     /// `CompileCELExpression`.
@@ -460,11 +518,6 @@ impl Compiler {
         self.types.variables.insert(name.to_string(), t);
     }
 
-    /// The variables declared so far with their field types, in declaration order.
-    pub fn variable_types(&self) -> impl Iterator<Item = (&str, &Type)> {
-        self.types.variables.iter().map(|(n, t)| (n.as_str(), t))
-    }
-
     /// `CompileAndStoreVariable`: compiles a variable and adds it to `variables` (as `dyn` when
     /// it does not compile, as `convertCelTypeToDeclType` turns a nil type).
     pub fn compile_variable(
@@ -483,11 +536,13 @@ impl Compiler {
     }
 }
 
-/// `convertCelTypeToDeclType` and back: the type a variable's field gets. Scalars, lists and
-/// maps keep their types (element types converted likewise); anything else is `dyn`.
+/// `convertCelTypeToDeclType` and back (`composition.go`): the type a variable's field gets.
+/// `any`, scalars, lists and maps keep their types (element types converted likewise);
+/// anything else is `dyn`.
 fn variable_field_type(t: &Type) -> Type {
     match t {
-        Type::Bool
+        Type::Any
+        | Type::Bool
         | Type::Bytes
         | Type::Double
         | Type::Duration
@@ -495,8 +550,7 @@ fn variable_field_type(t: &Type) -> Type {
         | Type::Null
         | Type::String
         | Type::Timestamp
-        | Type::Uint
-        | Type::Dyn => t.clone(),
+        | Type::Uint => t.clone(),
         Type::List(e) => Type::list(variable_field_type(e)),
         Type::Map(k, v) => Type::map(variable_field_type(k), variable_field_type(v)),
         _ => Type::Dyn,
@@ -514,6 +568,7 @@ mod tests {
     const ALL: Optional = Optional {
         params: true,
         authorizer: true,
+        patch_types: false,
     };
 
     #[test]
@@ -552,6 +607,7 @@ mod tests {
                 Optional {
                     params: false,
                     authorizer: false,
+                    patch_types: false,
                 },
             )
             .expect_err("no params");

@@ -1,19 +1,22 @@
 //! Evaluating a list of compiled admission expressions for one request
 //! (`k8s.io/apiserver/pkg/admission/plugin/cel/condition.go` `ForInput`, `activation.go`
 //! `Evaluate`, `composition.go`: variables evaluated lazily, each at most once per list, their
-//! cost charged to the expression that first reads them).
+//! cost charged to the expression that first reads them). Shared by validating policies and
+//! by mutating ones (match conditions as a list, each mutation alone: [`evaluate_one`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
+use cel::go::fmt::quote;
 use cel::value::{Key, KeyRef, Map, MapProvider};
 use cel::{EvalError, EvalOptions, Program, Value};
 
 use super::authorizer::AuthorizerValues;
 use super::environment::{
-    AUTHORIZER, CompileError, Compiled, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, PARAMS, REQUEST,
-    REQUEST_RESOURCE_AUTHORIZER, VARIABLES,
+    AUTHORIZER, CompileError, Compiled, Compiler, NAMESPACE_OBJECT, OBJECT, OLD_OBJECT, Optional,
+    PARAMS, REQUEST, REQUEST_RESOURCE_AUTHORIZER, ReturnTypes, VARIABLES,
 };
+use super::model::NamedExpression;
 use crate::rules::env::PER_CALL_LIMIT;
 
 /// `validation failed due to running out of cost budget, …` (`ErrOutOfBudget`).
@@ -46,6 +49,21 @@ pub struct Expression {
     pub compiled: Result<Compiled, CompileError>,
 }
 
+impl Expression {
+    /// `CompileCELExpression` of `text` with `compiler`, the error kept.
+    pub fn compile(
+        compiler: &Compiler,
+        text: &str,
+        returns: ReturnTypes,
+        optional: Optional,
+    ) -> Expression {
+        Expression {
+            text: text.to_string(),
+            compiled: compiler.compile(text, returns, optional),
+        }
+    }
+}
+
 /// A compiled variable.
 #[derive(Clone, Debug)]
 pub struct Variable {
@@ -53,6 +71,24 @@ pub struct Variable {
     pub name: String,
     /// Its program, or why it does not compile.
     pub compiled: Result<Compiled, CompileError>,
+}
+
+impl Variable {
+    /// `CompileAndStoreVariables`: each of a policy's `variables` compiled in order, each
+    /// declared in `compiler`'s `variables` for the expressions after it.
+    pub fn compile_all(
+        compiler: &mut Compiler,
+        variables: &[NamedExpression],
+        optional: Optional,
+    ) -> Arc<[Variable]> {
+        variables
+            .iter()
+            .map(|v| Variable {
+                name: v.name.clone(),
+                compiled: compiler.compile_variable(&v.name, &v.expression, optional),
+            })
+            .collect()
+    }
 }
 
 /// The outcome of one expression (`EvaluationResult`): its value or its error text.
@@ -93,7 +129,7 @@ pub enum EvaluationError {
 struct LazyVariables {
     variables: Arc<[Variable]>,
     bindings: Bindings,
-    values: Vec<OnceLock<Result<Value, String>>>,
+    values: Vec<OnceLock<cel::EvalResult>>,
     /// The runtime cost limit of one evaluation (the environment's `CostLimit`).
     per_call_limit: u64,
     /// Cost of the variables evaluated since the last expression (`GetAndResetCost`).
@@ -132,24 +168,24 @@ impl LazyVariables {
     }
 
     /// `variableAccessor.Callback`.
-    fn value(&self, i: usize) -> Result<Value, String> {
+    fn value(&self, i: usize) -> cel::EvalResult {
         self.values[i]
             .get_or_init(|| {
                 let v = &self.variables[i];
                 let compiled = match &v.compiled {
                     Ok(c) => c,
                     Err(e) => {
-                        return Err(format!(
-                            "composited variable {:?} fails to compile: {e}",
-                            v.name
-                        ));
+                        return Err(EvalError::msg(format!(
+                            "composited variable {} fails to compile: {e}",
+                            quote(&v.name)
+                        )));
                     }
                 };
                 let Some(this) = self.this.upgrade() else {
-                    return Err(format!(
-                        "unable to get evaluation details of variable {:?}",
-                        v.name
-                    ));
+                    return Err(EvalError::msg(format!(
+                        "unable to get evaluation details of variable {}",
+                        quote(&v.name)
+                    )));
                 };
                 let activation = Activation {
                     bindings: &self.bindings,
@@ -157,8 +193,12 @@ impl LazyVariables {
                 };
                 let (value, cost) = eval(&compiled.program, &activation, self.per_call_limit);
                 self.cost.fetch_add(cost, Ordering::Relaxed);
-                value
-                    .map_err(|e| format!("composited variable {:?} fails to evaluate: {e}", v.name))
+                value.map_err(|e| {
+                    EvalError::msg(format!(
+                        "composited variable {} fails to evaluate: {e}",
+                        quote(&v.name)
+                    ))
+                })
             })
             .clone()
     }
@@ -187,7 +227,7 @@ impl MapProvider for LazyVariables {
     fn try_field(&self, name: &str) -> cel::EvalResult<Option<Value>> {
         match self.index(name) {
             None => Ok(None),
-            Some(i) => self.value(i).map(Some).map_err(EvalError::msg),
+            Some(i) => self.value(i).map(Some),
         }
     }
 }
@@ -255,41 +295,59 @@ pub fn for_input_with_limit(
         return Ok((Vec::new(), budget));
     }
     let lazy = LazyVariables::new(variables.clone(), bindings.clone(), per_call_limit);
+    let mut remaining = budget;
+    let mut out = Vec::with_capacity(expressions.len());
+    for e in expressions {
+        out.push(match e {
+            None => Outcome::Absent,
+            Some(e) => evaluate_in(e, &lazy, bindings, &mut remaining)?,
+        });
+    }
+    Ok((out, remaining))
+}
+
+/// [`for_input`] of one expression (`MutatingEvaluator.ForInput`: a mutation is evaluated
+/// alone, with variables of its own).
+pub fn evaluate_one(
+    expression: &Expression,
+    variables: &Arc<[Variable]>,
+    bindings: &Bindings,
+    budget: &mut i64,
+) -> Result<Outcome, OutOfBudget> {
+    let lazy = LazyVariables::new(variables.clone(), bindings.clone(), PER_CALL_LIMIT);
+    evaluate_in(expression, &lazy, bindings, budget)
+}
+
+/// One expression of a list evaluated with the list's variables, charged to `remaining`.
+fn evaluate_in(
+    e: &Expression,
+    lazy: &Arc<LazyVariables>,
+    bindings: &Bindings,
+    remaining: &mut i64,
+) -> Result<Outcome, OutOfBudget> {
+    let compiled = match &e.compiled {
+        Ok(c) => c,
+        Err(err) => return Ok(Outcome::Error(EvaluationError::Compilation(err.clone()))),
+    };
     let activation = Activation {
         bindings,
         variables: lazy.clone(),
     };
-    let mut remaining = budget;
-    let mut out = Vec::with_capacity(expressions.len());
-    for e in expressions {
-        let Some(e) = e else {
-            out.push(Outcome::Absent);
-            continue;
-        };
-        let compiled = match &e.compiled {
-            Ok(c) => c,
-            Err(err) => {
-                out.push(Outcome::Error(EvaluationError::Compilation(err.clone())));
-                continue;
-            }
-        };
-        let (value, cost) = eval(&compiled.program, &activation, per_call_limit);
-        let composition = i64::try_from(lazy.cost.swap(0, Ordering::Relaxed)).unwrap_or(i64::MAX);
-        if composition > remaining {
-            return Err(OutOfBudget);
-        }
-        remaining -= composition;
-        match i64::try_from(cost) {
-            Ok(c) if c <= remaining => remaining -= c,
-            _ => return Err(OutOfBudget),
-        }
-        out.push(match value {
-            Ok(v) => Outcome::Value(v),
-            Err(error) => Outcome::Error(EvaluationError::Evaluation {
-                expression: e.text.clone(),
-                error,
-            }),
-        });
+    let (value, cost) = eval(&compiled.program, &activation, lazy.per_call_limit);
+    let composition = i64::try_from(lazy.cost.swap(0, Ordering::Relaxed)).unwrap_or(i64::MAX);
+    if composition > *remaining {
+        return Err(OutOfBudget);
     }
-    Ok((out, remaining))
+    *remaining -= composition;
+    match i64::try_from(cost) {
+        Ok(c) if c <= *remaining => *remaining -= c,
+        _ => return Err(OutOfBudget),
+    }
+    Ok(match value {
+        Ok(v) => Outcome::Value(v),
+        Err(error) => Outcome::Error(EvaluationError::Evaluation {
+            expression: e.text.clone(),
+            error,
+        }),
+    })
 }

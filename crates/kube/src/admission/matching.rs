@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::model::{MatchPolicy, MatchResources, NamedRuleWithOperations};
 use super::request::{Attributes, GroupVersionKind, GroupVersionResource, Operation, labels};
 use super::selector::Selector;
+pub use super::selector::SelectorError;
 
 /// What the matcher asks of the cluster: other versions of a resource and namespaces.
 pub trait Cluster {
@@ -31,11 +32,45 @@ pub trait Cluster {
     }
 }
 
-/// Why matching failed: the error's text, which the dispatcher wraps
-/// (`failed to configure policy: …`).
+/// Why matching failed; the dispatcher wraps its text (`failed to configure policy: …`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct MatchError(pub String);
+pub enum MatchError {
+    /// A policy without `matchConstraints` (`DefinitionMatches`).
+    #[error("policy contained no match constraints, a required field")]
+    NoMatchConstraints,
+    /// `matchResources` without a namespace or object selector (`errNilSelector`).
+    #[error("a nil {0} selector was passed, please ensure selectors are initialized properly")]
+    NilSelector(SelectorKind),
+    /// A selector that does not parse (`LabelSelectorAsSelector`), as
+    /// `apierrors.NewInternalError(err).Error()` prints it.
+    #[error("Internal error occurred: {0}")]
+    Selector(SelectorError),
+    /// The request's namespace is not known (`namespace.Matcher.GetNamespace`'s NotFound).
+    #[error("namespaces {0:?} not found")]
+    NamespaceNotFound(String),
+    /// An equivalent resource without a kind for the subresource (`matchesResourceRules`:
+    /// `unable to convert to %v: unknown kind`).
+    #[error("unable to convert to {}: unknown kind", .0.go_string())]
+    UnknownKind(GroupVersionResource),
+}
+
+/// Which selector of `matchResources` (`errNilSelector`'s word).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectorKind {
+    /// `namespaceSelector`.
+    Namespace,
+    /// `objectSelector`.
+    Object,
+}
+
+impl std::fmt::Display for SelectorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SelectorKind::Namespace => "namespace",
+            SelectorKind::Object => "object",
+        })
+    }
+}
 
 /// What a policy's constraints matched: the resource and kind as matched (an equivalent one
 /// under `matchPolicy: Equivalent`).
@@ -47,13 +82,6 @@ pub struct Matched {
     pub kind: GroupVersionKind,
 }
 
-/// `errNilSelector`.
-fn nil_selector(which: &str) -> MatchError {
-    MatchError(format!(
-        "a nil {which} selector was passed, please ensure selectors are initialized properly"
-    ))
-}
-
 /// `DefinitionMatches`: a policy's `matchConstraints`.
 pub fn definition_matches(
     attr: &Attributes,
@@ -61,9 +89,7 @@ pub fn definition_matches(
     cluster: &dyn Cluster,
 ) -> Result<Option<Matched>, MatchError> {
     let Some(c) = constraints else {
-        return Err(MatchError(
-            "policy contained no match constraints, a required field".into(),
-        ));
+        return Err(MatchError::NoMatchConstraints);
     };
     check_selectors(c)?;
     matches(attr, c, cluster)
@@ -87,10 +113,10 @@ pub fn binding_matches(
 /// The nil-selector errors of `DefinitionMatches` and `BindingMatches`.
 fn check_selectors(m: &MatchResources) -> Result<(), MatchError> {
     if m.namespace_selector.is_none() {
-        return Err(nil_selector("namespace"));
+        return Err(MatchError::NilSelector(SelectorKind::Namespace));
     }
     if m.object_selector.is_none() {
-        return Err(nil_selector("object"));
+        return Err(MatchError::NilSelector(SelectorKind::Object));
     }
     Ok(())
 }
@@ -99,7 +125,7 @@ fn check_selectors(m: &MatchResources) -> Result<(), MatchError> {
 fn parse_selector(s: Option<&super::model::LabelSelector>) -> Result<Option<Selector>, MatchError> {
     s.map(Selector::parse)
         .transpose()
-        .map_err(|e| internal_error(&e.0))
+        .map_err(MatchError::Selector)
 }
 
 /// `Matcher.Matches`.
@@ -143,11 +169,6 @@ pub fn matches(
     Ok(Some(matched))
 }
 
-/// `apierrors.NewInternalError(err).Error()`.
-fn internal_error(message: &str) -> MatchError {
-    MatchError(format!("Internal error occurred: {message}"))
-}
-
 /// `namespace.Matcher.MatchNamespaceSelector`.
 fn match_namespace_selector(
     attr: &Attributes,
@@ -171,10 +192,7 @@ fn match_namespace_selector(
         match cluster.namespace(&attr.namespace) {
             Some(ns) => labels(&ns),
             None => {
-                return Err(MatchError(format!(
-                    "namespaces {:?} not found",
-                    attr.namespace
-                )));
+                return Err(MatchError::NamespaceNotFound(attr.namespace.clone()));
             }
         }
     };
@@ -241,10 +259,7 @@ fn matches_resource_rules(
                 continue;
             }
             if kind.kind.is_empty() {
-                return Err(MatchError(format!(
-                    "unable to convert to {}: unknown kind",
-                    equivalent.go_string()
-                )));
+                return Err(MatchError::UnknownKind(equivalent.clone()));
             }
             if name_matches(rule, attr) {
                 return Ok(Some(Matched {
@@ -365,7 +380,7 @@ mod tests {
         assert_eq!(matches(&attr("v1", "dev"), &c, &Fixture), Ok(None));
         assert_eq!(
             matches(&attr("v1", "missing"), &c, &Fixture),
-            Err(MatchError("namespaces \"missing\" not found".into()))
+            Err(MatchError::NamespaceNotFound("missing".into()))
         );
     }
 }

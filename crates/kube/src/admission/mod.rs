@@ -9,7 +9,7 @@
 //!   [`mutating::api_validation`] shares with it).
 //! * [`environment`]: the admission CEL environment and the compiler of policy expressions
 //!   (shared with mutating policies).
-//! * [`selector`]: label selectors (`metav1.LabelSelectorAsSelector`).
+//! * `selector`: label selectors (`metav1.LabelSelectorAsSelector`), crate-private.
 //! * [`request`]: the request being admitted, and the `request` and `namespaceObject` values.
 //! * [`evaluate`]: evaluating a list of compiled expressions with lazy variables and the cost
 //!   budget.
@@ -22,10 +22,25 @@
 //! * [`validating`]: compiling a validating policy and evaluating it for one request.
 //! * [`mutating`]: MutatingAdmissionPolicy: API validation, compiling mutations and applying
 //!   them (JSON Patch, ApplyConfiguration) with reinvocation.
-//! * [`policies`]: the facade: the policies, bindings, Namespaces and params among the inputs,
-//!   answering for one object written.
+//! * `policies`: the facade, [`PolicySet`] with [`RequestOptions`] and [`DecodeError`]: the
+//!   policies, bindings, Namespaces and params among the inputs, answering for one object
+//!   written.
+//!
+//! The public API: [`PolicySet`] (with [`RequestOptions`], [`DecodeError`]); the models of the
+//! four kinds ([`model`], [`mutating::model`]); the answers ([`validating::Answer`] and its
+//! decisions, [`mutating::Mutated`], [`mutating::StatusError`], [`mutating::PolicyError`]) and
+//! their errors ([`EvaluationError`], [`OutOfBudget`], [`environment::CompileError`],
+//! [`mutating::MutationError`]); [`policy_review`], [`typechecking`], [`api_validation`] and
+//! [`mutating::api_validation`] for `kcel check`; the request's attributes ([`request`]), its
+//! [`authorizer`] and the built-in kinds' [`defaults`]; and, for embedders and the upstream
+//! test tables, the admission [`environment::Compiler`], [`matching`], [`evaluate`],
+//! [`validating::collect_params`] and the mutation steps ([`mutating::mutate`],
+//! [`mutating::patch`], [`mutating::json_patch`], [`mutating::smd`]). Compiling and
+//! dispatching validating policies, API validation's shared checks and selectors are
+//! crate-private.
 
-pub use policies::{PolicySet, RequestOptions};
+pub use evaluate::{EvaluationError, OutOfBudget};
+pub use policies::{DecodeError, PolicySet, RequestOptions};
 
 pub mod api_validation;
 pub mod authorizer;
@@ -35,9 +50,9 @@ pub mod evaluate;
 pub mod matching;
 pub mod model;
 pub mod mutating;
-pub mod policies;
+mod policies;
 pub mod policy_review;
 pub mod request;
-pub mod selector;
+pub(crate) mod selector;
 pub mod typechecking;
 pub mod validating;

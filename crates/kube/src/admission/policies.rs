@@ -53,6 +53,25 @@ pub struct RequestOptions {
     pub authorizer: AuthzRules,
 }
 
+/// Why a policy or binding document among the inputs could not be decoded; Display is the
+/// decoder's text with its field path (no file and line: the record of the document says them).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A ValidatingAdmissionPolicy or its binding.
+    #[error("{}", .0.message)]
+    Validating(ModelError),
+    /// A MutatingAdmissionPolicy or its binding.
+    #[error("{}", mutating_detail(.0))]
+    Mutating(mutating::model::ModelError),
+}
+
+fn mutating_detail(e: &mutating::model::ModelError) -> String {
+    match e.field.as_str() {
+        "" => e.message.clone(),
+        field => format!("{field}: {}", e.message),
+    }
+}
+
 /// The validating policies and what they read, for one Kubernetes version.
 #[derive(Default)]
 pub struct PolicySet {
@@ -65,7 +84,7 @@ pub struct PolicySet {
     namespaces: HashMap<String, Value>,
     objects: Vec<Value>,
     /// Why a policy or binding document could not be decoded, by file and line.
-    errors: HashMap<(String, usize), String>,
+    errors: HashMap<(String, usize), DecodeError>,
     /// `Validator::served_resource` by `(apiVersion, kind)`, looked up once per kind.
     served: Mutex<HashMap<(String, String), Option<ServedResource>>>,
     /// `options.authorizer`, shared by the values bound to `authorizer`.
@@ -91,10 +110,7 @@ impl PolicySet {
     /// Namespace, or any other object (a candidate param).
     pub fn add_document(&mut self, doc: &Document) {
         let at = (doc.source.clone(), doc.line);
-        let mutating_error = |e: mutating::model::ModelError| match e.field.as_str() {
-            "" => e.message,
-            field => format!("{field}: {}", e.message),
-        };
+        let mutating_error = DecodeError::Mutating;
         if is_kind(&doc.value, mutating::model::POLICY_KIND) {
             match mutating::MutatingAdmissionPolicy::from_document(doc, self.version) {
                 Ok(p) => self
@@ -111,7 +127,7 @@ impl PolicySet {
             }
             return;
         }
-        let model_error = |e: ModelError| e.message;
+        let model_error = DecodeError::Validating;
         match admission_kind(&doc.value) {
             Some(POLICY_KIND) => match decode_policy(doc) {
                 Ok(p) => self.policies.push(CompiledPolicy::new(p, self.version)),
@@ -139,10 +155,8 @@ impl PolicySet {
     }
 
     /// Why `doc` (a policy or binding) could not be decoded, if it could not.
-    pub fn decode_error(&self, doc: &Document) -> Option<&str> {
-        self.errors
-            .get(&(doc.source.clone(), doc.line))
-            .map(String::as_str)
+    pub fn decode_error(&self, doc: &Document) -> Option<&DecodeError> {
+        self.errors.get(&(doc.source.clone(), doc.line))
     }
 
     /// What the server's API validation finds wrong with `doc` when it is a policy or binding
@@ -192,7 +206,7 @@ impl PolicySet {
         old: Option<&Value>,
         operation: Operation,
         request_namespace: Option<&str>,
-    ) -> Option<Result<mutating::Outcome, StatusError>> {
+    ) -> Option<Result<mutating::Mutated, StatusError>> {
         if self.mutating.is_empty() {
             return None;
         }

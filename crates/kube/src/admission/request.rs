@@ -135,7 +135,7 @@ impl Attributes {
 }
 
 /// `metadata.labels` of an object (string values only).
-pub fn labels(object: &Value) -> BTreeMap<String, String> {
+pub(crate) fn labels(object: &Value) -> BTreeMap<String, String> {
     object
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
@@ -201,7 +201,7 @@ pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 /// A Namespace document as the server stores it: the name label, `spec.finalizers`
 /// `[kubernetes]` and `status.phase` `Active` when absent (`pkg/registry/core/namespace`).
-pub fn stored_namespace(doc: &Value) -> Value {
+pub(crate) fn stored_namespace(doc: &Value) -> Value {
     let mut ns = doc.clone();
     let name = ns
         .pointer("/metadata/name")
@@ -230,7 +230,7 @@ pub fn stored_namespace(doc: &Value) -> Value {
 }
 
 /// A namespace known only by name: what the server stores for `Namespace{name}`.
-pub fn namespace_named(name: &str) -> Value {
+pub(crate) fn namespace_named(name: &str) -> Value {
     stored_namespace(&json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
 }
 

@@ -23,31 +23,64 @@ pub struct Selector {
     requirements: Vec<Requirement>,
 }
 
-/// Why a selector does not parse (the text of the apimachinery error).
+/// Why a selector does not parse: the apimachinery error, as its text prints
+/// (`labels.NewRequirement`: `validateLabelKey`, `validateLabelValue` and the operator checks,
+/// `apimachinery/pkg/labels/selector.go`; the operator switch of `LabelSelectorAsSelector`,
+/// `apimachinery/pkg/apis/meta/v1/helpers.go`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SelectorError(pub String);
+pub enum SelectorError {
+    /// A key that is not a qualified name (`field.Invalid(path.Child("key"), ...)`).
+    #[error("key: Invalid value: {key:?}: {}", .reasons.join("; "))]
+    InvalidKey {
+        /// The key.
+        key: String,
+        /// Why it is invalid (`validation.IsQualifiedName`'s messages).
+        reasons: Vec<String>,
+    },
+    /// A value that is not a label value (`field.Invalid(valuePath.Index(i), ...)`).
+    #[error("values[{index}][{value}]: Invalid value: {value:?}: {}", .reasons.join("; "))]
+    InvalidValue {
+        /// The value's index among the requirement's values.
+        index: usize,
+        /// The value.
+        value: String,
+        /// Why it is invalid (`validation.IsValidLabelValue`'s messages).
+        reasons: Vec<String>,
+    },
+    /// `In` or `NotIn` without values.
+    #[error(
+        "values: Invalid value: []string{{}}: for 'in', 'notin' operators, values set can't be empty"
+    )]
+    NoValues,
+    /// `Exists` or `DoesNotExist` with values.
+    #[error("values: Invalid value: values set must be empty for exists and does not exist")]
+    UnexpectedValues,
+    /// An operator other than `In`, `NotIn`, `Exists` and `DoesNotExist`.
+    #[error("{0:?} is not a valid label selector operator")]
+    UnknownOperator(String),
+}
 
 fn check_key(key: &str) -> Result<(), SelectorError> {
-    let errs = is_label_key(key);
-    if errs.is_empty() {
+    let reasons = is_label_key(key);
+    if reasons.is_empty() {
         Ok(())
     } else {
-        Err(SelectorError(format!(
-            "key: Invalid value: {key:?}: {}",
-            errs.join("; ")
-        )))
+        Err(SelectorError::InvalidKey {
+            key: key.to_string(),
+            reasons,
+        })
     }
 }
 
 fn check_values(values: &[String]) -> Result<(), SelectorError> {
-    for (i, v) in values.iter().enumerate() {
-        let errs = is_valid_label_value(v);
-        if !errs.is_empty() {
-            return Err(SelectorError(format!(
-                "values[{i}][{v}]: Invalid value: {v:?}: {}",
-                errs.join("; ")
-            )));
+    for (index, v) in values.iter().enumerate() {
+        let reasons = is_valid_label_value(v);
+        if !reasons.is_empty() {
+            return Err(SelectorError::InvalidValue {
+                index,
+                value: v.clone(),
+                reasons,
+            });
         }
     }
     Ok(())
@@ -68,9 +101,7 @@ impl Selector {
                 "In" | "NotIn" => {
                     check_key(&e.key)?;
                     if values.is_empty() {
-                        return Err(SelectorError(
-                            "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty".into(),
-                        ));
+                        return Err(SelectorError::NoValues);
                     }
                     check_values(&values)?;
                     if e.operator == "In" {
@@ -82,9 +113,7 @@ impl Selector {
                 "Exists" | "DoesNotExist" => {
                     check_key(&e.key)?;
                     if !values.is_empty() {
-                        return Err(SelectorError(
-                            "values: Invalid value: values set must be empty for exists and does not exist".into(),
-                        ));
+                        return Err(SelectorError::UnexpectedValues);
                     }
                     if e.operator == "Exists" {
                         Requirement::Exists(e.key.clone())
@@ -93,9 +122,7 @@ impl Selector {
                     }
                 }
                 other => {
-                    return Err(SelectorError(format!(
-                        "{other:?} is not a valid label selector operator"
-                    )));
+                    return Err(SelectorError::UnknownOperator(other.to_string()));
                 }
             };
             requirements.push(r);
@@ -168,6 +195,9 @@ mod tests {
             ..Default::default()
         })
         .expect_err("bad operator");
-        assert_eq!(e.0, "\"Is\" is not a valid label selector operator");
+        assert_eq!(
+            e.to_string(),
+            "\"Is\" is not a valid label selector operator"
+        );
     }
 }

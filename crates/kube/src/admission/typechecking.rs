@@ -203,6 +203,7 @@ impl<'p> Context<'p> {
         let optional = Optional {
             params: self.has_params,
             authorizer: true,
+            patch_types: false,
         };
         let mut messages = Vec::new();
         for (gvk, object) in &self.kinds {

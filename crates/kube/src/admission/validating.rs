@@ -18,7 +18,7 @@ use super::model::{
     ValidatingAdmissionPolicyBinding, ValidationAction,
 };
 use super::request::{Attributes, namespace_json, request_json};
-use super::selector::Selector;
+use super::selector::{Selector, SelectorError};
 use crate::field::go_json;
 use crate::pipeline::status::{Cause, Details, Status};
 use crate::rules::EnvKind;
@@ -35,7 +35,7 @@ pub const VALIDATION_FAILURE_ANNOTATION: &str =
 
 /// A policy with its expressions compiled as the plugin compiles them (stored expressions).
 #[derive(Clone, Debug)]
-pub struct CompiledPolicy {
+pub(crate) struct CompiledPolicy {
     /// The policy as decoded.
     pub policy: ValidatingAdmissionPolicy,
     variables: Arc<[Variable]>,
@@ -51,26 +51,16 @@ impl CompiledPolicy {
         let optional = Optional {
             params: policy.spec.param_kind.is_some(),
             authorizer: true,
+            patch_types: false,
         };
         let message_optional = Optional {
             authorizer: false,
             ..optional
         };
         let mut compiler = Compiler::new(version, EnvKind::StoredExpressions);
-        let variables: Arc<[Variable]> = policy
-            .spec
-            .variables
-            .iter()
-            .map(|v| Variable {
-                name: v.name.clone(),
-                compiled: compiler.compile_variable(&v.name, &v.expression, optional),
-            })
-            .collect();
+        let variables = Variable::compile_all(&mut compiler, &policy.spec.variables, optional);
         let expression = |text: &str, returns: ReturnTypes, optional: Optional| {
-            Some(Expression {
-                text: text.to_string(),
-                compiled: compiler.compile(text, returns, optional),
-            })
+            Some(Expression::compile(&compiler, text, returns, optional))
         };
         let match_conditions = policy
             .spec
@@ -122,50 +112,6 @@ impl CompiledPolicy {
             .spec
             .failure_policy
             .unwrap_or(FailurePolicy::Fail)
-    }
-
-    /// The compile errors of every expression, with the field they are in
-    /// (`spec.validations[0].expression`, …): what `status.typeChecking`-free compilation of
-    /// the stored policy reports.
-    pub fn compile_errors(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for (i, v) in self.variables.iter().enumerate() {
-            if let Err(e) = &v.compiled {
-                out.push((format!("spec.variables[{i}].expression"), e.to_string()));
-            }
-        }
-        let mut list =
-            |field: &str, member: &str, exprs: &mut dyn Iterator<Item = Option<&Expression>>| {
-                for (i, e) in exprs.enumerate() {
-                    if let Some(Expression {
-                        compiled: Err(err), ..
-                    }) = e
-                    {
-                        out.push((format!("spec.{field}[{i}].{member}"), err.to_string()));
-                    }
-                }
-            };
-        list(
-            "matchConditions",
-            "expression",
-            &mut self.match_conditions.iter().map(|(_, e)| e.as_ref()),
-        );
-        list(
-            "validations",
-            "expression",
-            &mut self.validations.iter().map(Option::as_ref),
-        );
-        list(
-            "validations",
-            "messageExpression",
-            &mut self.messages.iter().map(Option::as_ref),
-        );
-        list(
-            "auditAnnotations",
-            "valueExpression",
-            &mut self.audit_annotations.iter().map(Option::as_ref),
-        );
-        out
     }
 }
 
@@ -511,6 +457,40 @@ pub trait Params {
     fn param_objects(&self, api_version: &str, kind: &str, namespace: Option<&str>) -> Vec<Value>;
 }
 
+/// Why a binding's params cannot be collected (`generic.CollectParams`,
+/// `apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go`), with its texts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamsError {
+    /// The policy's `paramKind` names no known kind.
+    #[error("paramKind kind `&ParamKind{{APIVersion:{api_version},Kind:{kind},}}` not known")]
+    UnknownKind {
+        /// `paramKind.apiVersion`.
+        api_version: String,
+        /// `paramKind.kind`.
+        kind: String,
+    },
+    /// A namespaced `paramKind` with neither `paramRef.namespace` nor a namespaced request.
+    #[error(
+        "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
+    )]
+    NoNamespace,
+    /// `paramRef.namespace` for a cluster-scoped `paramKind`.
+    #[error("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")]
+    ClusterScopedNamespace,
+    /// Both `paramRef.name` and `paramRef.selector`.
+    #[error("paramRef.name and paramRef.selector are mutually exclusive")]
+    NameAndSelector,
+    /// A `paramRef.selector` that does not parse.
+    #[error("{0}")]
+    Selector(SelectorError),
+    /// Neither `paramRef.name` nor `paramRef.selector`.
+    #[error("one of name or selector must be provided")]
+    NoNameOrSelector,
+    /// No param found under `parameterNotFoundAction: Deny`.
+    #[error("no params found for policy binding with `Deny` parameterNotFoundAction")]
+    NotFound,
+}
+
 /// `generic.CollectParams` for a policy's `paramKind` and a binding's `paramRef` (shared with
 /// mutating policies): `Ok(None)` stands for the single nil param.
 pub fn collect_params(
@@ -518,15 +498,15 @@ pub fn collect_params(
     param_ref: Option<&ParamRef>,
     namespace: &str,
     params: &dyn Params,
-) -> Result<Vec<Option<Value>>, String> {
+) -> Result<Vec<Option<Value>>, ParamsError> {
     let (Some(kind), Some(r)) = (param_kind, param_ref) else {
         return Ok(vec![None]);
     };
     let Some(namespaced) = params.param_scope(&kind.api_version, &kind.kind) else {
-        return Err(format!(
-            "paramKind kind `&ParamKind{{APIVersion:{},Kind:{},}}` not known",
-            kind.api_version, kind.kind
-        ));
+        return Err(ParamsError::UnknownKind {
+            api_version: kind.api_version.clone(),
+            kind: kind.kind.clone(),
+        });
     };
     let store_namespace = if namespaced {
         let ns = if r.namespace.is_empty() {
@@ -535,23 +515,19 @@ pub fn collect_params(
             &r.namespace
         };
         if ns.is_empty() {
-            return Err(
-                "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources".into(),
-            );
+            return Err(ParamsError::NoNamespace);
         }
         Some(ns)
     } else {
         None
     };
     if !r.namespace.is_empty() && !namespaced {
-        return Err(
-            "paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into(),
-        );
+        return Err(ParamsError::ClusterScopedNamespace);
     }
     let candidates = params.param_objects(&kind.api_version, &kind.kind, store_namespace);
     let found: Vec<Value> = if !r.name.is_empty() {
         if r.selector.is_some() {
-            return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
+            return Err(ParamsError::NameAndSelector);
         }
         candidates
             .into_iter()
@@ -559,18 +535,16 @@ pub fn collect_params(
             .take(1)
             .collect()
     } else if let Some(sel) = &r.selector {
-        let s = Selector::parse(sel).map_err(|e| e.0)?;
+        let s = Selector::parse(sel).map_err(ParamsError::Selector)?;
         candidates
             .into_iter()
             .filter(|o| s.matches(&super::request::labels(o)))
             .collect()
     } else {
-        return Err("one of name or selector must be provided".into());
+        return Err(ParamsError::NoNameOrSelector);
     };
     if found.is_empty() && r.parameter_not_found_action == Some(ParameterNotFoundAction::Deny) {
-        return Err(
-            "no params found for policy binding with `Deny` parameterNotFoundAction".into(),
-        );
+        return Err(ParamsError::NotFound);
     }
     Ok(found.into_iter().map(Some).collect())
 }
@@ -586,7 +560,19 @@ fn param_kind_parses(param_kind: Option<&ParamKind>) -> bool {
 /// (`generic/policy_source.go` `ensureParamsForPolicyLocked`, reported once the policy
 /// matches: `failed to configure policy: ...`). The kind prints as `schema.GroupVersionKind`
 /// does: `<group>/<version>, Kind=<kind>`.
-pub fn param_kind_error(param_kind: Option<&ParamKind>, params: &dyn Params) -> Option<String> {
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind}'")]
+pub(crate) struct ParamKindNotFound {
+    group: String,
+    version: String,
+    kind: String,
+}
+
+/// The [`ParamKindNotFound`] of a policy whose `paramKind` `params` do not know.
+pub(crate) fn param_kind_error(
+    param_kind: Option<&ParamKind>,
+    params: &dyn Params,
+) -> Option<ParamKindNotFound> {
     let kind = param_kind?;
     if params.param_scope(&kind.api_version, &kind.kind).is_some() {
         return None;
@@ -595,10 +581,11 @@ pub fn param_kind_error(param_kind: Option<&ParamKind>, params: &dyn Params) -> 
         .api_version
         .split_once('/')
         .unwrap_or(("", &kind.api_version));
-    Some(format!(
-        "failed to find resource referenced by paramKind: '{group}/{version}, Kind={}'",
-        kind.kind
-    ))
+    Some(ParamKindNotFound {
+        group: group.to_string(),
+        version: version.to_string(),
+        kind: kind.kind.clone(),
+    })
 }
 
 /// `ValidationFailureValue`: one failure under the `Audit` action.
@@ -629,7 +616,7 @@ impl ValidationFailure {
 }
 
 /// Whether the plugins leave a request alone (`IsExemptAdmissionConfigurationResource`).
-pub fn is_exempt(attr: &Attributes) -> bool {
+pub(crate) fn is_exempt(attr: &Attributes) -> bool {
     attr.kind.group == super::model::GROUP
         && matches!(
             attr.kind.kind.as_str(),
@@ -644,7 +631,7 @@ pub fn is_exempt(attr: &Attributes) -> bool {
 
 /// `Dispatch`: every policy with its bindings (bindings naming the policy, in order) against
 /// one request.
-pub fn dispatch(
+pub(crate) fn dispatch(
     policies: &[(&CompiledPolicy, Vec<&ValidatingAdmissionPolicyBinding>)],
     attr: &Attributes,
     cluster: &dyn Cluster,
@@ -680,25 +667,26 @@ pub fn dispatch(
     let mut last_request: Option<(super::matching::Matched, CelValue)> = None;
     for (policy, bindings) in policies {
         let name = policy.policy.metadata.name.clone();
-        let config_error = |answer: &mut Answer, binding: Option<&str>, err: String| {
-            if policy.failure_policy() == FailurePolicy::Ignore {
-                return;
-            }
-            let message = match binding {
-                None => format!("failed to configure policy: {err}"),
-                Some(_) => format!("failed to configure binding: {err}"),
+        let config_error =
+            |answer: &mut Answer, binding: Option<&str>, err: &dyn std::fmt::Display| {
+                if policy.failure_policy() == FailurePolicy::Ignore {
+                    return;
+                }
+                let message = match binding {
+                    None => format!("failed to configure policy: {err}"),
+                    Some(_) => format!("failed to configure binding: {err}"),
+                };
+                answer.denied.push(Denial {
+                    policy: name.clone(),
+                    binding: binding.map(str::to_string),
+                    decision: Decision {
+                        deny: true,
+                        evaluation: Evaluation::Error,
+                        message,
+                        reason: String::new(),
+                    },
+                });
             };
-            answer.denied.push(Denial {
-                policy: name.clone(),
-                binding: binding.map(str::to_string),
-                decision: Decision {
-                    deny: true,
-                    evaluation: Evaluation::Error,
-                    message,
-                    reason: String::new(),
-                },
-            });
-        };
         if bindings.is_empty() || !param_kind_parses(policy.policy.spec.param_kind.as_ref()) {
             continue;
         }
@@ -708,14 +696,14 @@ pub fn dispatch(
             cluster,
         ) {
             Err(e) => {
-                config_error(&mut answer, None, e.0);
+                config_error(&mut answer, None, &e);
                 continue;
             }
             Ok(None) => continue,
             Ok(Some(m)) => m,
         };
         if let Some(e) = param_kind_error(policy.policy.spec.param_kind.as_ref(), params) {
-            config_error(&mut answer, None, e);
+            config_error(&mut answer, None, &e);
             continue;
         }
         // Policies matching the same resource and kind share one `request` value.
@@ -732,7 +720,7 @@ pub fn dispatch(
             let bname = binding.metadata.name.as_str();
             match binding_matches(attr, binding.spec.match_resources.as_ref(), cluster) {
                 Err(e) => {
-                    config_error(&mut answer, Some(bname), e.0);
+                    config_error(&mut answer, Some(bname), &e);
                     continue;
                 }
                 Ok(false) => continue,
@@ -746,7 +734,7 @@ pub fn dispatch(
             ) {
                 Ok(p) => p,
                 Err(e) => {
-                    config_error(&mut answer, Some(bname), e);
+                    config_error(&mut answer, Some(bname), &e);
                     continue;
                 }
             };

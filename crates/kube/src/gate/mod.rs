@@ -388,7 +388,7 @@ impl Gate<'_> {
             Operation::Create
         });
         let admission = Admission {
-            decode_error: self.policies.decode_error(&doc).map(str::to_string),
+            decode_error: self.policies.decode_error(&doc).map(ToString::to_string),
             review: self.policies.review(&doc),
             object: (!self.policies.is_empty()).then(|| doc.value.clone()),
         };

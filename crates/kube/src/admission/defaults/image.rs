@@ -73,7 +73,7 @@ fn digest_valid(digest: &str) -> bool {
 
 /// The tag `ParseImageName` returns for `image`: `None` when it does not parse (the defaulter
 /// ignores the error), `Some("latest")` without tag and digest.
-pub fn image_tag(image: &str) -> Option<String> {
+pub(crate) fn image_tag(image: &str) -> Option<String> {
     if is_identifier(image) {
         return None;
     }

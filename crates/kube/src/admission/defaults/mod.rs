@@ -15,7 +15,7 @@
 mod apps;
 mod batch;
 mod core;
-pub mod image;
+mod image;
 
 use serde_json::{Map, Value, json};
 

@@ -12,19 +12,17 @@
 //! the patch types (`HasPatchTypes`). Only `CREATE`, `UPDATE`, `CONNECT` and `*` may be matched
 //! (`supportedMutatingOperations`: a deletion cannot be mutated).
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
-use super::compile::check_mutation_expression;
+use super::compile::compile_mutation;
 use super::model::PatchType;
 use crate::admission::api_validation::{
-    Compilers, Environments, Options, Preexisting, binding_spec_common, failure_policy, field,
-    items, match_conditions, match_resources, match_resources_path, not_supported, param_kind,
-    text, update_options, variable, with_metadata,
+    Compilers, Environments, Options, Preexisting, binding_spec_common, compile_error,
+    failure_policy, field, items, match_conditions, match_resources, match_resources_path,
+    not_supported, param_kind, text, update_options, variable, with_metadata,
 };
+use crate::admission::environment::Optional;
 use crate::field::{BadValue, FieldError, Path};
-use crate::rules::EnvKind;
 use crate::version::KubeVersion;
 
 /// `supportedMutatingOperations`, as `sets.List` sorts it.
@@ -123,15 +121,13 @@ fn policy_spec(policy: &Value, envs: &Environments, mut options: Options) -> Vec
             "mutations must contain at least one item",
         ));
     } else {
-        let variables: BTreeMap<String, cel::Type> = compilers
-            .view(false)
-            .variable_types()
-            .map(|(n, t)| (n.to_string(), t.clone()))
-            .collect();
         let checker = MutationChecker {
-            envs,
-            has_params,
-            variables,
+            compilers: &compilers,
+            optional: Optional {
+                params: has_params,
+                authorizer: true,
+                patch_types: true,
+            },
             preexisting: &options.preexisting,
         };
         for (i, m) in mutations.iter().enumerate() {
@@ -153,9 +149,9 @@ fn policy_spec(policy: &Value, envs: &Environments, mut options: Options) -> Vec
 
 /// What checking a policy's mutations needs.
 struct MutationChecker<'a> {
-    envs: &'a Environments,
-    has_params: bool,
-    variables: BTreeMap<String, cel::Type>,
+    /// The policy's compilers, its variables declared in both views.
+    compilers: &'a Compilers,
+    optional: Optional,
     preexisting: &'a Preexisting,
 }
 
@@ -209,24 +205,11 @@ impl MutationChecker<'_> {
         if trimmed.is_empty() {
             return vec![FieldError::required(path.child("expression"), "")];
         }
-        let kind = if self.preexisting.apply_configurations.contains(expression) {
-            EnvKind::StoredExpressions
-        } else {
-            EnvKind::NewExpressions
-        };
-        match check_mutation_expression(
-            self.envs.spec(kind),
-            self.has_params,
-            self.variables.clone(),
-            patch_type,
-            trimmed,
-        ) {
-            Ok(()) => Vec::new(),
-            Err(detail) => vec![FieldError::invalid(
-                path.child("expression"),
-                BadValue::String(trimmed.to_string()),
-                detail,
-            )],
+        let stored = self.preexisting.apply_configurations.contains(expression);
+        let compiler = self.compilers.view(stored);
+        match compile_mutation(compiler, patch_type, trimmed, self.optional) {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![compile_error(path.child("expression"), trimmed, e)],
         }
     }
 }

@@ -1,75 +1,21 @@
-//! Compiling a MutatingAdmissionPolicy (`mutating/compilation.go`: `compilePolicy`) in the
-//! admission environment (`plugin/cel/compile.go`: `createEnvForOpts`, `CompileCELExpression`;
-//! `composition.go`: variables).
-//!
-//! The environment is Kubernetes' base environment of the release, stored-expressions view,
-//! with the variables `object`, `oldObject` (dyn), `namespaceObject`, `request`, `params` (when
-//! the policy has a `paramKind`), `authorizer` and `authorizer.requestResource`, and
-//! `variables` (one field per policy variable, typed by its expression's output). Variables and
-//! match conditions are compiled without the patch types; mutations with them
-//! (`HasPatchTypes`: `JSONPatch`, `Object...`, and the `jsonpatch` library).
-//!
-//! `namespaceObject` and `request` are `dyn` here: the typed declarations
-//! (`BuildNamespaceType`, `BuildRequestType`) are the shared admission environment's.
+//! Compiling a MutatingAdmissionPolicy (`mutating/compilation.go`: `compilePolicy`) with the
+//! admission compiler ([`Compiler`], `plugincel.NewCompositedCompiler` over the base
+//! environment of the release, stored-expressions view): `object` and `oldObject` `dyn`,
+//! `request` and `namespaceObject` typed (`BuildRequestType`, `BuildNamespaceType`), `params`
+//! when the policy has a `paramKind`, `authorizer` always, and `variables`. Variables and match
+//! conditions are compiled without the patch types; mutations with them (`HasPatchTypes`:
+//! `JSONPatch`, `Object...` and the `jsonpatch` library).
 //!
 //! As the server does, a compilation error is kept and reported when the expression would be
 //! evaluated, not when the policy is read.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use cel::checker::TypeProvider;
-use cel::checker::format_type;
-use cel::{Env, Program, Type};
-
 use super::model::{MutatingAdmissionPolicy, PatchType};
-use super::types::{
-    JSON_PATCH_TYPE, MutationTypes, OBJECT_TYPE, VARIABLES_TYPE, variable_field_type,
-};
-use crate::library::authz;
-use crate::library::jsonpatch::JsonPatch;
-use crate::rules::env::{EnvKind, EnvSpec};
+use crate::admission::environment::{CompileError, Compiled, Compiler, Optional, ReturnTypes};
+use crate::admission::evaluate::{Expression, Variable};
+use crate::rules::EnvKind;
 use crate::version::KubeVersion;
-
-/// The variable names of admission expressions (`plugin/cel/interface.go`).
-pub mod names {
-    /// `object` (`ObjectVarName`).
-    pub const OBJECT: &str = "object";
-    /// `oldObject` (`OldObjectVarName`).
-    pub const OLD_OBJECT: &str = "oldObject";
-    /// `namespaceObject` (`NamespaceVarName`).
-    pub const NAMESPACE: &str = "namespaceObject";
-    /// `request` (`RequestVarName`).
-    pub const REQUEST: &str = "request";
-    /// `params` (`ParamsVarName`).
-    pub const PARAMS: &str = "params";
-    /// `authorizer` (`AuthorizerVarName`).
-    pub const AUTHORIZER: &str = "authorizer";
-    /// `authorizer.requestResource` (`RequestResourceAuthorizerVarName`).
-    pub const REQUEST_RESOURCE_AUTHORIZER: &str = "authorizer.requestResource";
-    /// `variables` (`VariableVarName`).
-    pub const VARIABLES: &str = "variables";
-}
-
-/// A compiled expression, or the server's compilation error (`apiservercel.Error.Detail`).
-#[derive(Clone)]
-pub struct Compiled {
-    /// The expression as written.
-    pub expression: String,
-    /// Its program, or the compilation error's detail (`apiservercel.Error.Detail`).
-    pub program: Result<Program, String>,
-    /// The output type (`dyn` when compilation failed).
-    pub output: Type,
-}
-
-impl std::fmt::Debug for Compiled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Compiled")
-            .field("expression", &self.expression)
-            .field("error", &self.program.as_ref().err())
-            .finish()
-    }
-}
 
 /// A compiled mutation.
 #[derive(Clone, Debug)]
@@ -77,7 +23,7 @@ pub struct CompiledMutation {
     /// `patchType` (`admissionregistration/v1beta1 types.go Mutation.PatchType`).
     pub patch_type: PatchType,
     /// The mutation's expression (`applyConfiguration` or `jsonPatch`), compiled.
-    pub compiled: Compiled,
+    pub expression: Expression,
 }
 
 /// A compiled policy (`PolicyEvaluator`): its variables, match conditions and mutations, in
@@ -89,146 +35,79 @@ pub struct CompiledPolicy {
     pub policy: MutatingAdmissionPolicy,
     /// The Kubernetes version whose environment compiled it.
     pub version: KubeVersion,
-    /// `spec.variables`: each name with its compiled expression.
-    pub variables: Vec<(String, Compiled)>,
-    /// `spec.matchConditions`: each name with its compiled expression.
-    pub match_conditions: Vec<(String, Compiled)>,
+    /// `spec.variables`, compiled.
+    pub variables: Arc<[Variable]>,
+    /// `spec.matchConditions`, compiled (every entry present: the list is evaluated as one
+    /// list of expressions, `ForInput`).
+    pub match_conditions: Vec<Option<Expression>>,
     /// `spec.mutations`, compiled (those without an expression object skipped).
     pub mutations: Vec<CompiledMutation>,
 }
 
-/// The environment of one compilation.
-fn environment(base: &Env, has_params: bool, types: MutationTypes) -> Env {
-    let mut vars: Vec<(&str, Type)> = vec![
-        (names::OBJECT, Type::Dyn),
-        (names::OLD_OBJECT, Type::Dyn),
-        (names::NAMESPACE, Type::Dyn),
-        (names::REQUEST, Type::Dyn),
-        (names::AUTHORIZER, authz::authorizer_type()),
-        (
-            names::REQUEST_RESOURCE_AUTHORIZER,
-            authz::resource_check_type(),
-        ),
-        (names::VARIABLES, Type::Object(VARIABLES_TYPE.into())),
-    ];
-    if has_params {
-        vars.push((names::PARAMS, Type::Dyn));
-    }
-    let provider: Arc<dyn TypeProvider> = Arc::new(types);
-    base.with_declarations(vars, Some(provider))
-}
-
-/// `CompileCELExpression`: compiles `text`; `expected`: the return type it must have
-/// (`ReturnTypes`), `None` for any.
-fn compile(env: &Env, text: &str, expected: Option<&Type>) -> Compiled {
-    let fail = |detail: String| Compiled {
-        expression: text.to_string(),
-        program: Err(detail),
-        output: Type::Dyn,
-    };
-    let checked = match env.parse(text).and_then(|ast| env.check_owned(ast)) {
-        Ok(c) => c,
-        Err(issues) => return fail(format!("compilation failed: {issues}")),
-    };
-    let output = checked.result_type().clone();
-    if let Some(expected) = expected
-        && output != *expected
-    {
-        return fail(format!(
-            "must evaluate to {} but got {}",
-            format_type(expected),
-            format_type(&output)
-        ));
-    }
-    match env.program_checked(&checked) {
-        Ok(program) => Compiled {
-            expression: text.to_string(),
-            program: Ok(program),
-            output,
-        },
-        Err(issues) => fail(format!("program instantiation failed: {issues}")),
-    }
-}
-
-/// The check API validation makes of one mutation's expression (`validateApplyConfiguration`,
-/// `validateJSONPatch`: `CompileCELExpression` with `HasPatchTypes`) in `spec`'s environment:
-/// `variables` are the policy's variables with their field types; the error is the server's
-/// detail (`compilation failed: …`, `must evaluate to …`).
-pub(crate) fn check_mutation_expression(
-    spec: EnvSpec,
-    has_params: bool,
-    variables: BTreeMap<String, Type>,
+/// `CompileCELExpression` of one mutation's expression with the patch types
+/// (`HasPatchTypes`), which must evaluate to what `patch_type` applies (`list(JSONPatch)` or
+/// `Object`). `optional` is the policy's (params, authorizer); the patch types are added. API
+/// validation (`validateApplyConfiguration`, `validateJSONPatch`) checks with it too.
+pub(crate) fn compile_mutation(
+    compiler: &Compiler,
     patch_type: PatchType,
     expression: &str,
-) -> Result<(), String> {
-    let base = spec.builder().library(JsonPatch).build();
-    let types = MutationTypes {
+    optional: Optional,
+) -> Result<Compiled, CompileError> {
+    let returns = match patch_type {
+        PatchType::JsonPatch => ReturnTypes::JsonPatches,
+        PatchType::ApplyConfiguration => ReturnTypes::Object,
+    };
+    let optional = Optional {
         patch_types: true,
-        variables,
-        inner: None,
+        ..optional
     };
-    let env = environment(&base, has_params, types);
-    let expected = match patch_type {
-        PatchType::JsonPatch => Type::list(Type::Object(JSON_PATCH_TYPE.into())),
-        PatchType::ApplyConfiguration => Type::Object(OBJECT_TYPE.into()),
-    };
-    compile(&env, expression, Some(&expected)).program.map(drop)
+    compiler.compile(expression, returns, optional)
 }
 
 impl CompiledPolicy {
     /// `compilePolicy` for the release `version`.
     pub fn compile(policy: &MutatingAdmissionPolicy, version: KubeVersion) -> CompiledPolicy {
-        let mut builder = EnvSpec::new(version, EnvKind::StoredExpressions).builder();
-        builder = builder.library(JsonPatch);
-        let base = builder.build();
-        let has_params = policy.spec.param_kind.is_some();
-        let mut field_types: BTreeMap<String, Type> = BTreeMap::new();
-        let plain = |fields: &BTreeMap<String, Type>| MutationTypes {
+        let mut compiler = Compiler::new(version, EnvKind::StoredExpressions);
+        let optional = Optional {
+            params: policy.spec.param_kind.is_some(),
+            authorizer: true,
             patch_types: false,
-            variables: fields.clone(),
-            inner: None,
         };
-        let mut variables = Vec::with_capacity(policy.spec.variables.len());
-        for v in &policy.spec.variables {
-            let env = environment(&base, has_params, plain(&field_types));
-            let c = compile(&env, &v.expression, None);
-            field_types.insert(v.name.clone(), variable_field_type(&c.output));
-            variables.push((v.name.clone(), c));
-        }
-        let env = environment(&base, has_params, plain(&field_types));
+        let variables = Variable::compile_all(&mut compiler, &policy.spec.variables, optional);
         let match_conditions = policy
             .spec
             .match_conditions
             .iter()
             .map(|m| {
-                (
-                    m.name.clone(),
-                    compile(&env, &m.expression, Some(&Type::Bool)),
-                )
+                Some(Expression::compile(
+                    &compiler,
+                    &m.expression,
+                    ReturnTypes::Bool,
+                    optional,
+                ))
             })
             .collect();
-        let patch_env = environment(
-            &base,
-            has_params,
-            MutationTypes {
-                patch_types: true,
-                ..plain(&field_types)
-            },
-        );
-        let object = Type::Object(OBJECT_TYPE.into());
-        let patches = Type::list(Type::Object(JSON_PATCH_TYPE.into()));
         let mutations = policy
             .spec
             .mutations
             .iter()
             .filter_map(|m| {
-                let (expression, expected) = match m.patch_type {
-                    PatchType::JsonPatch => (m.json_patch.as_ref()?, &patches),
-                    PatchType::ApplyConfiguration => (m.apply_configuration.as_ref()?, &object),
+                let e = match m.patch_type {
+                    PatchType::JsonPatch => m.json_patch.as_ref()?,
+                    PatchType::ApplyConfiguration => m.apply_configuration.as_ref()?,
                 };
                 Some(CompiledMutation {
                     patch_type: m.patch_type,
-                    compiled: compile(&patch_env, &expression.expression, Some(expected)),
+                    expression: Expression {
+                        text: e.expression.clone(),
+                        compiled: compile_mutation(
+                            &compiler,
+                            m.patch_type,
+                            &e.expression,
+                            optional,
+                        ),
+                    },
                 })
             })
             .collect();
@@ -239,5 +118,77 @@ impl CompiledPolicy {
             match_conditions,
             mutations,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn compile(mutation: serde_json::Value) -> CompiledPolicy {
+        let doc = json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": "p"},
+            "spec": {
+                "variables": [{"name": "escaped", "expression": "jsonpatch.escapeKey('a/b')"}],
+                "mutations": [mutation],
+            },
+        });
+        let policy: MutatingAdmissionPolicy = serde_json::from_value(doc).expect("policy");
+        CompiledPolicy::compile(&policy, KubeVersion::NEWEST)
+    }
+
+    fn error(mutation: &CompiledMutation) -> String {
+        match &mutation.expression.compiled {
+            Ok(_) => "compiles".into(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn request_is_typed_as_the_server_declares_it() {
+        let p = compile(json!({"patchType": "JSONPatch", "jsonPatch": {"expression":
+            "[JSONPatch{op: 'add', path: '/metadata/labels/u', value: request.userInfo.username}]"}}));
+        assert_eq!(error(&p.mutations[0]), "compiles");
+        let p = compile(json!({"patchType": "JSONPatch", "jsonPatch": {"expression":
+            "[JSONPatch{op: 'add', path: '/metadata/labels/u', value: request.user}]"}}));
+        assert_eq!(
+            error(&p.mutations[0]),
+            "compilation failed: ERROR: <input>:1:65: undefined field 'user'\n | [JSONPatch{op: 'add', path: '/metadata/labels/u', value: request.user}]\n | ................................................................^"
+        );
+    }
+
+    #[test]
+    fn mutations_must_evaluate_to_their_patch_type() {
+        let p = compile(
+            json!({"patchType": "ApplyConfiguration", "applyConfiguration":
+            {"expression": "[JSONPatch{op: 'remove', path: '/spec'}]"}}),
+        );
+        assert_eq!(
+            error(&p.mutations[0]),
+            "must evaluate to Object but got list(JSONPatch)"
+        );
+        let p = compile(json!({"patchType": "JSONPatch", "jsonPatch": {"expression": "Object{}"}}));
+        assert_eq!(
+            error(&p.mutations[0]),
+            "must evaluate to list(JSONPatch) but got Object"
+        );
+    }
+
+    #[test]
+    fn patch_types_and_the_jsonpatch_library_are_for_mutations_only() {
+        let p = compile(json!({"patchType": "JSONPatch", "jsonPatch": {"expression":
+            "[JSONPatch{op: 'add', path: '/metadata/labels/' + jsonpatch.escapeKey('a/b'), value: 'x'}]"}}));
+        assert_eq!(error(&p.mutations[0]), "compiles");
+        let variable = p.variables[0].compiled.as_ref().map(|_| ()).unwrap_err();
+        assert!(
+            variable
+                .to_string()
+                .contains("undeclared reference to 'jsonpatch'"),
+            "{variable}"
+        );
     }
 }

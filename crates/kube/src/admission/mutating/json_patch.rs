@@ -32,23 +32,159 @@ pub struct Operation {
     pub value: Option<Value>,
 }
 
-/// Why a patch does not apply.
+/// The operations, as the errors name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `add`.
+    Add,
+    /// `remove`.
+    Remove,
+    /// `replace`.
+    Replace,
+    /// `move`.
+    Move,
+    /// `test`.
+    Test,
+    /// `copy`.
+    Copy,
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Op::Add => "add",
+            Op::Remove => "remove",
+            Op::Replace => "replace",
+            Op::Move => "move",
+            Op::Test => "test",
+            Op::Copy => "copy",
+        })
+    }
+}
+
+/// Why a patch does not apply, with evanphx/json-patch's texts (`patch.go`: the `errors.Wrapf`
+/// of each operation method; `ErrMissing` prints `missing value`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PatchError {
-    /// A `test` operation failed (`ErrTestFailed`).
-    #[error("{0}")]
-    TestFailed(String),
-    /// Any other failure, with evanphx/json-patch's text.
-    #[error("{0}")]
-    Failed(String),
+    /// A `test` operation failed (`ErrTestFailed`): the caller leaves the object unchanged.
+    #[error("testing value {path} failed: test failed")]
+    TestFailed {
+        /// The path tested.
+        path: String,
+    },
+    /// An `op` that is none of the six (`Unexpected kind`).
+    #[error("Unexpected kind: {0}")]
+    UnknownOp(String),
+    /// The parent of `path` does not exist (`findObject` found no container).
+    #[error("{}", missing_path(*.op, .path))]
+    MissingPath {
+        /// The operation (`add`, `remove`, `replace` or `test`).
+        op: Op,
+        /// The operation's `path`.
+        path: String,
+    },
+    /// `replace` of a member its container cannot hold (`doc is missing key`).
+    #[error("replace operation does not apply: doc is missing key: {0}: missing value")]
+    MissingKey(String),
+    /// `replace` of the whole document by a scalar.
+    #[error("replace operation value must be object or array: %!w(<nil>)")]
+    RootNotContainer,
+    /// `move` or `copy` without `from`.
+    #[error("{0} operation failed to decode from: operation, missing from field: missing value")]
+    NoFrom(Op),
+    /// The parent of `from` does not exist.
+    #[error("{op} operation does not apply: doc is missing from path: {from}: missing value")]
+    MissingFrom {
+        /// `move` or `copy`.
+        op: Op,
+        /// The operation's `from`.
+        from: String,
+    },
+    /// The parent of a `move` or `copy` destination does not exist.
+    #[error(
+        "{op} operation does not apply: doc is missing destination path: {path}: missing value"
+    )]
+    MissingDestination {
+        /// `move` or `copy`.
+        op: Op,
+        /// The operation's `path`.
+        path: String,
+    },
+    /// The container refused the access (`error in <op> for path: '<at>': ...`). As in
+    /// `patch.go`, `replace` reports itself as `remove`, and `move` names the decoded last
+    /// segment of `from` for reading and removing.
+    #[error("error in {op} for path: '{at}': {cause}")]
+    Access {
+        /// The operation word of the text.
+        op: Op,
+        /// The path (or key) of the text.
+        at: String,
+        /// What the container said.
+        cause: AccessError,
+    },
+    /// `copy` could not read `from`.
+    #[error("error in copy for from: '{from}': {cause}")]
+    CopyFrom {
+        /// The operation's `from`.
+        from: String,
+        /// What the container said.
+        cause: AccessError,
+    },
+    /// `copy` could not add the value at `path`.
+    #[error("error while adding value during copy: {0}")]
+    CopyAdd(AccessError),
+}
+
+/// `<op> operation does not apply: ... missing path` as each method words it.
+fn missing_path(op: Op, path: &str) -> String {
+    match op {
+        Op::Add | Op::Remove => {
+            format!("{op} operation does not apply: doc is missing path: \"{path}\": {MISSING}")
+        }
+        Op::Test => format!("test operation does not apply: is missing path: {path}: {MISSING}"),
+        Op::Replace | Op::Move | Op::Copy => {
+            format!("{op} operation does not apply: doc is missing path: {path}: {MISSING}")
+        }
+    }
+}
+
+/// Why a container (`partialDoc`, `partialArray`) refused an access.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AccessError {
+    /// The container is neither an object nor an array (`ErrMissing`).
+    #[error("missing value")]
+    Missing,
+    /// The key is not an integer (`strconv.Atoi`'s error).
+    #[error(transparent)]
+    Atoi(#[from] AtoiError),
+    /// The index is out of the array (`ErrInvalidIndex`).
+    #[error("Unable to access invalid index: {0}: invalid index referenced")]
+    InvalidIndex(i64),
+    /// `add` at a key that is not an array index.
+    #[error("value was not a proper array index: '{key}': {cause}")]
+    NotAnIndex {
+        /// The key.
+        key: String,
+        /// `strconv.Atoi`'s error.
+        cause: AtoiError,
+    },
+    /// `remove` of an absent object member.
+    #[error("Unable to remove nonexistent key: {0}: missing value")]
+    NonexistentKey(String),
+}
+
+/// Go's `strconv.Atoi` error (`*strconv.NumError`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AtoiError {
+    /// `ErrSyntax`.
+    #[error("strconv.Atoi: parsing {}: invalid syntax", quote(.0))]
+    Syntax(String),
+    /// `ErrRange`.
+    #[error("strconv.Atoi: parsing {}: value out of range", quote(.0))]
+    Range(String),
 }
 
 const MISSING: &str = "missing value";
-const INVALID_INDEX: &str = "invalid index referenced";
-
-fn failed(s: String) -> PatchError {
-    PatchError::Failed(s)
-}
 
 /// Applies `ops` to `doc` in order (`Patch.Apply`); on error, `doc` is left partly patched
 /// (the caller discards it, as the server does).
@@ -61,7 +197,7 @@ pub fn apply(doc: &mut Value, ops: &[Operation]) -> Result<(), PatchError> {
             "move" => move_op(doc, op)?,
             "test" => test(doc, op)?,
             "copy" => copy(doc, op)?,
-            other => return Err(failed(format!("Unexpected kind: {other}"))),
+            other => return Err(PatchError::UnknownOp(other.to_string())),
         }
     }
     Ok(())
@@ -90,8 +226,8 @@ fn decode_key(k: &str) -> String {
 }
 
 /// Go's `strconv.Atoi` on a 64-bit platform, with its error texts.
-fn atoi(s: &str) -> Result<i64, String> {
-    let syntax = || format!("strconv.Atoi: parsing {}: invalid syntax", quote(s));
+fn atoi(s: &str) -> Result<i64, AtoiError> {
+    let syntax = || AtoiError::Syntax(s.to_string());
     let (negative, digits) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -114,18 +250,15 @@ fn atoi(s: &str) -> Result<i64, String> {
         u128::from(i64::MAX as u64)
     };
     if magnitude > limit {
-        return Err(format!(
-            "strconv.Atoi: parsing {}: value out of range",
-            quote(s)
-        ));
+        return Err(AtoiError::Range(s.to_string()));
     }
     let m = magnitude as i128;
     Ok(if negative { -m } else { m } as i64)
 }
 
 /// An index of `len` elements for `get`/`set`/`remove`: negative counts from the end.
-fn resolve_index(idx: i64, len: usize) -> Result<usize, String> {
-    let invalid = || format!("Unable to access invalid index: {idx}: {INVALID_INDEX}");
+fn resolve_index(idx: i64, len: usize) -> Result<usize, AccessError> {
+    let invalid = || AccessError::InvalidIndex(idx);
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
     let i = if idx < 0 {
         if idx < -len_i {
@@ -168,19 +301,19 @@ fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, Str
 }
 
 /// The container's `get`: `Ok(None)` for an absent (or null) object member.
-fn get(con: &Value, key: &str) -> Result<Option<Value>, String> {
+fn get(con: &Value, key: &str) -> Result<Option<Value>, AccessError> {
     match con {
         Value::Object(m) => Ok(m.get(key).filter(|v| !v.is_null()).cloned()),
         Value::Array(a) => {
             let i = resolve_index(atoi(key)?, a.len())?;
             Ok(Some(a[i].clone()).filter(|v| !v.is_null()))
         }
-        _ => Err(MISSING.into()),
+        _ => Err(AccessError::Missing),
     }
 }
 
 /// The container's `add` (`partialDoc.add` sets; `partialArray.add` inserts, `-` appends).
-fn add_at(con: &mut Value, key: &str, val: Value) -> Result<(), String> {
+fn add_at(con: &mut Value, key: &str, val: Value) -> Result<(), AccessError> {
     match con {
         Value::Object(m) => {
             m.insert(key.to_string(), val);
@@ -191,9 +324,11 @@ fn add_at(con: &mut Value, key: &str, val: Value) -> Result<(), String> {
                 a.push(val);
                 return Ok(());
             }
-            let idx = atoi(key)
-                .map_err(|e| format!("value was not a proper array index: '{key}': {e}"))?;
-            let invalid = || format!("Unable to access invalid index: {idx}: {INVALID_INDEX}");
+            let idx = atoi(key).map_err(|cause| AccessError::NotAnIndex {
+                key: key.to_string(),
+                cause,
+            })?;
+            let invalid = || AccessError::InvalidIndex(idx);
             let size = i64::try_from(a.len()).unwrap_or(i64::MAX) + 1;
             if idx >= size {
                 return Err(invalid());
@@ -210,12 +345,12 @@ fn add_at(con: &mut Value, key: &str, val: Value) -> Result<(), String> {
             a.insert(i.min(a.len()), val);
             Ok(())
         }
-        _ => Err(MISSING.into()),
+        _ => Err(AccessError::Missing),
     }
 }
 
 /// The container's `set` (`replace`).
-fn set_at(con: &mut Value, key: &str, val: Value) -> Result<(), String> {
+fn set_at(con: &mut Value, key: &str, val: Value) -> Result<(), AccessError> {
     match con {
         Value::Object(m) => {
             m.insert(key.to_string(), val);
@@ -225,29 +360,27 @@ fn set_at(con: &mut Value, key: &str, val: Value) -> Result<(), String> {
             let idx = atoi(key)?;
             let len = i64::try_from(a.len()).unwrap_or(i64::MAX);
             if idx < -len {
-                return Err(format!(
-                    "Unable to access invalid index: {idx}: {INVALID_INDEX}"
-                ));
+                return Err(AccessError::InvalidIndex(idx));
             }
             let i = resolve_index(idx, a.len())?;
             a[i] = val;
             Ok(())
         }
-        _ => Err(MISSING.into()),
+        _ => Err(AccessError::Missing),
     }
 }
 
 /// The container's `remove`.
-fn remove_at(con: &mut Value, key: &str) -> Result<Value, String> {
+fn remove_at(con: &mut Value, key: &str) -> Result<Value, AccessError> {
     match con {
         Value::Object(m) => m
             .shift_remove(key)
-            .ok_or_else(|| format!("Unable to remove nonexistent key: {key}: {MISSING}")),
+            .ok_or_else(|| AccessError::NonexistentKey(key.to_string())),
         Value::Array(a) => {
             let i = resolve_index(atoi(key)?, a.len())?;
             Ok(a.remove(i))
         }
-        _ => Err(MISSING.into()),
+        _ => Err(AccessError::Missing),
     }
 }
 
@@ -256,27 +389,38 @@ fn op_value(op: &Operation) -> Value {
     op.value.clone().unwrap_or(Value::Null)
 }
 
+/// The container's error at `at` for the text of `op`.
+fn access(op: Op, at: &str) -> impl FnOnce(AccessError) -> PatchError {
+    move |cause| PatchError::Access {
+        op,
+        at: at.to_string(),
+        cause,
+    }
+}
+
+fn missing_path_of(op: Op, path: &str) -> PatchError {
+    PatchError::MissingPath {
+        op,
+        path: path.to_string(),
+    }
+}
+
 fn add(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
     let path = &op.path;
     let Some((con, key)) = find_object(doc, path) else {
-        return Err(failed(format!(
-            "add operation does not apply: doc is missing path: \"{path}\": {MISSING}"
-        )));
+        return Err(missing_path_of(Op::Add, path));
     };
-    add_at(con, &key, op_value(op))
-        .map_err(|e| failed(format!("error in add for path: '{path}': {e}")))
+    add_at(con, &key, op_value(op)).map_err(access(Op::Add, path))
 }
 
 fn remove(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
     let path = &op.path;
     let Some((con, key)) = find_object(doc, path) else {
-        return Err(failed(format!(
-            "remove operation does not apply: doc is missing path: \"{path}\": {MISSING}"
-        )));
+        return Err(missing_path_of(Op::Remove, path));
     };
     remove_at(con, &key)
         .map(drop)
-        .map_err(|e| failed(format!("error in remove for path: '{path}': {e}")))
+        .map_err(access(Op::Remove, path))
 }
 
 fn replace(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
@@ -284,55 +428,46 @@ fn replace(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
     if path.is_empty() {
         let val = op_value(op);
         if !matches!(val, Value::Object(_) | Value::Array(_)) {
-            return Err(failed(
-                "replace operation value must be object or array: %!w(<nil>)".into(),
-            ));
+            return Err(PatchError::RootNotContainer);
         }
         *doc = val;
         return Ok(());
     }
     let Some((con, key)) = find_object(doc, path) else {
-        return Err(failed(format!(
-            "replace operation does not apply: doc is missing path: {path}: {MISSING}"
-        )));
+        return Err(missing_path_of(Op::Replace, path));
     };
     if get(con, &key).is_err() {
-        return Err(failed(format!(
-            "replace operation does not apply: doc is missing key: {path}: {MISSING}"
-        )));
+        return Err(PatchError::MissingKey(path.clone()));
     }
-    set_at(con, &key, op_value(op))
-        .map_err(|e| failed(format!("error in remove for path: '{path}': {e}")))
+    // `patch.go` words a failed replace as a remove.
+    set_at(con, &key, op_value(op)).map_err(access(Op::Remove, path))
 }
 
 fn move_op(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
-    let from = op.from.as_deref().ok_or_else(|| {
-        failed(format!(
-            "move operation failed to decode from: operation, missing from field: {MISSING}"
-        ))
-    })?;
+    let from = op.from.as_deref().ok_or(PatchError::NoFrom(Op::Move))?;
     let Some((con, key)) = find_object(doc, from) else {
-        return Err(failed(format!(
-            "move operation does not apply: doc is missing from path: {from}: {MISSING}"
-        )));
+        return Err(PatchError::MissingFrom {
+            op: Op::Move,
+            from: from.to_string(),
+        });
     };
     let val = get(con, &key)
-        .map_err(|e| failed(format!("error in move for path: '{key}': {e}")))?
+        .map_err(access(Op::Move, &key))?
         .unwrap_or(Value::Null);
-    remove_at(con, &key).map_err(|e| failed(format!("error in move for path: '{key}': {e}")))?;
+    remove_at(con, &key).map_err(access(Op::Move, &key))?;
     let path = &op.path;
     let Some((con, key)) = find_object(doc, path) else {
-        return Err(failed(format!(
-            "move operation does not apply: doc is missing destination path: {path}: {MISSING}"
-        )));
+        return Err(PatchError::MissingDestination {
+            op: Op::Move,
+            path: path.clone(),
+        });
     };
-    add_at(con, &key, val).map_err(|e| failed(format!("error in move for path: '{path}': {e}")))
+    add_at(con, &key, val).map_err(access(Op::Move, path))
 }
 
 fn test(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
     let path = &op.path;
-    let test_failed =
-        || PatchError::TestFailed(format!("testing value {path} failed: test failed"));
+    let test_failed = || PatchError::TestFailed { path: path.clone() };
     if path.is_empty() {
         return match &op.value {
             Some(v) if equal(doc, v) => Ok(()),
@@ -340,12 +475,9 @@ fn test(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
         };
     }
     let Some((con, key)) = find_object(doc, path) else {
-        return Err(failed(format!(
-            "test operation does not apply: is missing path: {path}: {MISSING}"
-        )));
+        return Err(missing_path_of(Op::Test, path));
     };
-    let val =
-        get(con, &key).map_err(|e| failed(format!("error in test for path: '{path}': {e}")))?;
+    let val = get(con, &key).map_err(access(Op::Test, path))?;
     match (val, &op.value) {
         (None, None) => Ok(()),
         (Some(v), Some(expected)) if equal(&v, expected) => Ok(()),
@@ -354,26 +486,27 @@ fn test(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
 }
 
 fn copy(doc: &mut Value, op: &Operation) -> Result<(), PatchError> {
-    let from = op.from.as_deref().ok_or_else(|| {
-        failed(format!(
-            "copy operation failed to decode from: operation, missing from field: {MISSING}"
-        ))
-    })?;
+    let from = op.from.as_deref().ok_or(PatchError::NoFrom(Op::Copy))?;
     let Some((con, key)) = find_object(doc, from) else {
-        return Err(failed(format!(
-            "copy operation does not apply: doc is missing from path: {from}: {MISSING}"
-        )));
+        return Err(PatchError::MissingFrom {
+            op: Op::Copy,
+            from: from.to_string(),
+        });
     };
     let val = get(con, &key)
-        .map_err(|e| failed(format!("error in copy for from: '{from}': {e}")))?
+        .map_err(|cause| PatchError::CopyFrom {
+            from: from.to_string(),
+            cause,
+        })?
         .unwrap_or(Value::Null);
     let path = &op.path;
     let Some((con, key)) = find_object(doc, path) else {
-        return Err(failed(format!(
-            "copy operation does not apply: doc is missing destination path: {path}: {MISSING}"
-        )));
+        return Err(PatchError::MissingDestination {
+            op: Op::Copy,
+            path: path.clone(),
+        });
     };
-    add_at(con, &key, val).map_err(|e| failed(format!("error while adding value during copy: {e}")))
+    add_at(con, &key, val).map_err(PatchError::CopyAdd)
 }
 
 /// `lazyNode.equal`: objects and arrays member by member, scalars by their compact JSON text.
@@ -413,11 +546,11 @@ mod tests {
         assert_eq!(atoi("+7"), Ok(7));
         assert_eq!(atoi("-3"), Ok(-3));
         assert_eq!(
-            atoi("-").unwrap_err(),
+            atoi("-").unwrap_err().to_string(),
             "strconv.Atoi: parsing \"-\": invalid syntax"
         );
         assert_eq!(
-            atoi("99999999999999999999").unwrap_err(),
+            atoi("99999999999999999999").unwrap_err().to_string(),
             "strconv.Atoi: parsing \"99999999999999999999\": value out of range"
         );
         assert_eq!(atoi("-9223372036854775808"), Ok(i64::MIN));
@@ -443,7 +576,7 @@ mod tests {
             "error in add for path: '/l/5': Unable to access invalid index: 5: invalid index referenced"
         );
         let e = apply(&mut doc, &[op("test", "/a/x", None, Some(json!(2)))]).unwrap_err();
-        assert!(matches!(e, PatchError::TestFailed(_)));
+        assert!(matches!(e, PatchError::TestFailed { .. }));
         let e = apply(&mut doc, &[op("remove", "/b/c", None, None)]).unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -3,9 +3,10 @@
 //! server's error.
 //!
 //! * [`model`]: the policy and binding kinds, decoded from documents with defaults.
-//! * [`compile`]: the admission environment and `compilePolicy` (variables, match conditions,
-//!   mutations with the patch types of [`types`]).
-//! * [`evaluate`]: activations, lazy variables, cost budgets.
+//! * `compile`: `compilePolicy` with the admission compiler (variables, match conditions,
+//!   mutations with the patch types of `types`).
+//! * evaluation is the shared admission evaluation ([`crate::admission::evaluate`]): match
+//!   conditions as one list, each mutation alone, variables lazy, cost budgets.
 //! * [`patch`]: one mutation: JSON Patch ([`json_patch`], evanphx/json-patch v4 semantics) or
 //!   ApplyConfiguration ([`smd`], structured-merge-diff's merge).
 //! * this module: the dispatcher (`dispatcher.go`: `dispatchInvocations`) with reinvocation
@@ -23,36 +24,32 @@
 //! with [`CompiledPolicy::compile`]; per request, build a [`Request`] (the object, the
 //! `AdmissionRequest` as JSON for `request`, the namespace, the kind's schema and, for a built-in
 //! kind, its Go type in [`Target`], the defaulter to run after each mutation) and call [`mutate`]
-//! with the matched [`Invocation`]s. It returns the mutated object ([`Outcome`]) or the status
+//! with the matched [`Invocation`]s. It returns the mutated object ([`Mutated`]) or the status
 //! the server answers with ([`StatusError`]).
 
 pub mod api_validation;
-pub mod compile;
-pub mod evaluate;
+mod compile;
 pub mod json_patch;
 pub mod model;
 pub mod patch;
 pub mod smd;
-pub mod types;
+pub(crate) mod types;
 
 use std::collections::BTreeSet;
 
+use cel::Value;
 use serde_json::Value as Json;
 
-pub use compile::CompiledPolicy;
-pub use evaluate::Bindings;
+pub use compile::{CompiledMutation, CompiledPolicy};
 pub use model::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding};
-pub use patch::Target;
+pub use patch::{MutationError, Target};
 
+use super::environment::RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
+use super::evaluate::{Bindings, Outcome, for_input};
 use crate::admission::authorizer::AuthorizerValues;
-use evaluate::Activation;
+use crate::rules::env::RUNTIME_CEL_COST_BUDGET;
 use model::{FailurePolicy, ReinvocationPolicy};
 use patch::Failure;
-
-/// `RuntimeCELCostBudget`: the budget of one mutation's evaluation.
-pub const RUNTIME_CEL_COST_BUDGET: i64 = crate::rules::env::RUNTIME_CEL_COST_BUDGET;
-/// `RuntimeCELCostBudgetMatchConditions` (`k8s.io/apiserver/pkg/apis/cel/config.go`).
-pub const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS: i64 = 2_500_000;
 
 /// The status the request fails with, as the server returns it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -140,12 +137,12 @@ pub struct Request<'a> {
 }
 
 /// The result of the mutating admission policies.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
+#[derive(Clone, Debug)]
+pub struct Mutated {
     /// The object after every mutation (`None` for a delete).
     pub object: Option<Json>,
-    /// The policy errors the failure policy `Ignore` swallowed, as `Error()` prints them.
-    pub ignored: Vec<String>,
+    /// The policy errors the failure policy `Ignore` swallowed.
+    pub ignored: Vec<PolicyError>,
     /// Whether the reinvocation pass ran.
     pub reinvoked: bool,
 }
@@ -187,10 +184,19 @@ impl ReinvokeContext {
     }
 }
 
-/// A policy error (`generic.PolicyError`).
-struct PolicyError {
-    failure_policy: FailurePolicy,
-    message: String,
+/// A policy's error for one binding (`generic.PolicyError`, as the dispatcher words it:
+/// `policy '<p>' with binding '<b>' denied request: <error>`).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("policy '{policy}' with binding '{binding}' denied request: {error}")]
+pub struct PolicyError {
+    /// The policy's name.
+    pub policy: String,
+    /// The binding's name.
+    pub binding: String,
+    /// The policy's failure policy: `Ignore` swallows the error.
+    pub failure_policy: FailurePolicy,
+    /// What failed.
+    pub error: MutationError,
 }
 
 /// Runs the matched invocations on the request as the mutating admission plugin does: each
@@ -201,13 +207,19 @@ struct PolicyError {
 pub fn mutate(
     invocations: &[Invocation<'_>],
     request: &Request<'_>,
-) -> Result<Outcome, StatusError> {
+) -> Result<Mutated, StatusError> {
     let mut object = request.object.clone();
+    let shared = Shared {
+        old_object: cel_value(request.old_object.as_ref()),
+        request: Value::from_json(&request.request),
+        namespace: cel_value(request.namespace_object.as_ref()),
+    };
     let mut ctx = ReinvokeContext::default();
     let mut errors = Vec::new();
     let should_reinvoke = dispatch(
         invocations,
         request,
+        &shared,
         &mut object,
         &mut ctx,
         false,
@@ -217,20 +229,17 @@ pub fn mutate(
         dispatch(
             invocations,
             request,
+            &shared,
             &mut object,
             &mut ctx,
             true,
             &mut errors,
         )?;
     }
-    let mut ignored = Vec::new();
-    let mut failed = Vec::new();
-    for e in errors {
-        match e.failure_policy {
-            FailurePolicy::Ignore => ignored.push(e.message),
-            FailurePolicy::Fail => failed.push(e.message),
-        }
-    }
+    let (ignored, failed): (Vec<PolicyError>, Vec<PolicyError>) = errors
+        .into_iter()
+        .partition(|e| e.failure_policy == FailurePolicy::Ignore);
+    let failed: Vec<String> = failed.iter().map(ToString::to_string).collect();
     if let Some(first) = failed.first() {
         return Err(StatusError {
             code: 403,
@@ -239,17 +248,29 @@ pub fn mutate(
             causes: failed,
         });
     }
-    Ok(Outcome {
+    Ok(Mutated {
         object,
         ignored,
         reinvoked: should_reinvoke,
     })
 }
 
+/// The values bound alike for every policy of one request: one `request` value per request.
+struct Shared {
+    old_object: Value,
+    request: Value,
+    namespace: Value,
+}
+
+fn cel_value(json: Option<&Json>) -> Value {
+    json.map_or(Value::Null, Value::from_json)
+}
+
 /// One pass of `dispatchInvocations`; returns whether a reinvocation is needed.
 fn dispatch(
     invocations: &[Invocation<'_>],
     request: &Request<'_>,
+    shared: &Shared,
     object: &mut Option<Json>,
     ctx: &mut ReinvokeContext,
     reinvoke: bool,
@@ -268,19 +289,19 @@ fn dispatch(
                 policy.mutations.len()
             )));
         }
-        let policy_error = |message: String| PolicyError {
+        let policy_error = |error: MutationError| PolicyError {
+            policy: policy.policy.metadata.name.clone(),
+            binding: inv.binding.to_string(),
             failure_policy: spec.failure_policy,
-            message: format!(
-                "policy '{}' with binding '{}' denied request: {message}",
-                policy.policy.metadata.name, inv.binding
-            ),
+            error,
         };
+        let params = cel_value(inv.params);
         let bindings = |object: &Option<Json>| Bindings {
-            object: object.clone().unwrap_or(Json::Null),
-            old_object: request.old_object.clone().unwrap_or(Json::Null),
-            request: request.request.clone(),
-            namespace_object: request.namespace_object.clone().unwrap_or(Json::Null),
-            params: inv.params.cloned().unwrap_or(Json::Null),
+            object: cel_value(object.as_ref()),
+            old_object: shared.old_object.clone(),
+            request: shared.request.clone(),
+            namespace: shared.namespace.clone(),
+            params: params.clone(),
             authorizer: request.authorizer.clone(),
         };
         if !policy.match_conditions.is_empty() {
@@ -302,9 +323,15 @@ fn dispatch(
             let Some(current) = object.as_ref() else {
                 continue;
             };
-            let activation = Activation::new(policy, &bindings(object));
             let mut budget = RUNTIME_CEL_COST_BUDGET;
-            match patch::apply(mutation, &activation, current, request.target, &mut budget) {
+            match patch::apply(
+                mutation,
+                &policy.variables,
+                &bindings(object),
+                current,
+                request.target,
+                &mut budget,
+            ) {
                 Ok(mut new) => {
                     if let Some(d) = request.defaulter {
                         d.default(&mut new);
@@ -331,33 +358,33 @@ fn dispatch(
     Ok(should_reinvoke && !reinvoke)
 }
 
-/// `matcher.Match` with the policy's failure policy: `Ok(false)` when a condition is false,
-/// `Err` with the aggregated errors under `Fail`.
-fn match_conditions(policy: &CompiledPolicy, bindings: &Bindings) -> Result<bool, String> {
-    let activation = Activation::new(policy, bindings);
-    let mut budget = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
+/// `matchconditions.Matcher.Match` with the policy's failure policy: the conditions evaluated
+/// as one list (`ForInput`), `Ok(false)` when one is false, `Err` with the budget error or the
+/// aggregated evaluation errors under `Fail`.
+fn match_conditions(policy: &CompiledPolicy, bindings: &Bindings) -> Result<bool, MutationError> {
+    let fail = policy.policy.spec.failure_policy == FailurePolicy::Fail;
+    let outcomes = match for_input(
+        &policy.match_conditions,
+        &policy.variables,
+        bindings,
+        RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+    ) {
+        Ok((outcomes, _)) => outcomes,
+        Err(e) if fail => return Err(MutationError::OutOfBudget(e)),
+        Err(_) => return Ok(false),
+    };
     let mut errors = Vec::new();
-    for (_, compiled) in &policy.match_conditions {
-        match activation.evaluate(compiled, &mut budget) {
-            Err(stop) => {
-                return match policy.policy.spec.failure_policy {
-                    FailurePolicy::Fail => Err(stop),
-                    FailurePolicy::Ignore => Ok(false),
-                };
-            }
-            Ok(Err(e)) => errors.push(e),
-            Ok(Ok(cel::Value::Bool(false))) => return Ok(false),
-            Ok(Ok(_)) => {}
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Error(e) => errors.push(e),
+            Outcome::Value(Value::Bool(false)) => return Ok(false),
+            Outcome::Value(_) | Outcome::Absent => {}
         }
     }
-    if errors.is_empty() {
-        return Ok(true);
-    }
-    match policy.policy.spec.failure_policy {
-        FailurePolicy::Ignore => Ok(false),
-        // `utilerrors.NewAggregate(...).Error()`.
-        FailurePolicy::Fail if errors.len() == 1 => Err(errors.remove(0)),
-        FailurePolicy::Fail => Err(format!("[{}]", errors.join(", "))),
+    match errors.is_empty() {
+        true => Ok(true),
+        false if fail => Err(MutationError::MatchConditions(errors)),
+        false => Ok(false),
     }
 }
 
@@ -383,7 +410,7 @@ mod tests {
         CompiledPolicy::compile(&p, KubeVersion::NEWEST)
     }
 
-    fn run(policies: &[CompiledPolicy]) -> Result<Outcome, StatusError> {
+    fn run(policies: &[CompiledPolicy]) -> Result<Mutated, StatusError> {
         let invocations: Vec<Invocation<'_>> = policies
             .iter()
             .map(|policy| Invocation {

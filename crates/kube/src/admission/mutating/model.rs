@@ -10,7 +10,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-pub use crate::admission::model::{MatchResources, ParamKind, ParamRef};
+pub use crate::admission::model::{MatchResources, NamedExpression, ParamKind, ParamRef};
 use crate::documents::Document;
 use crate::version::KubeVersion;
 
@@ -73,7 +73,7 @@ pub struct PolicySpec {
     pub match_constraints: Option<MatchResources>,
     #[serde(default)]
     /// `variables` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.Variables`).
-    pub variables: Vec<Variable>,
+    pub variables: Vec<NamedExpression>,
     #[serde(default)]
     /// `mutations` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.Mutations`).
     pub mutations: Vec<Mutation>,
@@ -82,32 +82,10 @@ pub struct PolicySpec {
     pub failure_policy: FailurePolicy,
     #[serde(default)]
     /// `matchConditions` (`admissionregistration/v1beta1 types.go MutatingAdmissionPolicySpec.MatchConditions`).
-    pub match_conditions: Vec<MatchCondition>,
+    pub match_conditions: Vec<NamedExpression>,
     /// Empty means `Never` (no default is set).
     #[serde(default)]
     pub reinvocation_policy: ReinvocationPolicy,
-}
-
-/// `Variable`: a named expression, evaluated lazily, at most once per evaluation.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-pub struct Variable {
-    #[serde(default)]
-    /// `name` (`admissionregistration/v1beta1 types.go Variable.Name`).
-    pub name: String,
-    #[serde(default)]
-    /// `expression` (`admissionregistration/v1beta1 types.go Variable.Expression`).
-    pub expression: String,
-}
-
-/// `MatchCondition`.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-pub struct MatchCondition {
-    #[serde(default)]
-    /// `name` (`admissionregistration/v1beta1 types.go MatchCondition.Name`).
-    pub name: String,
-    #[serde(default)]
-    /// `expression` (`admissionregistration/v1beta1 types.go MatchCondition.Expression`).
-    pub expression: String,
 }
 
 /// `Mutation`: one patch, of the type `patchType` names.

@@ -2,16 +2,22 @@
 //! `evaluatePatchExpression`; `patch/smd.go`: `applyConfigPatcher.Patch`), with the server's
 //! error texts.
 
-use cel::Value;
+use std::sync::Arc;
+
+use cel::{EvalError, Value};
 use serde_json::Value as Json;
 
-use super::compile::{Compiled, CompiledMutation};
-use super::evaluate::Activation;
+use super::compile::CompiledMutation;
 use super::json_patch::{self, Operation, PatchError};
 use super::model::PatchType;
-use super::smd;
+use super::smd::{self, ApplyError};
 use super::types::{JsonPatchVal, OBJECT_TYPE, ObjectVal};
+use crate::admission::environment::CompileError;
+use crate::admission::evaluate::{
+    Bindings, EvaluationError, Expression, OutOfBudget, Outcome, Variable, evaluate_one,
+};
 use crate::builtins::convert::GoType;
+use crate::builtins::decode::DecodeError;
 use crate::schema_props::JsonSchemaProps;
 
 /// What the patchers need to know of the object's kind.
@@ -27,12 +33,90 @@ pub struct Target<'a> {
 }
 
 /// Why a mutation failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Failure {
     /// A policy error (`addConfigError`, reason Invalid): the policy's failure policy decides.
-    Policy(String),
+    Policy(MutationError),
     /// A status error that stops the request.
     Status(super::StatusError),
+}
+
+/// A policy's error while mutating, with the texts of the patchers
+/// (`mutating/patch/json_patch.go`, `patch/smd.go`) and of the match conditions
+/// (`matchconditions.Matcher.Match`).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum MutationError {
+    /// The expression did not compile (`CompilationErrors()`, as they are).
+    #[error("{0}")]
+    Compilation(CompileError),
+    /// The expression failed at run time.
+    #[error(transparent)]
+    Evaluation(EvaluationError),
+    /// The evaluations ran out of their budget (`ErrOutOfBudget`).
+    #[error(transparent)]
+    OutOfBudget(OutOfBudget),
+    /// Match conditions that failed to evaluate (`utilerrors.NewAggregate`).
+    #[error("{}", aggregate(.0))]
+    MatchConditions(Vec<EvaluationError>),
+    /// A JSON Patch expression that is not a list.
+    #[error("type mismatch: JSONPatchType.expression should evaluate to array")]
+    NotAList,
+    /// A JSON Patch list member that is not a `JSONPatch`, by its type name.
+    #[error(
+        "type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: cannot convert to native type: {0}"
+    )]
+    NotAJsonPatch(String),
+    /// `Object` type names that do not follow their field paths
+    /// (`CheckTypeNamesMatchFieldPathNames`), one message each.
+    #[error("type mismatch: {}", .0.join("\n"))]
+    TypeNames(Vec<String>),
+    /// A JSON Patch value that does not convert to JSON.
+    #[error("JSONPath valueExpression evaluated to a type that could not marshal to JSON: {0}")]
+    Marshal(EvalError),
+    /// The patch does not apply.
+    #[error("JSON Patch: {0}")]
+    JsonPatch(PatchError),
+    /// A built-in kind's patched object does not decode into its Go type
+    /// (`NewInternalError` of the decoder's error).
+    #[error("Internal error occurred: {0}")]
+    Decode(DecodeError),
+    /// A built-in kind's patched object has members its Go type lacks (strict decoding), by
+    /// path, sorted.
+    #[error("Internal error occurred: strict decoding error: {}", unknown_fields(.0))]
+    UnknownFields(Vec<String>),
+    /// An ApplyConfiguration expression that is not an `Object`, by its type name.
+    #[error("unsupported return type from ApplyConfiguration expression: {0}")]
+    ReturnType(String),
+    /// An `Object` value that does not convert to JSON.
+    #[error("invalid return type: {0}")]
+    InvalidReturnType(EvalError),
+    /// The apply configuration does not merge.
+    #[error("error applying patch: {0}")]
+    Apply(ApplyError),
+}
+
+/// `aggregate.Error()` (`apimachinery/pkg/util/errors`): one error as it is, several in
+/// brackets, each text once.
+fn aggregate(errors: &[EvaluationError]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for e in errors {
+        let text = e.to_string();
+        if !seen.contains(&text) {
+            seen.push(text);
+        }
+    }
+    match seen.as_slice() {
+        [one] => one.clone(),
+        _ => format!("[{}]", seen.join(", ")),
+    }
+}
+
+fn unknown_fields(paths: &[String]) -> String {
+    paths
+        .iter()
+        .map(|p| format!("unknown field {}", cel::go::fmt::quote(p)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The largest integer a CEL number keeps when it becomes a `structpb.Value` (a float64).
@@ -40,9 +124,8 @@ const FLOAT_EXACT: i64 = 1 << 53;
 
 /// A CEL value as the JSON its `structpb.Value` marshals to: numbers become float64s (written
 /// as integers when integral).
-fn to_patch_json(v: &Value) -> Result<Json, String> {
-    let json = v.to_json().map_err(|e| e.to_string())?;
-    Ok(floats(json))
+fn to_patch_json(v: &Value) -> Result<Json, EvalError> {
+    Ok(floats(v.to_json()?))
 }
 
 fn floats(j: Json) -> Json {
@@ -80,9 +163,9 @@ fn go_numbers(j: Json) -> Json {
 }
 
 /// `evaluatePatchExpression`'s conversion of the expression's list into operations.
-fn operations(result: &Value) -> Result<Vec<Operation>, String> {
+fn operations(result: &Value) -> Result<Vec<Operation>, MutationError> {
     let Value::List(list) = result else {
-        return Err("type mismatch: JSONPatchType.expression should evaluate to array".into());
+        return Err(MutationError::NotAList);
     };
     let mut ops = Vec::with_capacity(list.len());
     for v in list.iter() {
@@ -91,10 +174,7 @@ fn operations(result: &Value) -> Result<Vec<Operation>, String> {
             _ => None,
         };
         let Some(p) = patch else {
-            return Err(format!(
-                "type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: cannot convert to native type: {}",
-                v.type_name()
-            ));
+            return Err(MutationError::NotAJsonPatch(v.type_name().to_string()));
         };
         let value = match &p.value {
             None => None,
@@ -104,12 +184,10 @@ fn operations(result: &Value) -> Result<Vec<Operation>, String> {
                 {
                     let errors = obj.check_type_names();
                     if !errors.is_empty() {
-                        return Err(format!("type mismatch: {}", errors.join("\n")));
+                        return Err(MutationError::TypeNames(errors));
                     }
                 }
-                Some(to_patch_json(val).map_err(|e| {
-                    format!("JSONPath valueExpression evaluated to a type that could not marshal to JSON: {e}")
-                })?)
+                Some(to_patch_json(val).map_err(MutationError::Marshal)?)
             }
         };
         ops.push(Operation {
@@ -128,61 +206,59 @@ fn strict_decoding(
     object: &Json,
     schema: &JsonSchemaProps,
     go_type: &GoType,
-) -> Result<(), String> {
-    crate::builtins::decode::decode(object, go_type)
-        .map_err(|e| format!("Internal error occurred: {e}"))?;
+) -> Result<(), MutationError> {
+    crate::builtins::decode::decode(object, go_type).map_err(MutationError::Decode)?;
     let mut copy = object.clone();
     let mut unknown = crate::pipeline::prune::prune(&mut copy, schema, true);
     if unknown.is_empty() {
         return Ok(());
     }
     unknown.sort();
-    let listed: Vec<String> = unknown
-        .iter()
-        .map(|p| format!("unknown field {}", cel::go::fmt::quote(p)))
-        .collect();
-    Err(format!(
-        "Internal error occurred: strict decoding error: {}",
-        listed.join(", ")
-    ))
+    Err(MutationError::UnknownFields(unknown))
 }
 
-/// Evaluates `compiled` and returns its value, or the patcher's error.
+/// Evaluates `expression` (alone, with its own variables) and returns its value, or the
+/// patcher's error.
 fn evaluate(
-    compiled: &Compiled,
-    activation: &Activation,
+    expression: &Expression,
+    variables: &Arc<[Variable]>,
+    bindings: &Bindings,
     budget: &mut i64,
-) -> Result<Value, Failure> {
+) -> Result<Value, MutationError> {
     // `CompilationErrors()` come first, as they are.
-    if let Err(e) = &compiled.program {
-        return Err(Failure::Policy(e.clone()));
+    if let Err(e) = &expression.compiled {
+        return Err(MutationError::Compilation(e.clone()));
     }
-    match activation.evaluate(compiled, budget) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) | Err(e) => Err(Failure::Policy(e)),
+    match evaluate_one(expression, variables, bindings, budget) {
+        Ok(Outcome::Value(v)) => Ok(v),
+        Ok(Outcome::Error(e)) => Err(MutationError::Evaluation(e)),
+        Ok(Outcome::Absent) => Ok(Value::Null),
+        Err(e) => Err(MutationError::OutOfBudget(e)),
     }
 }
 
-/// Applies `mutation` to `object`: the new object (the same one when a JSON Patch `test`
-/// fails).
+/// Applies `mutation` to `object` (bound as `object` in `bindings`), with the policy's
+/// `variables`: the new object (the same one when a JSON Patch `test` fails).
 pub fn apply(
     mutation: &CompiledMutation,
-    activation: &Activation,
+    variables: &Arc<[Variable]>,
+    bindings: &Bindings,
     object: &Json,
     target: Target<'_>,
     budget: &mut i64,
 ) -> Result<Json, Failure> {
+    let evaluate = |budget: &mut i64| {
+        evaluate(&mutation.expression, variables, bindings, budget).map_err(Failure::Policy)
+    };
     match mutation.patch_type {
         PatchType::JsonPatch => {
-            let result = evaluate(&mutation.compiled, activation, budget)?;
+            let result = evaluate(budget)?;
             let ops = operations(&result).map_err(Failure::Policy)?;
             let mut patched = go_numbers(object.clone());
             match json_patch::apply(&mut patched, &ops) {
                 Ok(()) => {}
-                Err(PatchError::TestFailed(_)) => return Ok(object.clone()),
-                Err(PatchError::Failed(e)) => {
-                    return Err(Failure::Policy(format!("JSON Patch: {e}")));
-                }
+                Err(PatchError::TestFailed { .. }) => return Ok(object.clone()),
+                Err(e) => return Err(Failure::Policy(MutationError::JsonPatch(e))),
             }
             if let (Some(schema), Some(go_type)) = (target.schema, target.go_type) {
                 strict_decoding(&patched, schema, go_type).map_err(Failure::Policy)?;
@@ -193,28 +269,24 @@ pub fn apply(
             let Some(schema) = target.schema else {
                 return Err(Failure::Status(super::StatusError::kind_not_found(object)));
             };
-            let result = evaluate(&mutation.compiled, activation, budget)?;
+            let result = evaluate(budget)?;
             let obj = match &result {
                 Value::Opaque(o) => o.as_any().downcast_ref::<ObjectVal>(),
                 _ => None,
             };
             let Some(obj) = obj.filter(|o| o.type_name == OBJECT_TYPE) else {
-                return Err(Failure::Policy(format!(
-                    "unsupported return type from ApplyConfiguration expression: {}",
-                    result.type_name()
+                return Err(Failure::Policy(MutationError::ReturnType(
+                    result.type_name().to_string(),
                 )));
             };
             let errors = obj.check_type_names();
             if !errors.is_empty() {
-                return Err(Failure::Policy(format!(
-                    "type mismatch: {}",
-                    errors.join("\n")
-                )));
+                return Err(Failure::Policy(MutationError::TypeNames(errors)));
             }
             // `ObjectVal.Value()`: native values (int64 stays int64, unlike JSON Patch values).
             let mut patch = obj
                 .to_json_object()
-                .map_err(|e| Failure::Policy(format!("invalid return type: {e}")))?;
+                .map_err(|e| Failure::Policy(MutationError::InvalidReturnType(e)))?;
             if let Json::Object(p) = &mut patch {
                 for key in ["apiVersion", "kind"] {
                     match object.get(key) {
@@ -223,8 +295,7 @@ pub fn apply(
                     };
                 }
             }
-            smd::apply(schema, object, &patch)
-                .map_err(|e| Failure::Policy(format!("error applying patch: {e}")))
+            smd::apply(schema, object, &patch).map_err(|e| Failure::Policy(MutationError::Apply(e)))
         }
     }
 }
@@ -235,7 +306,6 @@ mod tests {
 
     use super::*;
     use crate::admission::mutating::CompiledPolicy;
-    use crate::admission::mutating::evaluate::Bindings;
     use crate::builtins::Builtins;
     use crate::version::KubeVersion;
 
@@ -260,32 +330,38 @@ mod tests {
             let object =
                 json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}, "spec": {}});
             let bindings = Bindings {
-                object: object.clone(),
-                ..Bindings::default()
+                object: Value::from_json(&object),
+                old_object: Value::Null,
+                request: Value::Null,
+                namespace: Value::Null,
+                params: Value::Null,
+                authorizer: None,
             };
-            let activation = Activation::new(&compiled, &bindings);
             let mut budget = i64::MAX;
             apply(
                 &compiled.mutations[0],
-                &activation,
+                &compiled.variables,
+                &bindings,
                 &object,
                 target,
                 &mut budget,
             )
+            .map_err(|e| match e {
+                Failure::Policy(e) => e.to_string(),
+                Failure::Status(s) => format!("status {s}"),
+            })
         };
         let wrong_type = run(r#"[JSONPatch{op: "add", path: "/spec/replicas", value: "x"}]"#);
         assert_eq!(
             wrong_type,
-            Err(Failure::Policy(
+            Err(
                 "Internal error occurred: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32".into()
-            ))
+            )
         );
         let unknown = run(r#"[JSONPatch{op: "add", path: "/spec/zz", value: 1}]"#);
         assert_eq!(
             unknown,
-            Err(Failure::Policy(
-                "Internal error occurred: strict decoding error: unknown field \"spec.zz\"".into()
-            ))
+            Err("Internal error occurred: strict decoding error: unknown field \"spec.zz\"".into())
         );
     }
 }

@@ -33,9 +33,9 @@ use serde_json::{Map, Value};
 
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
-/// How deep the walks go: documents are limited to 100 levels (`documents`), schemas here to
-/// the same.
-const MAX_DEPTH: usize = 200;
+/// How deep the typed conversion, the atomics search and the apply merge walk a value (and the
+/// schema beside it): deeper values are a conversion or merge error, not a stack overflow.
+const MAX_MERGE_DEPTH: usize = 200;
 
 /// A type of the converted schema.
 #[derive(Clone, Copy, Debug)]
@@ -279,8 +279,13 @@ pub struct SmdError {
     pub message: String,
 }
 
-/// `ValidationErrors.Error()`.
-pub fn render_errors(errors: &[SmdError]) -> String {
+/// structured-merge-diff's `ValidationErrors` (`typed/validate.go`, `ValidationErrors.Error()`:
+/// one error as `path: message`, several under `errors:`, one per indented line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render_errors(.0))]
+pub struct ValidationErrors(pub Vec<SmdError>);
+
+fn render_errors(errors: &[SmdError]) -> String {
     let one = |e: &SmdError| {
         if e.path.is_empty() {
             e.message.clone()
@@ -466,8 +471,8 @@ fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Vec<SmdError> 
 /// The typed conversion of `v` (`typed.AsTyped` → `validate`): the patch's errors, empty when
 /// it conforms. `allow_duplicates`: the live object's associative lists may repeat keys.
 fn validate(node: Node<'_>, v: &Value, allow_duplicates: bool, depth: usize) -> Vec<SmdError> {
-    if depth > MAX_DEPTH {
-        return error(format!("value nests deeper than {MAX_DEPTH} levels"));
+    if depth > MAX_MERGE_DEPTH {
+        return error(format!("value nests deeper than {MAX_MERGE_DEPTH} levels"));
     }
     let atom = deduce(node.atom(), Some(v));
     if let Some(m) = atom.map {
@@ -549,7 +554,7 @@ fn validate_list(
 /// `findAtomics`: the paths of atomic structs, maps and lists the patch sets, in the patch's
 /// (sorted) member order.
 fn find_atomics(node: Node<'_>, v: &Value, path: &mut String, out: &mut Vec<String>, depth: usize) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_MERGE_DEPTH {
         return;
     }
     let atom = node.atom();
@@ -590,48 +595,52 @@ fn find_atomics(node: Node<'_>, v: &Value, path: &mut String, out: &mut Vec<Stri
     }
 }
 
-/// Why an apply configuration cannot be merged, with `ApplyStructuredMergeDiff`'s texts.
+/// Why an apply configuration cannot be merged, with `ApplyStructuredMergeDiff`'s texts
+/// (`apiserver/pkg/admission/plugin/policy/mutating/patch/smd.go`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ApplyError(pub String);
+pub enum ApplyError {
+    /// The patch does not convert to the kind's typed value.
+    #[error("failed to convert patch object to typed object: {0}")]
+    ConvertPatch(ValidationErrors),
+    /// The patch sets atomic lists, maps or structs (`validatePatch`), by path.
+    #[error(
+        "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
+        .0.join(", ")
+    )]
+    Atomic(Vec<String>),
+    /// The object does not convert to the kind's typed value.
+    #[error("failed to convert original object to typed object: {0}")]
+    ConvertObject(ValidationErrors),
+    /// The merge failed.
+    #[error("failed to merge patch: {0}")]
+    Merge(ValidationErrors),
+}
 
 /// `ApplyStructuredMergeDiff`: `patch` (with the object's `apiVersion` and `kind`) merged into
 /// `object`, both read with `schema`.
 pub fn apply(schema: &JsonSchemaProps, object: &Value, patch: &Value) -> Result<Value, ApplyError> {
-    convert(schema, patch, false).map_err(|e| {
-        ApplyError(format!(
-            "failed to convert patch object to typed object: {e}"
-        ))
-    })?;
+    convert(schema, patch, false).map_err(ApplyError::ConvertPatch)?;
     let atomics = atomics(schema, patch);
     if !atomics.is_empty() {
-        return Err(ApplyError(format!(
-            "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
-            atomics.join(", ")
-        )));
+        return Err(ApplyError::Atomic(atomics));
     }
-    convert(schema, object, true).map_err(|e| {
-        ApplyError(format!(
-            "failed to convert original object to typed object: {e}"
-        ))
-    })?;
-    merge_typed(schema, object, patch)
-        .map_err(|e| ApplyError(format!("failed to merge patch: {e}")))
+    convert(schema, object, true).map_err(ApplyError::ConvertObject)?;
+    merge_typed(schema, object, patch).map_err(ApplyError::Merge)
 }
 
-/// The typed conversion of `value` (`TypeConverter.ObjectToTyped`): `Err` with the
-/// `ValidationErrors` text. `allow_duplicates`: associative lists may repeat keys
+/// The typed conversion of `value` (`TypeConverter.ObjectToTyped`): `Err` with its
+/// `ValidationErrors`. `allow_duplicates`: associative lists may repeat keys
 /// (`typed.AllowDuplicates`, used for the live object).
 pub fn convert(
     schema: &JsonSchemaProps,
     value: &Value,
     allow_duplicates: bool,
-) -> Result<(), String> {
+) -> Result<(), ValidationErrors> {
     let errors = validate(Node::Root(schema), value, allow_duplicates, 0);
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(render_errors(&errors))
+        Err(ValidationErrors(errors))
     }
 }
 
@@ -648,7 +657,7 @@ pub fn merge_typed(
     schema: &JsonSchemaProps,
     object: &Value,
     patch: &Value,
-) -> Result<Value, String> {
+) -> Result<Value, ValidationErrors> {
     let mut errors = Vec::new();
     let merged = merge(
         Node::Root(schema),
@@ -658,7 +667,7 @@ pub fn merge_typed(
         0,
     );
     if !errors.is_empty() {
-        return Err(render_errors(&errors));
+        return Err(ValidationErrors(errors));
     }
     Ok(merged.unwrap_or_else(|| Value::Object(Map::new())))
 }
@@ -671,8 +680,10 @@ fn merge(
     errors: &mut Vec<SmdError>,
     depth: usize,
 ) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        errors.extend(error(format!("value nests deeper than {MAX_DEPTH} levels")));
+    if depth > MAX_MERGE_DEPTH {
+        errors.extend(error(format!(
+            "value nests deeper than {MAX_MERGE_DEPTH} levels"
+        )));
         return None;
     }
     let atom = node.atom();
@@ -887,7 +898,7 @@ mod tests {
         );
         let e = apply(&s, &obj, &json!({"sel": {"a": "b"}})).unwrap_err();
         assert_eq!(
-            e.0,
+            e.to_string(),
             "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .sel"
         );
         // A custom resource's schema need not declare apiVersion, kind or metadata.
@@ -900,7 +911,7 @@ mod tests {
         assert_eq!(got["metadata"]["labels"], json!({"a": "1", "b": "2"}));
         let e = apply(&s, &obj, &json!({"nope": 1})).unwrap_err();
         assert_eq!(
-            e.0,
+            e.to_string(),
             "failed to convert patch object to typed object: .nope: field not declared in schema"
         );
     }

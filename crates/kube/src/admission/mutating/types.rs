@@ -7,7 +7,6 @@
 
 use std::any::Any;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 
 use cel::checker::TypeProvider;
@@ -25,31 +24,12 @@ const PATH: &str = "path";
 const FROM: &str = "from";
 const VALUE: &str = "value";
 
-/// `variablesTypeName` (`composition.go`): the type of `variables`, one field per variable.
-pub const VARIABLES_TYPE: &str = "kubernetes.variables";
-
-/// The types of an admission expression: `kubernetes.variables` (each variable's field typed by
-/// its expression's output type, `convertCelTypeToDeclType`), and with `patch_types`
-/// (`OptionalVariableDeclarations.HasPatchTypes`, mutations only) `JSONPatch` and
-/// `Object[.<field>...]`; any other name is asked of `inner` (the admission environment's own
-/// types).
-#[derive(Clone, Default)]
-pub struct MutationTypes {
-    /// Whether `JSONPatch` and `Object...` types are declared (mutations only).
-    pub patch_types: bool,
-    /// Each variable's name and output type.
-    pub variables: BTreeMap<String, Type>,
-    /// The provider asked for every other type name.
-    pub inner: Option<Arc<dyn TypeProvider>>,
-}
-
-impl fmt::Debug for MutationTypes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MutationTypes")
-            .field("inner", &self.inner.is_some())
-            .finish()
-    }
-}
+/// The patch types of mutation expressions (`OptionalVariableDeclarations.HasPatchTypes`):
+/// `JSONPatch` and `Object[.<field>...]`, as `DynamicTypeResolver` resolves them. The admission
+/// environment ([`crate::admission::environment`]) asks it for these names when a mutation is
+/// compiled.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PatchTypes;
 
 /// Whether `name` is one of the dynamic object types.
 pub fn is_object_type(name: &str) -> bool {
@@ -59,50 +39,19 @@ pub fn is_object_type(name: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.'))
 }
 
-impl MutationTypes {
-    fn patch_type(&self, name: &str) -> bool {
-        self.patch_types && (name == JSON_PATCH_TYPE || is_object_type(name))
+impl PatchTypes {
+    /// Whether `name` is a patch type.
+    pub fn declares(name: &str) -> bool {
+        name == JSON_PATCH_TYPE || is_object_type(name)
     }
 }
 
-/// `convertCelTypeToDeclType`: the type a variable's field gets from its expression's output
-/// type (primitives, lists and maps of them; anything else `dyn`).
-pub fn variable_field_type(t: &Type) -> Type {
-    match t {
-        Type::Any
-        | Type::Bool
-        | Type::Bytes
-        | Type::Double
-        | Type::Duration
-        | Type::Int
-        | Type::Null
-        | Type::String
-        | Type::Timestamp
-        | Type::Uint => t.clone(),
-        Type::List(e) => Type::list(variable_field_type(e)),
-        Type::Map(k, v) => Type::map(variable_field_type(k), variable_field_type(v)),
-        _ => Type::Dyn,
-    }
-}
-
-impl TypeProvider for MutationTypes {
+impl TypeProvider for PatchTypes {
     fn find_type(&self, name: &str) -> Option<Type> {
-        if name == VARIABLES_TYPE {
-            return Some(Type::Object(name.into()));
-        }
-        if self.patch_type(name) {
-            return Some(Type::Object(name.into()));
-        }
-        self.inner.as_ref()?.find_type(name)
+        PatchTypes::declares(name).then(|| Type::Object(name.into()))
     }
 
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
-        if type_name == VARIABLES_TYPE {
-            return self.variables.get(field).cloned();
-        }
-        if !self.patch_type(type_name) {
-            return self.inner.as_ref()?.field_type(type_name, field);
-        }
         if type_name == JSON_PATCH_TYPE {
             return match field {
                 OP | PATH | FROM => Some(Type::String),
@@ -110,20 +59,10 @@ impl TypeProvider for MutationTypes {
                 _ => None,
             };
         }
-        Some(Type::Dyn)
+        is_object_type(type_name).then_some(Type::Dyn)
     }
 
     fn field_names(&self, type_name: &str) -> Vec<String> {
-        if type_name == VARIABLES_TYPE {
-            return self.variables.keys().cloned().collect();
-        }
-        if !self.patch_type(type_name) {
-            return self
-                .inner
-                .as_ref()
-                .map(|p| p.field_names(type_name))
-                .unwrap_or_default();
-        }
         if type_name == JSON_PATCH_TYPE {
             return [OP, FROM, PATH, VALUE].map(String::from).to_vec();
         }
@@ -131,11 +70,11 @@ impl TypeProvider for MutationTypes {
     }
 
     fn new_object(&self, type_name: &str, fields: &[(&str, Value)]) -> Option<EvalResult> {
-        if !self.patch_type(type_name) {
-            return self.inner.as_ref()?.new_object(type_name, fields);
-        }
         if type_name == JSON_PATCH_TYPE {
             return Some(JsonPatchVal::new(fields).map(|p| Value::Opaque(Arc::new(p))));
+        }
+        if !is_object_type(type_name) {
+            return None;
         }
         let fields = fields
             .iter()
@@ -401,11 +340,7 @@ mod tests {
 
     #[test]
     fn resolves_object_and_json_patch_names() {
-        assert!(MutationTypes::default().find_type("Object").is_none());
-        let t = MutationTypes {
-            patch_types: true,
-            ..MutationTypes::default()
-        };
+        let t = PatchTypes;
         assert!(t.find_type("Object.spec.x").is_some());
         assert!(t.find_type("Objects").is_none());
         assert_eq!(t.field_type("JSONPatch", "op"), Some(Type::String));
