@@ -828,24 +828,35 @@ impl<'a> Checker<'a> {
                 (Type::Error, Type::Error)
             }
         };
-        let scope_base = self.locals.len();
-        self.locals.push((comp.accu_var.clone(), accu_type.clone()));
-        self.locals.push((comp.iter_var.clone(), var1));
-        if let Some(v2) = &comp.iter_var2 {
-            self.locals.push((v2.clone(), var2));
+        // The variables' names move into the scope while their subtrees are
+        // checked (no copy), and back into the node after.
+        self.locals
+            .push((std::mem::take(&mut comp.accu_var), accu_type.clone()));
+        self.locals.push((std::mem::take(&mut comp.iter_var), var1));
+        if let Some(v2) = comp.iter_var2.as_mut() {
+            self.locals.push((std::mem::take(v2), var2));
         }
         self.check(&mut comp.loop_condition);
         self.assert_type(comp.loop_condition.id, &Type::Bool);
         self.check(&mut comp.loop_step);
         self.assert_type(comp.loop_step.id, &accu_type);
         // The result sees the accumulator only.
-        self.locals.truncate(scope_base + 1);
+        if let Some(v2) = comp.iter_var2.as_mut() {
+            *v2 = self.pop_local();
+        }
+        comp.iter_var = self.pop_local();
         self.check(&mut comp.result);
-        self.locals.truncate(scope_base);
+        comp.accu_var = self.pop_local();
         let t = self
             .mapping
             .substitute(&self.get_type(comp.result.id), false);
         self.set_type(id, t);
+    }
+
+    /// Ends the scope of the innermost comprehension variable, giving back
+    /// its name.
+    fn pop_local(&mut self) -> String {
+        self.locals.pop().map(|(n, _)| n).unwrap_or_default()
     }
 
     fn assert_type(&mut self, id: ExprId, expected: &Type) {
