@@ -7,8 +7,9 @@
 use std::borrow::Cow;
 
 use crate::diagnostics::Issues;
+use crate::env::DeclaredFunction;
 use crate::env::Env;
-use crate::functions::{Function, Overload};
+use crate::functions::Overload;
 use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
@@ -80,27 +81,6 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
 /// and within a 2 MiB stack in debug builds.
 const MAX_DEPTH: usize = 750;
 
-/// Overload ids of the cross-type numeric comparisons, left out unless
-/// `EnvOptions::cross_type_numeric_comparisons` is on (as cel-go filters them).
-fn is_cross_type_comparison(id: &str) -> bool {
-    let rest = id
-        .strip_prefix("less_equals_")
-        .or_else(|| id.strip_prefix("less_"))
-        .or_else(|| id.strip_prefix("greater_equals_"))
-        .or_else(|| id.strip_prefix("greater_"));
-    matches!(
-        rest,
-        Some(
-            "int64_double"
-                | "int64_uint64"
-                | "uint64_double"
-                | "uint64_int64"
-                | "double_int64"
-                | "double_uint64"
-        )
-    )
-}
-
 /// The free type variable `_var<n>`; the first names are built once per process.
 fn type_var(n: usize) -> Type {
     static NAMES: std::sync::OnceLock<Vec<Type>> = std::sync::OnceLock::new();
@@ -118,7 +98,6 @@ pub(crate) struct Checker<'a> {
     types_provider: Types<'a>,
     source_info: &'a SourceInfo,
     optional_syntax: bool,
-    cross_type_numeric: bool,
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
@@ -148,7 +127,6 @@ impl<'a> Checker<'a> {
             },
             source_info,
             optional_syntax: options.parser.enable_optional_syntax,
-            cross_type_numeric: options.cross_type_numeric_comparisons,
             mapping: Mapping::default(),
             types: vec![None; nodes],
             // At most one reference per node: sized once instead of rehashed
@@ -191,6 +169,17 @@ impl<'a> Checker<'a> {
                 name,
                 overload_ids: Vec::new(),
                 value,
+            },
+        );
+    }
+
+    fn set_call_ref(&mut self, id: ExprId, overload_ids: Vec<std::sync::Arc<str>>) {
+        self.references.insert(
+            id,
+            Reference {
+                name: String::new(),
+                overload_ids,
+                value: None,
             },
         );
     }
@@ -248,6 +237,9 @@ impl<'a> Checker<'a> {
             }
         }
         resolve_candidates(self.container, name, |cand| {
+            if !env.may_declare(cand) {
+                return None;
+            }
             if let Some(t) = env.variable(cand) {
                 return Some(IdentDecl {
                     name: Cow::Owned(cand.to_string()),
@@ -273,9 +265,9 @@ impl<'a> Checker<'a> {
     }
 
     /// cel-go's `Env.LookupFunction`.
-    fn lookup_function(&self, name: &str) -> Option<&'a Function> {
+    fn lookup_function(&self, name: &str) -> Option<&'a DeclaredFunction> {
         let env = self.env;
-        resolve_candidates(self.container, name, |cand| env.function(cand))
+        resolve_candidates(self.container, name, |cand| env.declared_function(cand))
     }
 
     // ----- the walk ----------------------------------------------------------
@@ -346,15 +338,20 @@ impl<'a> Checker<'a> {
         let ExprKind::Select(sel) = &mut e.kind else {
             return;
         };
-        // The candidate name is built in a buffer kept across selections: most
-        // are field selections, and their dotted name is not declared.
+        // Most selections are field selections whose dotted name no
+        // declaration could have (`self.spec`: nothing is declared under
+        // `self.`); the others build their candidate name in a buffer kept
+        // across selections.
+        let may_name = !sel.test_only
+            && !sel.optional
+            && (!self.container.is_empty()
+                || chain_root(&sel.operand).is_some_and(|r| self.env.may_declare_under(r)));
         let mut qname = std::mem::take(&mut self.name_buf);
-        let found =
-            if !sel.test_only && !sel.optional && write_qualified_name_of_select(sel, &mut qname) {
-                self.lookup_ident(&qname)
-            } else {
-                None
-            };
+        let found = if may_name && write_qualified_name_of_select(sel, &mut qname) {
+            self.lookup_ident(&qname)
+        } else {
+            None
+        };
         self.name_buf = qname;
         if let Some(decl) = found {
             self.set_type(id, decl.ty);
@@ -372,14 +369,7 @@ impl<'a> Checker<'a> {
             result = Type::Bool;
         }
         if optional {
-            self.references.insert(
-                id,
-                Reference {
-                    name: String::new(),
-                    overload_ids: vec!["select_optional_field".into()],
-                    value: None,
-                },
-            );
+            self.set_call_ref(id, vec!["select_optional_field".into()]);
         }
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
@@ -453,8 +443,8 @@ impl<'a> Checker<'a> {
         if call.target.is_none() {
             match self.lookup_function(&call.function) {
                 Some(f) => {
-                    if call.function != f.name {
-                        call.function = f.name.clone();
+                    if call.function != f.function.name {
+                        call.function = f.function.name.clone();
                     }
                     self.resolve_overload(id, f, None, &call.args);
                 }
@@ -466,11 +456,16 @@ impl<'a> Checker<'a> {
             }
             return;
         }
-        // `a.b.f(x)` may be the namespaced function `a.b.f`.
-        if let Some(prefix) = call.target.as_ref().and_then(qualified_name) {
+        // `a.b.f(x)` may be the namespaced function `a.b.f` (when a function
+        // is declared under `a`, or a container qualifies names).
+        let may_be_namespaced =
+            call.target.as_ref().and_then(chain_root).is_some_and(|r| {
+                !self.container.is_empty() || self.env.may_declare_function_under(r)
+            });
+        if may_be_namespaced && let Some(prefix) = call.target.as_ref().and_then(qualified_name) {
             let qualified = format!("{prefix}.{}", call.function);
             if let Some(f) = self.lookup_function(&qualified) {
-                call.function = f.name.clone();
+                call.function = f.function.name.clone();
                 call.target = None;
                 self.resolve_overload(id, f, None, &call.args);
                 return;
@@ -528,14 +523,7 @@ impl<'a> Checker<'a> {
         let result = self.check_select_field(id, operand, &field_name, true);
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
-        self.references.insert(
-            id,
-            Reference {
-                name: String::new(),
-                overload_ids: vec!["select_optional_field".into()],
-                value: None,
-            },
-        );
+        self.set_call_ref(id, vec!["select_optional_field".into()]);
     }
 
     /// Picks the overloads of `f` the arguments may match (cel-go keeps every
@@ -543,56 +531,51 @@ impl<'a> Checker<'a> {
     fn resolve_overload(
         &mut self,
         call_id: ExprId,
-        f: &Function,
+        declared: &DeclaredFunction,
         target: Option<ExprId>,
         args: &[Expr],
     ) {
+        let f = &declared.function;
         let is_member = target.is_some();
         let ids = target.into_iter().chain(args.iter().map(|a| a.id));
-        // Up to three argument types live on the stack.
-        let mut small: [Type; 3] = [Type::Dyn, Type::Dyn, Type::Dyn];
-        let big: Vec<Type>;
-        let n = usize::from(is_member) + args.len();
-        let arg_types: &[Type] = if n <= small.len() {
-            for (slot, id) in small.iter_mut().zip(ids) {
-                *slot = self.get_type(id);
-            }
-            &small[..n]
-        } else {
-            big = ids.map(|id| self.get_type(id)).collect();
-            &big
-        };
-        let mut result: Option<Type> = None;
-        let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(f.overloads.len());
-        let logical = f.name == "_&&_" || f.name == "_||_";
+        let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
+        let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
+        if (f.name == "_&&_" || f.name == "_||_")
+            && let Some(o) = declared.first_of_style(is_member)
+        {
+            self.resolve_logical(call_id, o, args, arg_types);
+            return;
+        }
+        let (candidates, fresh_after, dyn_resolution) = declared.shape(is_member, arg_types.len());
         // Arguments of type dyn (or error) are assignable to every parameter
         // that is not itself a type parameter, binding nothing
         // (`Mapping::assignable`).
         let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
+        if all_dyn && let Some(r) = dyn_resolution {
+            self.fresh_vars += r.fresh;
+            self.set_type(call_id, r.result.clone());
+            self.set_call_ref(call_id, r.overload_ids.clone());
+            return;
+        }
+        let mut result: Option<Type> = None;
+        let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(candidates.len());
         let dyn_fits =
             |params: &[Type]| all_dyn && !params.iter().any(|p| matches!(p, Type::TypeParam(_)));
-        for o in &f.overloads {
-            if o.member != is_member {
-                continue;
-            }
-            if !self.cross_type_numeric && is_cross_type_comparison(&o.id) {
-                continue;
-            }
-            if logical {
-                self.resolve_logical(call_id, o, args, arg_types);
-                return;
-            }
-            if o.params.len() != arg_types.len()
-                || (!all_dyn
-                    && arg_types
-                        .iter()
-                        .zip(&o.params)
-                        .any(|(a, p)| kinds_differ(a, p)))
+        for c in candidates {
+            // The overloads of another argument count skipped before this one
+            // drew fresh variables (see `DeclaredFunction`).
+            self.fresh_vars += c.fresh_before;
+            let o = &f.overloads[c.overload];
+            if !all_dyn
+                && arg_types
+                    .iter()
+                    .zip(&o.params)
+                    .any(|(a, p)| kinds_differ(a, p))
             {
-                // Cannot match (wrong arity, or an argument of another kind:
-                // assignability would fail without binding anything); cel-go
-                // still draws fresh variables for it, which the numbering of
-                // later ones (seen in messages) reflects.
+                // Cannot match (an argument of another kind: assignability
+                // would fail without binding anything); cel-go still draws
+                // fresh variables for it, which the numbering of later ones
+                // (seen in messages) reflects.
                 self.fresh_vars += o.type_params.len();
                 continue;
             }
@@ -611,12 +594,13 @@ impl<'a> Checker<'a> {
                         .position(|p| p == name)
                         .map(|i| type_var(base + i))
                 };
-                let params: Vec<Type> = o
-                    .params
-                    .iter()
-                    .map(|p| instantiate_with(p, &fresh))
-                    .collect();
-                if self.mapping.is_assignable_list(arg_types, &params) {
+                let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
+                let params = small_types(
+                    o.params.iter().map(|p| instantiate_with(p, &fresh)),
+                    &mut small,
+                    &mut big,
+                );
+                if self.mapping.is_assignable_list(arg_types, params) {
                     let r = instantiate_with(&o.result, &fresh);
                     Some(self.mapping.substitute(&r, false))
                 } else {
@@ -637,17 +621,11 @@ impl<'a> Checker<'a> {
                 });
             }
         }
+        self.fresh_vars += fresh_after;
         match result {
             Some(t) => {
                 self.set_type(call_id, t);
-                self.references.insert(
-                    call_id,
-                    Reference {
-                        name: String::new(),
-                        overload_ids: ids,
-                        value: None,
-                    },
-                );
+                self.set_call_ref(call_id, ids);
             }
             None => {
                 let shown: Vec<Type> = arg_types
@@ -680,14 +658,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.set_type(call_id, Type::Bool);
-        self.references.insert(
-            call_id,
-            Reference {
-                name: String::new(),
-                overload_ids: vec![o.id.clone()],
-                value: None,
-            },
-        );
+        self.set_call_ref(call_id, vec![o.id.clone()]);
     }
 
     /// Joins the element types of an aggregate literal: the most general of
@@ -857,24 +828,35 @@ impl<'a> Checker<'a> {
                 (Type::Error, Type::Error)
             }
         };
-        let scope_base = self.locals.len();
-        self.locals.push((comp.accu_var.clone(), accu_type.clone()));
-        self.locals.push((comp.iter_var.clone(), var1));
-        if let Some(v2) = &comp.iter_var2 {
-            self.locals.push((v2.clone(), var2));
+        // The variables' names move into the scope while their subtrees are
+        // checked (no copy), and back into the node after.
+        self.locals
+            .push((std::mem::take(&mut comp.accu_var), accu_type.clone()));
+        self.locals.push((std::mem::take(&mut comp.iter_var), var1));
+        if let Some(v2) = comp.iter_var2.as_mut() {
+            self.locals.push((std::mem::take(v2), var2));
         }
         self.check(&mut comp.loop_condition);
         self.assert_type(comp.loop_condition.id, &Type::Bool);
         self.check(&mut comp.loop_step);
         self.assert_type(comp.loop_step.id, &accu_type);
         // The result sees the accumulator only.
-        self.locals.truncate(scope_base + 1);
+        if let Some(v2) = comp.iter_var2.as_mut() {
+            *v2 = self.pop_local();
+        }
+        comp.iter_var = self.pop_local();
         self.check(&mut comp.result);
-        self.locals.truncate(scope_base);
+        comp.accu_var = self.pop_local();
         let t = self
             .mapping
             .substitute(&self.get_type(comp.result.id), false);
         self.set_type(id, t);
+    }
+
+    /// Ends the scope of the innermost comprehension variable, giving back
+    /// its name.
+    fn pop_local(&mut self) -> String {
+        self.locals.pop().map(|(n, _)| n).unwrap_or_default()
     }
 
     fn assert_type(&mut self, id: ExprId, expected: &Type) {
@@ -894,6 +876,41 @@ impl<'a> Checker<'a> {
             }
         }
         NodeTypes::from_dense(types)
+    }
+}
+
+/// The types `types` yields, in `small` when there are at most three (argument
+/// and parameter lists are short: no allocation), else in `big`.
+fn small_types<'s>(
+    types: impl Iterator<Item = Type>,
+    small: &'s mut [Type; 3],
+    big: &'s mut Vec<Type>,
+) -> &'s [Type] {
+    let mut n = 0;
+    for t in types {
+        if n < small.len() && big.is_empty() {
+            small[n] = t;
+        } else {
+            if big.is_empty() {
+                big.extend(small.iter_mut().map(|t| std::mem::replace(t, Type::Dyn)));
+            }
+            big.push(t);
+        }
+        n += 1;
+    }
+    if big.is_empty() { &small[..n] } else { big }
+}
+
+/// The identifier (without leading dot) at the root of a chain of
+/// selections, `a` of `a.b.c`; `None` when the chain has another root or a
+/// presence test or optional selection.
+fn chain_root(mut e: &Expr) -> Option<&str> {
+    loop {
+        match &e.kind {
+            ExprKind::Ident(n) => return Some(n.strip_prefix('.').unwrap_or(n)),
+            ExprKind::Select(sel) if !sel.test_only && !sel.optional => e = &sel.operand,
+            _ => return None,
+        }
     }
 }
 

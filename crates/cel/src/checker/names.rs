@@ -51,27 +51,25 @@ pub fn qualified_name(e: &Expr) -> Option<String> {
 }
 
 /// [`qualified_name`] appended to `out` (a buffer the caller reuses); false,
-/// with `out` unchanged, when `e` is not such a chain.
+/// with `out` unchanged, when `e` is not such a chain. Recursive (no buffer of
+/// the fields): selection chains are as deep as the parser's nesting limit allows.
 pub fn write_qualified_name(e: &Expr, out: &mut String) -> bool {
-    let mut fields: Vec<&str> = Vec::new();
-    let mut cur = e;
-    loop {
-        match &cur.kind {
-            ExprKind::Ident(n) => {
-                out.reserve(n.len() + fields.iter().map(|f| f.len() + 1).sum::<usize>());
-                out.push_str(n);
-                for f in fields.iter().rev() {
-                    out.push('.');
-                    out.push_str(f);
-                }
-                return true;
-            }
-            ExprKind::Select(sel) if !sel.test_only && !sel.optional => {
-                fields.push(&sel.field);
-                cur = &sel.operand;
-            }
-            _ => return false,
+    match &e.kind {
+        ExprKind::Ident(n) => {
+            out.push_str(n);
+            true
         }
+        ExprKind::Select(sel) if !sel.test_only && !sel.optional => {
+            let start = out.len();
+            if !write_qualified_name(&sel.operand, out) {
+                out.truncate(start);
+                return false;
+            }
+            out.push('.');
+            out.push_str(&sel.field);
+            true
+        }
+        _ => false,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::call_shapes::DeclaredFunction;
 use super::options::EnvOptions;
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::cost::hooks::OverloadEstimateFn;
@@ -38,12 +39,22 @@ pub(crate) struct EnvInner {
     pub(crate) shared: Arc<SharedDecls>,
     pub(crate) variables: NameMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
+    /// The first segments of the dotted names (`a` of `a.b`) declared as
+    /// variables or type identifiers; `None` when a type provider may declare
+    /// any name. The checker looks a dotted name up only when its first segment
+    /// is here or is `google` (the built-in `google.protobuf.*` types): most
+    /// dotted names are field selections (`self.spec`).
+    pub(crate) dotted_roots: Option<NameSet<String>>,
 }
 
 /// The library part of an environment: options, functions and cost settings.
 pub(crate) struct SharedDecls {
     pub(crate) options: EnvOptions,
-    pub(crate) functions: NameMap<String, Function>,
+    pub(crate) functions: NameMap<String, DeclaredFunction>,
+    /// The first segments of the dotted function names (`strings` of
+    /// `strings.quote`): the checker tries a member call `a.b.f(x)` as the
+    /// namespaced function `a.b.f` only when its root `a` is here.
+    pub(crate) function_roots: NameSet<String>,
     pub(crate) overload_costs: NameMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
     pub(crate) overload_estimators: NameMap<String, OverloadEstimateFn>,
@@ -52,6 +63,25 @@ pub(crate) struct SharedDecls {
     /// Names of the functions whose overloads all come from the standard
     /// library (computed on first use, see `Env::std_only_functions`).
     pub(crate) std_only: OnceLock<NameSet<String>>,
+}
+
+impl EnvInner {
+    /// [`EnvInner::dotted_roots`] of `variables` and `shared`'s type identifiers.
+    pub(crate) fn dotted_roots(
+        variables: &NameMap<String, Type>,
+        shared: &SharedDecls,
+        type_provider: Option<&Arc<dyn TypeProvider>>,
+    ) -> Option<NameSet<String>> {
+        if type_provider.is_some() {
+            return None;
+        }
+        let names = variables.keys().chain(shared.type_identifiers.keys());
+        Some(
+            names
+                .filter_map(|n| Some(n.split_once('.')?.0.to_string()))
+                .collect(),
+        )
+    }
 }
 
 impl Env {
@@ -72,23 +102,38 @@ impl Env {
     ) -> Env {
         let mut own = self.inner.variables.clone();
         own.extend(variables.into_iter().map(|(n, t)| (n.to_string(), t)));
+        let type_provider = type_provider.or_else(|| self.inner.type_provider.clone());
+        let shared = self.inner.shared.clone();
+        let dotted_roots = EnvInner::dotted_roots(&own, &shared, type_provider.as_ref());
         Env {
             inner: Arc::new(EnvInner {
-                shared: self.inner.shared.clone(),
+                shared,
                 variables: own,
-                type_provider: type_provider.or_else(|| self.inner.type_provider.clone()),
+                type_provider,
+                dotted_roots,
             }),
         }
     }
 
     /// The function declared as `name`, with its overloads.
     pub fn function(&self, name: &str) -> Option<&Function> {
+        self.declared_function(name).map(|d| &d.function)
+    }
+
+    /// The function declared as `name`, with its overloads by call shape.
+    pub(crate) fn declared_function(&self, name: &str) -> Option<&DeclaredFunction> {
         self.inner.shared.functions.get(name)
+    }
+
+    /// Whether a function whose dotted name starts with segment `root` is
+    /// declared.
+    pub(crate) fn may_declare_function_under(&self, root: &str) -> bool {
+        self.inner.shared.function_roots.contains(root)
     }
 
     /// Every function declared.
     pub fn functions(&self) -> impl Iterator<Item = &Function> {
-        self.inner.shared.functions.values()
+        self.inner.shared.functions.values().map(|d| &d.function)
     }
 
     /// The type of variable `name`, if declared.
@@ -99,6 +144,22 @@ impl Env {
     /// Every variable declared, with its type.
     pub fn variables(&self) -> impl Iterator<Item = (&str, &Type)> {
         self.inner.variables.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Whether a name (a candidate of name resolution, without leading dot)
+    /// may be declared: false for a dotted name whose first segment no
+    /// declaration has (see `EnvInner::dotted_roots`).
+    pub(crate) fn may_declare(&self, name: &str) -> bool {
+        name.split_once('.')
+            .is_none_or(|(root, _)| self.may_declare_under(root))
+    }
+
+    /// Whether a dotted name whose first segment is `root` may be declared.
+    pub(crate) fn may_declare_under(&self, root: &str) -> bool {
+        self.inner
+            .dotted_roots
+            .as_ref()
+            .is_none_or(|roots| root == "google" || roots.contains(root))
     }
 
     /// The host's object types, if any.
@@ -131,11 +192,6 @@ impl Env {
     /// environments derived with [`Env::with_declarations`]).
     pub(crate) fn std_only_functions(&self) -> &OnceLock<NameSet<String>> {
         &self.inner.shared.std_only
-    }
-
-    /// Every function declared (the planner's view of [`Env::functions`] by name).
-    pub(crate) fn function_map(&self) -> &NameMap<String, Function> {
-        &self.inner.shared.functions
     }
 
     /// The AST validators, in the order added.

@@ -7,12 +7,14 @@
 //! this file builds environments and compiles expressions with them.
 
 mod builder;
+mod call_shapes;
 mod decls;
 mod options;
 
 use std::sync::{Arc, OnceLock};
 
 pub use builder::{EnvBuilder, Library};
+pub(crate) use call_shapes::DeclaredFunction;
 pub use decls::{AstValidator, Env};
 pub(crate) use decls::{EnvInner, SharedDecls};
 pub use options::EnvOptions;
@@ -27,20 +29,36 @@ impl EnvBuilder {
     /// [`EnvOptions::cel_go`].
     pub fn build(mut self) -> Env {
         crate::library::adapt::adapt(&mut self);
+        let cross_type_numeric = self.options.cross_type_numeric_comparisons;
+        let function_roots = self
+            .functions
+            .keys()
+            .filter_map(|n| Some(n.split_once('.')?.0.to_string()))
+            .collect();
+        let functions = self
+            .functions
+            .into_iter()
+            .map(|(n, f)| (n, DeclaredFunction::new(f, cross_type_numeric)))
+            .collect();
+        let shared = Arc::new(SharedDecls {
+            options: self.options,
+            functions,
+            function_roots,
+            overload_costs: self.overload_costs,
+            cost_hook: self.cost_hook,
+            overload_estimators: self.overload_estimators,
+            type_identifiers: self.type_identifiers,
+            ast_validators: self.ast_validators,
+            std_only: OnceLock::new(),
+        });
+        let dotted_roots =
+            EnvInner::dotted_roots(&self.variables, &shared, self.type_provider.as_ref());
         Env {
             inner: Arc::new(EnvInner {
-                shared: Arc::new(SharedDecls {
-                    options: self.options,
-                    functions: self.functions,
-                    overload_costs: self.overload_costs,
-                    cost_hook: self.cost_hook,
-                    overload_estimators: self.overload_estimators,
-                    type_identifiers: self.type_identifiers,
-                    ast_validators: self.ast_validators,
-                    std_only: OnceLock::new(),
-                }),
+                shared,
                 variables: self.variables,
                 type_provider: self.type_provider,
+                dotted_roots,
             }),
         }
     }

@@ -413,8 +413,7 @@ impl<'a> Planner<'a> {
             .get_or_init(|| {
                 let std = crate::library::std::overload_ids_by_function();
                 self.env
-                    .function_map()
-                    .values()
+                    .functions()
                     .filter(|f| {
                         std.get(f.name.as_str())
                             .is_some_and(|ids| f.overloads.iter().all(|o| ids.contains(&*o.id)))

@@ -690,28 +690,36 @@ impl Parser<'_> {
 
     fn logic(&mut self, rec: TokSet, op: Tok) -> Expr {
         let inner = rec.with(op);
-        let first = if op == Tok::Or {
-            self.logic(inner, Tok::And)
-        } else {
-            self.relation(inner)
-        };
+        let first = self.logic_operand(inner, op);
         if self.stopped() || self.cur() != op {
             return first;
         }
-        let mut terms = vec![first];
-        let mut ops = Vec::new();
+        let t = self.advance();
+        let op_id = self.new_id(t.offset);
+        let second = self.logic_operand(inner, op);
+        let function = if op == Tok::Or { "_||_" } else { "_&&_" };
+        if self.stopped() || self.cur() != op {
+            // One operator (the common case): the balanced tree is the call itself.
+            return self.call_or_macro(op_id, function, None, vec![first, second], false);
+        }
+        let mut terms = vec![first, second];
+        let mut ops = vec![op_id];
         while !self.stopped() && self.cur() == op {
             let t = self.advance();
             ops.push(self.new_id(t.offset));
-            let next = if op == Tok::Or {
-                self.logic(inner, Tok::And)
-            } else {
-                self.relation(inner)
-            };
+            let next = self.logic_operand(inner, op);
             terms.push(next);
         }
-        let function = if op == Tok::Or { "_||_" } else { "_&&_" };
         self.balance(function, terms, &ops)
+    }
+
+    /// An operand of `op`: a conjunction under `||`, a relation under `&&`.
+    fn logic_operand(&mut self, rec: TokSet, op: Tok) -> Expr {
+        if op == Tok::Or {
+            self.logic(rec, Tok::And)
+        } else {
+            self.relation(rec)
+        }
     }
 
     /// cel-go's balanced logic tree over `terms` (one more than `ops`).
