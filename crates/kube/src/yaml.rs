@@ -35,6 +35,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use crate::yaml_events::{Event, Mark, Parser};
@@ -520,16 +521,23 @@ impl Builder {
                 if k == "<<" {
                     return merge(map, merged, value, key_pos);
                 }
-                let repeated = if let Some(i) = merged.iter().position(|m| *m == k) {
+                let from_merge = merged.iter().position(|m| *m == k);
+                if let Some(i) = from_merge {
                     merged.swap_remove(i);
-                    None
-                } else if map.contains_key(&k) {
-                    Some(pointer_segment(&k).into_owned())
-                } else {
-                    None
-                };
-                map.insert(k, value);
-                repeated
+                }
+                // One lookup: a repeated key keeps its place and takes the new value.
+                match map.entry(k) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                        None
+                    }
+                    Entry::Occupied(mut slot) => {
+                        slot.insert(value);
+                        from_merge
+                            .is_none()
+                            .then(|| pointer_segment(slot.key()).into_owned())
+                    }
+                }
             }
         };
         if let Some(segment) = repeated {

@@ -169,9 +169,19 @@ pub fn run(
             Err(e) => records.push(Record::unreadable(e)),
         }
     }
-    for d in doc_inputs.iter().filter_map(|i| i.as_ref().ok()) {
-        if !d.is_crd() {
-            policies.add_document(d);
+    // Objects and Namespaces among the inputs are kept for policies (params, namespace
+    // selectors): without any admission document there is no policy to read them, and keeping
+    // them would copy every input.
+    let admission_inputs = policy_inputs
+        .iter()
+        .chain(&doc_inputs)
+        .filter_map(|i| i.as_ref().ok())
+        .any(is_admission_document);
+    if admission_inputs {
+        for d in doc_inputs.iter().filter_map(|i| i.as_ref().ok()) {
+            if !d.is_crd() {
+                policies.add_document(d);
+            }
         }
     }
     let mut old = HashMap::new();
@@ -252,6 +262,16 @@ pub fn run(
         records,
         notices: gate.validator.builtins_notice().into_iter().collect(),
     }
+}
+
+/// Whether `doc` is of the `admissionregistration.k8s.io` group, where every admission policy
+/// and binding kind is (`admission::model::GROUP`).
+fn is_admission_document(doc: &Document) -> bool {
+    doc.value
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.split_once('/'))
+        .is_some_and(|(group, _)| group == admission::model::GROUP)
 }
 
 /// What validating one object needs.
@@ -381,15 +401,27 @@ impl Gate<'_> {
         };
         // The record names the document as written, before the request changes it.
         let mut head = Record::of(&doc, Outcome::Valid, String::new());
-        let old = self.old.get(&ObjectKey::of(&doc.value));
+        let old = if self.old.is_empty() {
+            None
+        } else {
+            self.old.get(&ObjectKey::of(&doc.value))
+        };
         head.operation = Some(if old.is_some() {
             Operation::Update
         } else {
             Operation::Create
         });
+        // Only a policy or binding document has a decoding error or API validation errors.
+        let admission_document = is_admission_document(&doc);
         let admission = Admission {
-            decode_error: self.policies.decode_error(&doc).map(str::to_string),
-            review: self.policies.review(&doc),
+            decode_error: admission_document
+                .then(|| self.policies.decode_error(&doc).map(str::to_string))
+                .flatten(),
+            review: if admission_document {
+                self.policies.review(&doc)
+            } else {
+                Vec::new()
+            },
             object: (!self.policies.is_empty()).then(|| doc.value.clone()),
         };
         let request = match old {

@@ -21,45 +21,49 @@ use serde_json::{Value, json};
 
 use super::{Record, Report};
 
-/// The JSON object of one record; `operation` only for objects sent, `mutatedObject` only when
-/// admission mutated the object.
-fn record_json(r: &Record) -> Value {
-    let mut record = json!({
-        "file": r.file,
-        "line": r.line,
-        "index": r.index,
-        "item": r.item,
-        "apiVersion": r.api_version,
-        "kind": r.kind,
-        "namespace": r.namespace,
-        "name": r.name,
-        "verdict": r.outcome.as_str(),
-        "message": r.message,
-        "status": r.status_json(),
-        "warnings": r.warnings,
-        "auditAnnotations": r
+/// The JSON object of one record, written field by field (no intermediate `Value`);
+/// `operation` only for objects sent, `mutatedObject` only when admission mutated the object.
+struct RecordJson<'r>(&'r Record);
+
+impl Serialize for RecordJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("file", &r.file)?;
+        map.serialize_entry("line", &r.line)?;
+        map.serialize_entry("index", &r.index)?;
+        map.serialize_entry("item", &r.item)?;
+        map.serialize_entry("apiVersion", &r.api_version)?;
+        map.serialize_entry("kind", &r.kind)?;
+        map.serialize_entry("namespace", &r.namespace)?;
+        map.serialize_entry("name", &r.name)?;
+        map.serialize_entry("verdict", r.outcome.as_str())?;
+        map.serialize_entry("message", &r.message)?;
+        map.serialize_entry("status", &r.status_json())?;
+        map.serialize_entry("warnings", &r.warnings)?;
+        // A key annotated twice keeps its first place and its last value, as a JSON object.
+        let annotations: serde_json::Map<String, Value> = r
             .audit_annotations
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect::<serde_json::Map<_, _>>(),
-    });
-    if let Some(o) = record.as_object_mut() {
+            .collect();
+        map.serialize_entry("auditAnnotations", &annotations)?;
         if let Some(op) = r.operation {
-            o.insert("operation".into(), op.as_str().into());
+            map.serialize_entry("operation", op.as_str())?;
         }
         if let Some(mutated) = &r.mutated {
-            o.insert("mutatedObject".into(), mutated.clone());
+            map.serialize_entry("mutatedObject", mutated)?;
         }
+        map.end()
     }
-    record
 }
 
-/// The records as a JSON array, each record's object built only while it is written.
+/// The records as a JSON array.
 struct Documents<'r>(&'r [Record]);
 
 impl Serialize for Documents<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(record_json))
+        serializer.collect_seq(self.0.iter().map(RecordJson))
     }
 }
 
