@@ -276,6 +276,7 @@ pub fn run(args: Args) -> ExitCode {
     let render = RenderOptions {
         colour: format == Format::Text && stdout_colour(),
         tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        jobs: Some(options.jobs),
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Err(e) = report

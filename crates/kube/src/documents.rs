@@ -378,7 +378,12 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
             }
         }
     } else {
-        let docs = crate::yaml::parse_stream(text).map_err(|e| DocumentError::Syntax {
+        let docs = crate::yaml::parse_stream_with(
+            text,
+            crate::yaml::Track::ListItems,
+            crate::yaml::Reader::Auto,
+        )
+        .map_err(|e| DocumentError::Syntax {
             source: source.to_string(),
             line: e.position.line,
             column: e.position.column,

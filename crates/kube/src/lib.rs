@@ -58,6 +58,7 @@ pub mod values;
 pub mod version;
 pub mod yaml;
 mod yaml_events;
+mod yaml_fast;
 
 pub use error::Error;
 pub use pipeline::FieldValidation;

@@ -35,9 +35,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use crate::yaml_events::{Event, Mark, Parser};
+use crate::yaml_fast;
 
 use crate::go::fmt::{FloatStyle, format_float};
 
@@ -65,7 +67,7 @@ impl fmt::Display for Position {
 /// Positions of the nodes of one document, by JSON pointer (`/spec/versions/0`). Every node of
 /// every document is recorded, so the table hashes with `foldhash` (randomly seeded per
 /// process), not SipHash.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Positions {
     by_pointer: HashMap<String, Position, foldhash::fast::RandomState>,
 }
@@ -90,7 +92,7 @@ impl Positions {
 }
 
 /// One document of a YAML stream, converted to JSON.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct YamlDocument {
     /// The document as JSON.
     pub value: Value,
@@ -137,30 +139,112 @@ pub(crate) fn pointer_segment(key: &str) -> Cow<'_, str> {
     }
 }
 
+/// Which node positions a parse records in [`YamlDocument::positions`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Track {
+    /// Every node's (for errors deep in a document, as the CRD loader reports them).
+    #[default]
+    All,
+    /// The root's and those of the root's `items` elements (where the documents of a
+    /// `kind: List` start), which is all a reader of input documents needs; recording every
+    /// node's pointer would cost more than the parse.
+    ListItems,
+}
+
+/// Which parser reads a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// The line-oriented fast path (`yaml_fast.rs`) for the text it knows, libyaml otherwise.
+    Auto,
+    /// libyaml alone: the reference the fast path is tested against.
+    Libyaml,
+}
+
 /// Parses a YAML stream into its documents. Empty documents (only comments, or nothing between
 /// two `---`) yield `Value::Null`, as `sigs.k8s.io/yaml` does; callers usually skip them.
 pub fn parse_stream(text: &str) -> Result<Vec<YamlDocument>, YamlError> {
+    parse_stream_with(text, Track::All, Reader::Auto)
+}
+
+/// [`parse_stream`] recording the positions `track` names, read by `reader`. Both readers give
+/// the same documents, positions and errors: the fast path only reads the text whose libyaml
+/// events it reproduces, and gives up (for libyaml to read the whole stream) on anything else.
+pub fn parse_stream_with(
+    text: &str,
+    track: Track,
+    reader: Reader,
+) -> Result<Vec<YamlDocument>, YamlError> {
+    if reader == Reader::Auto
+        && let Some(docs) = parse_fast(text, track)
+    {
+        return Ok(docs);
+    }
     let mut parser = Parser::new(text);
-    let mut builder = Builder::default();
-    let mut docs = Vec::new();
+    let mut stream = Stream::new(track);
     loop {
         let (event, mark) = parser.next().map_err(|e| YamlError {
             position: position(&e.mark),
             message: e.message,
         })?;
-        match event {
-            Event::StreamEnd => break,
-            Event::StreamStart => {}
-            Event::DocumentStart => builder.start_document(position(&mark)),
-            Event::DocumentEnd => {
-                if let Some(doc) = builder.finish_document() {
-                    docs.push(doc);
-                }
-            }
-            other => builder.event(other, &mark)?,
+        if stream.event(event, &mark)? {
+            return Ok(stream.docs);
         }
     }
-    Ok(docs)
+}
+
+/// Whether the fast path reads `text` (rather than giving it to libyaml).
+pub fn fast_path_reads(text: &str) -> bool {
+    parse_fast(text, Track::ListItems).is_some()
+}
+
+/// The documents of `text` through the fast path, or `None` when it gave up or the documents
+/// it read do not convert (libyaml then reads the stream again and reports the error: the fast
+/// path may have read part of a construct it gives up on later).
+fn parse_fast(text: &str, track: Track) -> Option<Vec<YamlDocument>> {
+    let mut stream = Stream::new(track);
+    let mut failed = false;
+    let read = yaml_fast::read(text, |event, mark| match stream.event(event, &mark) {
+        Ok(_) => true,
+        Err(_) => {
+            failed = true;
+            false
+        }
+    });
+    (read.is_ok() && !failed).then_some(stream.docs)
+}
+
+/// Events into documents.
+struct Stream {
+    builder: Builder,
+    docs: Vec<YamlDocument>,
+}
+
+impl Stream {
+    fn new(track: Track) -> Stream {
+        Stream {
+            builder: Builder {
+                track,
+                ..Builder::default()
+            },
+            docs: Vec::new(),
+        }
+    }
+
+    /// Takes one event; `true` at the end of the stream.
+    fn event(&mut self, event: Event<'_>, mark: &Mark) -> Result<bool, YamlError> {
+        match event {
+            Event::StreamEnd => return Ok(true),
+            Event::StreamStart => {}
+            Event::DocumentStart => self.builder.start_document(position(mark)),
+            Event::DocumentEnd => {
+                if let Some(doc) = self.builder.finish_document() {
+                    self.docs.push(doc);
+                }
+            }
+            other => self.builder.event(other, mark)?,
+        }
+        Ok(false)
+    }
 }
 
 /// A collection being built.
@@ -168,7 +252,6 @@ enum Frame {
     Seq {
         items: Vec<Value>,
         anchor: usize,
-        pointer: String,
     },
     Map {
         map: Map<String, Value>,
@@ -176,12 +259,12 @@ enum Frame {
         /// Keys that came from `<<` merges: an explicit key may override them once.
         merged: Vec<String>,
         anchor: usize,
-        pointer: String,
     },
 }
 
 #[derive(Default)]
 struct Builder {
+    track: Track,
     stack: Vec<Frame>,
     /// Anchored values of the current document with their node counts.
     anchors: HashMap<usize, (Value, usize)>,
@@ -197,13 +280,13 @@ struct Builder {
 }
 
 /// A resolved scalar, before it becomes a JSON value or a key.
-enum Scalar {
+enum Scalar<'a> {
     Null,
     Bool(bool),
     Int(i64),
     Uint(u64),
     Float(f64),
-    Str(String),
+    Str(Cow<'a, str>),
 }
 
 impl Builder {
@@ -250,19 +333,41 @@ impl Builder {
         matches!(self.stack.last(), Some(Frame::Map { key: None, .. }))
     }
 
-    /// The JSON pointer of the node that comes next (not a map key).
-    fn next_pointer(&self) -> String {
-        match self.stack.last() {
-            None => String::new(),
-            Some(Frame::Seq { items, pointer, .. }) => format!("{pointer}/{}", items.len()),
-            Some(Frame::Map {
-                key: None, pointer, ..
-            }) => pointer.clone(),
-            Some(Frame::Map {
-                key: Some((k, _)),
-                pointer,
-                ..
-            }) => format!("{pointer}/{}", pointer_segment(k)),
+    /// The JSON pointer of the collection at `depth` of the stack: the keys and indices under
+    /// which its ancestors hold it while it is built.
+    fn pointer_at(&self, depth: usize) -> String {
+        let mut out = String::new();
+        for frame in &self.stack[..depth] {
+            out.push('/');
+            match frame {
+                Frame::Seq { items, .. } => out.push_str(&items.len().to_string()),
+                Frame::Map {
+                    key: Some((k, _)), ..
+                } => out.push_str(&pointer_segment(k)),
+                // A key being built is a scalar: a collection never sits under a map without one.
+                Frame::Map { key: None, .. } => {}
+            }
+        }
+        out
+    }
+
+    /// Records `pos` for the node that comes next (not a map key), as `track` asks.
+    fn record_next(&mut self, pos: Position) {
+        let depth = self.stack.len();
+        match self.track {
+            Track::All => {
+                let pointer = self.pointer_at(depth);
+                self.positions.record(pointer, pos);
+            }
+            Track::ListItems => {
+                let is_item = depth == 2
+                    && matches!(&self.stack[0], Frame::Map { key: Some((k, _)), .. } if k == "items")
+                    && matches!(self.stack[1], Frame::Seq { .. });
+                if depth == 0 || is_item {
+                    let pointer = self.pointer_at(depth);
+                    self.positions.record(pointer, pos);
+                }
+            }
         }
     }
 
@@ -277,7 +382,7 @@ impl Builder {
         self.anchor_ids_next
     }
 
-    fn event(&mut self, event: Event, mark: &Mark) -> Result<(), YamlError> {
+    fn event(&mut self, event: Event<'_>, mark: &Mark) -> Result<(), YamlError> {
         let pos = position(mark);
         let is_key = self.next_is_key();
         let is_seq = matches!(event, Event::SequenceStart { .. });
@@ -301,7 +406,7 @@ impl Builder {
                     return self.set_key(key, pos);
                 }
                 let value = scalar_to_json(scalar, pos)?;
-                self.positions.record(self.next_pointer(), pos);
+                self.record_next(pos);
                 if anchor > 0 {
                     self.anchors.insert(anchor, (value.clone(), 1));
                 }
@@ -331,7 +436,7 @@ impl Builder {
                         _ => return Err(unsupported_key(pos)),
                     }
                 }
-                self.positions.record(self.next_pointer(), pos);
+                self.record_next(pos);
                 self.push_value(value, pos)
             }
             Event::SequenceStart { anchor } | Event::MappingStart { anchor } => {
@@ -346,13 +451,11 @@ impl Builder {
                 }
                 self.count(1, pos)?;
                 let anchor = self.define_anchor(anchor);
-                let pointer = self.next_pointer();
-                self.positions.record(pointer.clone(), pos);
+                self.record_next(pos);
                 let frame = if is_seq {
                     Frame::Seq {
                         items: Vec::new(),
                         anchor,
-                        pointer,
                     }
                 } else {
                     Frame::Map {
@@ -360,7 +463,6 @@ impl Builder {
                         key: None,
                         merged: Vec::new(),
                         anchor,
-                        pointer,
                     }
                 };
                 self.stack.push(frame);
@@ -397,21 +499,18 @@ impl Builder {
     }
 
     fn push_value(&mut self, value: Value, pos: Position) -> Result<(), YamlError> {
-        match self.stack.last_mut() {
+        let depth = self.stack.len();
+        let repeated = match self.stack.last_mut() {
             None => {
                 self.root = Some(value);
-                Ok(())
+                return Ok(());
             }
             Some(Frame::Seq { items, .. }) => {
                 items.push(value);
-                Ok(())
+                return Ok(());
             }
             Some(Frame::Map {
-                map,
-                key,
-                merged,
-                pointer,
-                ..
+                map, key, merged, ..
             }) => {
                 let Some((k, key_pos)) = key.take() else {
                     return Err(YamlError {
@@ -422,16 +521,30 @@ impl Builder {
                 if k == "<<" {
                     return merge(map, merged, value, key_pos);
                 }
-                if let Some(i) = merged.iter().position(|m| *m == k) {
+                let from_merge = merged.iter().position(|m| *m == k);
+                if let Some(i) = from_merge {
                     merged.swap_remove(i);
-                } else if map.contains_key(&k) {
-                    self.duplicates
-                        .push(format!("{pointer}/{}", pointer_segment(&k)));
                 }
-                map.insert(k, value);
-                Ok(())
+                // One lookup: a repeated key keeps its place and takes the new value.
+                match map.entry(k) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                        None
+                    }
+                    Entry::Occupied(mut slot) => {
+                        slot.insert(value);
+                        from_merge
+                            .is_none()
+                            .then(|| pointer_segment(slot.key()).into_owned())
+                    }
+                }
             }
+        };
+        if let Some(segment) = repeated {
+            let pointer = self.pointer_at(depth - 1);
+            self.duplicates.push(format!("{pointer}/{segment}"));
         }
+        Ok(())
     }
 }
 
@@ -497,9 +610,9 @@ fn count_nodes(v: &Value) -> usize {
 }
 
 /// A map key as `sigs.k8s.io/yaml` writes it into JSON.
-fn key_string(s: Scalar, pos: Position) -> Result<String, YamlError> {
+fn key_string(s: Scalar<'_>, pos: Position) -> Result<String, YamlError> {
     Ok(match s {
-        Scalar::Str(s) => s,
+        Scalar::Str(s) => s.into_owned(),
         Scalar::Bool(b) => b.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::Uint(u) => u.to_string(),
@@ -516,13 +629,13 @@ fn key_string(s: Scalar, pos: Position) -> Result<String, YamlError> {
 }
 
 /// A scalar as it reads back after Go's `json.Marshal` and the API server's decoding.
-fn scalar_to_json(s: Scalar, pos: Position) -> Result<Value, YamlError> {
+fn scalar_to_json(s: Scalar<'_>, pos: Position) -> Result<Value, YamlError> {
     Ok(match s {
         Scalar::Null => Value::Null,
         Scalar::Bool(b) => Value::Bool(b),
         Scalar::Int(i) => Value::Number(i.into()),
         Scalar::Uint(u) => Value::Number(u.into()),
-        Scalar::Str(s) => Value::String(s),
+        Scalar::Str(s) => Value::String(s.into_owned()),
         Scalar::Float(f) => {
             if !f.is_finite() {
                 return Err(YamlError {
@@ -550,8 +663,8 @@ fn scalar_to_json(s: Scalar, pos: Position) -> Result<Value, YamlError> {
 }
 
 /// go-yaml v2's resolution of a plain scalar.
-fn resolve_plain(text: String) -> Scalar {
-    match text.as_str() {
+fn resolve_plain(text: Cow<'_, str>) -> Scalar<'_> {
+    match text.as_ref() {
         "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
             return Scalar::Bool(true);
@@ -570,7 +683,11 @@ fn resolve_plain(text: String) -> Scalar {
     if !matches!(first, b'-' | b'+' | b'.' | b'0'..=b'9') {
         return Scalar::Str(text);
     }
-    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let plain = if text.contains('_') {
+        Cow::Owned(text.replace('_', ""))
+    } else {
+        Cow::Borrowed(text.as_ref())
+    };
     if let Some(i) = go_parse_int(&plain) {
         return Scalar::Int(i);
     }

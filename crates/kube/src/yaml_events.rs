@@ -9,11 +9,12 @@
 //!
 //! This module is the only place that touches the C-style API; it hands out owned events.
 
+use std::borrow::Cow;
 use std::ptr::{self, NonNull};
 
 use unsafe_libyaml_norway as unsafe_sys;
 
-/// A position: 1-based line and column.
+/// A position: 1-based line and column (columns count characters, as libyaml's marks do).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Mark {
     pub line: usize,
@@ -31,16 +32,17 @@ fn mark(m: unsafe_sys::yaml_mark_t) -> Mark {
     }
 }
 
-/// One parser event, owned.
-#[derive(Debug)]
-pub(crate) enum Event {
+/// One parser event; a scalar's text is borrowed from the input when the fast path
+/// (`yaml_fast.rs`) reads it unchanged, owned when libyaml produced it.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Event<'a> {
     StreamStart,
     StreamEnd,
     DocumentStart,
     DocumentEnd,
     Alias(String),
     Scalar {
-        value: String,
+        value: Cow<'a, str>,
         plain: bool,
         tag: Option<String>,
         anchor: Option<String>,
@@ -124,7 +126,7 @@ impl Parser {
     }
 
     /// The next event and where it starts.
-    pub fn next(&mut self) -> Result<(Event, Mark), SyntaxError> {
+    pub fn next(&mut self) -> Result<(Event<'static>, Mark), SyntaxError> {
         if self.failed {
             return Err(self.error());
         }
@@ -154,7 +156,7 @@ impl Parser {
                         std::slice::from_raw_parts(s.value, s.length as usize)
                     };
                     Event::Scalar {
-                        value: String::from_utf8_lossy(bytes).into_owned(),
+                        value: Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
                         plain: s.style == unsafe_sys::YAML_PLAIN_SCALAR_STYLE,
                         tag: c_string(s.tag),
                         anchor: c_string(s.anchor),

@@ -12,25 +12,10 @@ use kcel_kube::{Error, KubeVersion, Request, Validator};
 use serde_json::Value;
 
 mod common;
-use common::{shared_or_skip, skip_list};
+use common::{shared_or_skip, skip_list, yaml_files};
 
 /// The Kubernetes release the expected outputs come from.
 const KUBE_1_35: KubeVersion = KubeVersion::new(35).expect("a supported version");
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            yaml_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(p);
-        }
-    }
-}
 
 /// A validator of every CRD under `dir` (files that do not load are left out), Kubernetes 1.35.
 fn load_crds(dir: &Path) -> Validator {

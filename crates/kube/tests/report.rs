@@ -173,6 +173,45 @@ fn json_is_one_document_with_a_record_per_document() {
 }
 
 #[test]
+fn json_written_on_several_threads_is_the_same_bytes() {
+    // Enough records for several pieces, with audit annotations (one key twice) and a mutated
+    // object (nested values) on some of them.
+    let base = report();
+    let mut records = Vec::new();
+    for i in 0..700 {
+        let mut r = base.records[i % base.records.len()].clone();
+        if i % 7 == 0 {
+            r.audit_annotations = vec![
+                ("p/k".into(), "v1".into()),
+                ("p/j".into(), "w".into()),
+                ("p/k".into(), "v2".into()),
+            ];
+        }
+        if i % 11 == 0 {
+            r.mutated = Some(serde_json::json!({"spec": {"a": [1, {"b": "x\ny"}], "e": {}}}));
+        }
+        records.push(r);
+    }
+    let big = Report {
+        records,
+        notices: Vec::new(),
+    };
+    let one = render(&big, Format::Json);
+    for jobs in [2, 3, 8] {
+        let options = RenderOptions {
+            jobs: std::num::NonZeroUsize::new(jobs),
+            ..RenderOptions::default()
+        };
+        let mut out = Vec::new();
+        big.render(Format::Json, &options, &mut out)
+            .expect("renders");
+        assert_eq!(String::from_utf8(out).expect("UTF-8"), one, "jobs {jobs}");
+    }
+    let parsed: serde_json::Value = serde_json::from_str(&one).expect("JSON");
+    assert_eq!(parsed["documents"].as_array().map(Vec::len), Some(700));
+}
+
+#[test]
 fn junit_parses_with_suites_per_file_and_counts() {
     let xml = render(&report(), Format::Junit);
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");

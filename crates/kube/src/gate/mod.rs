@@ -2,7 +2,8 @@
 //! [`Record`] in a [`Report`], and nothing unreadable or unvalidatable passes silently.
 //!
 //! [`run`] reads the `--crd` paths, the stored objects of `--old` and the inputs without
-//! stopping at a bad file ([`crate::documents::read_inputs`]); reviews every CRD found as
+//! stopping at a bad file ([`crate::documents::read_inputs`], files parsed on the run's
+//! threads); reviews every CRD found as
 //! kube-apiserver reviews a CRD being created (`crds.rs`); then validates each other document
 //! against the CRD serving it, on up to [`GateOptions::jobs`] threads with the records in input
 //! order ([`parallel`]). Errors (exit code 2 of [`Report::exit_code`]):
@@ -34,7 +35,7 @@ use serde_json::Value;
 use crate::admission;
 use crate::admission::request::Operation;
 use crate::admission::{PolicySet, RequestOptions};
-use crate::documents::{Document, Input, ObjectKey, input_files, read_file, read_inputs};
+use crate::documents::{Document, Input, ObjectKey, input_files, read_file};
 use crate::error::Error;
 use crate::field::FieldError;
 use crate::pipeline::status::Status;
@@ -110,29 +111,16 @@ pub fn run(
     inputs: &Inputs,
     progress: Option<&Progress>,
 ) -> Report {
-    let crd_inputs = read_inputs(&inputs.crds);
-    let policy_inputs = read_inputs(&inputs.policies);
-    let delete_inputs = read_inputs(&inputs.delete);
+    let read = |paths: &[String]| read_inputs_on(paths, options.jobs);
+    let crd_inputs = read(&inputs.crds);
+    let policy_inputs = read(&inputs.policies);
+    let delete_inputs = read(&inputs.delete);
     let old_inputs = inputs
         .old
         .as_ref()
-        .map(|p| read_inputs(std::slice::from_ref(p)))
+        .map(|p| read(std::slice::from_ref(p)))
         .unwrap_or_default();
-    // Files are parsed on `jobs` threads, their documents kept in input order.
-    let files = input_files(&inputs.documents);
-    let names: Vec<Option<&str>> = files
-        .iter()
-        .map(|f| f.as_ref().ok().map(String::as_str))
-        .collect();
-    let parsed = parallel::ordered_map(&names, options.jobs, |name| name.map(read_file));
-    let doc_inputs: Vec<Input> = files
-        .into_iter()
-        .zip(parsed)
-        .flat_map(|(file, docs)| match file {
-            Ok(_) => docs.unwrap_or_default(),
-            Err(e) => vec![Err(e)],
-        })
-        .collect();
+    let doc_inputs = read(&inputs.documents);
 
     // Every CRD document: those of `--crd` files first, then those among the inputs.
     let crd_docs: Vec<&Document> = crd_inputs
@@ -169,9 +157,19 @@ pub fn run(
             Err(e) => records.push(Record::unreadable(e)),
         }
     }
-    for d in doc_inputs.iter().filter_map(|i| i.as_ref().ok()) {
-        if !d.is_crd() {
-            policies.add_document(d);
+    // Objects and Namespaces among the inputs are kept for policies (params, namespace
+    // selectors): without any admission document there is no policy to read them, and keeping
+    // them would copy every input.
+    let admission_inputs = policy_inputs
+        .iter()
+        .chain(&doc_inputs)
+        .filter_map(|i| i.as_ref().ok())
+        .any(is_admission_document);
+    if admission_inputs {
+        for d in doc_inputs.iter().filter_map(|i| i.as_ref().ok()) {
+            if !d.is_crd() {
+                policies.add_document(d);
+            }
         }
     }
     let mut old = HashMap::new();
@@ -252,6 +250,35 @@ pub fn run(
         records,
         notices: gate.validator.builtins_notice().into_iter().collect(),
     }
+}
+
+/// Whether `doc` is of the `admissionregistration.k8s.io` group, where every admission policy
+/// and binding kind is (`admission::model::GROUP`).
+fn is_admission_document(doc: &Document) -> bool {
+    doc.value
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.split_once('/'))
+        .is_some_and(|(group, _)| group == admission::model::GROUP)
+}
+
+/// [`read_inputs`], the files parsed on up to `jobs` threads, their documents kept in input
+/// order.
+fn read_inputs_on(paths: &[String], jobs: NonZeroUsize) -> Vec<Input> {
+    let files = input_files(paths);
+    let names: Vec<Option<&str>> = files
+        .iter()
+        .map(|f| f.as_ref().ok().map(String::as_str))
+        .collect();
+    let parsed = parallel::ordered_map(&names, jobs, |name| name.map(read_file));
+    files
+        .into_iter()
+        .zip(parsed)
+        .flat_map(|(file, docs)| match file {
+            Ok(_) => docs.unwrap_or_default(),
+            Err(e) => vec![Err(e)],
+        })
+        .collect()
 }
 
 /// What validating one object needs.
@@ -381,15 +408,27 @@ impl Gate<'_> {
         };
         // The record names the document as written, before the request changes it.
         let mut head = Record::of(&doc, Outcome::Valid, String::new());
-        let old = self.old.get(&ObjectKey::of(&doc.value));
+        let old = if self.old.is_empty() {
+            None
+        } else {
+            self.old.get(&ObjectKey::of(&doc.value))
+        };
         head.operation = Some(if old.is_some() {
             Operation::Update
         } else {
             Operation::Create
         });
+        // Only a policy or binding document has a decoding error or API validation errors.
+        let admission_document = is_admission_document(&doc);
         let admission = Admission {
-            decode_error: self.policies.decode_error(&doc).map(ToString::to_string),
-            review: self.policies.review(&doc),
+            decode_error: admission_document
+                .then(|| self.policies.decode_error(&doc).map(ToString::to_string))
+                .flatten(),
+            review: if admission_document {
+                self.policies.review(&doc)
+            } else {
+                Vec::new()
+            },
             object: (!self.policies.is_empty()).then(|| doc.value.clone()),
         };
         let request = match old {

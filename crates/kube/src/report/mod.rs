@@ -14,6 +14,7 @@ mod tap;
 mod text;
 
 use std::io::{self, Write};
+use std::num::NonZeroUsize;
 
 use serde_json::Value;
 
@@ -270,7 +271,7 @@ impl Report {
     ) -> io::Result<()> {
         match format {
             Format::Text => text::render(self, options, w),
-            Format::Json => json::render(self, w),
+            Format::Json => json::render(self, options.jobs.unwrap_or(NonZeroUsize::MIN), w),
             Format::Junit => junit::render(self, w),
             Format::Tap => tap::render(self, w),
             Format::Sarif => sarif::render(self, options, w),
@@ -340,4 +341,6 @@ pub struct RenderOptions {
     pub colour: bool,
     /// The version of the tool named in SARIF's `tool.driver` (default this crate's).
     pub tool_version: Option<String>,
+    /// Threads writing the JSON report's records (default one); the bytes do not depend on it.
+    pub jobs: Option<NonZeroUsize>,
 }

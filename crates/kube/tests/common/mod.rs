@@ -9,7 +9,7 @@ pub mod raw_json;
 pub mod replay;
 pub mod trials;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kcel_kube::pipeline::Status;
 use serde_json::Value;
@@ -72,3 +72,20 @@ pub fn compare_status(
 
 #[allow(unused_imports)]
 pub use kcel_kube::case_compare::reorder_message;
+
+/// The YAML files (`*.yaml`, `*.yml`) under `dir`, recursively, sorted, appended to `out`
+/// (none when `dir` cannot be read).
+pub fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(p);
+        }
+    }
+}
