@@ -190,6 +190,9 @@ pub struct PreparedSchema {
     /// Whether the schema has embedded resources (`x-kubernetes-embedded-resource`): without
     /// them the walks that coerce and validate embedded resources are skipped.
     has_embedded: bool,
+    /// Whether the schema has a non-null `default` anywhere: without one the defaulting walk is
+    /// skipped (it would change nothing).
+    has_defaults: bool,
     /// Its patterns, compiled.
     patterns: Arc<Patterns>,
 }
@@ -208,6 +211,11 @@ impl PreparedSchema {
         PreparedSchema {
             has_rules: has_rules(&schema, 0),
             has_embedded: any_node(&schema, &|s| s.x_embedded_resource, 0),
+            has_defaults: any_node(
+                &schema,
+                &|s| s.default.as_ref().is_some_and(|d| !d.is_null()),
+                0,
+            ),
             patterns: Arc::new(openapi::compile_patterns(&schema)),
             schema,
         }
@@ -455,7 +463,9 @@ impl<'a> Pipeline<'a> {
             .map_err(|e| e.to_string())?;
             unknown.extend(embedded_unknown);
         }
-        prune::apply_defaults(&mut obj, self.schema(), 0);
+        if self.prepared.has_defaults {
+            prune::apply_defaults(&mut obj, self.schema(), 0);
+        }
         Ok((obj, unknown))
     }
 
