@@ -433,7 +433,9 @@ impl<'a> Pipeline<'a> {
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
     /// coercion, defaults. Returns the object and the unknown-field paths.
     pub(crate) fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), String> {
-        decode::normalize_numbers(&mut obj, 0).map_err(|e| e.to_string())?;
+        let mut has_null = false;
+        decode::normalize_numbers_finding_nulls(&mut obj, 0, &mut has_null)
+            .map_err(|e| e.to_string())?;
         let Value::Object(root) = &mut obj else {
             return Err(format!(
                 "Object 'Kind' is missing in '{}'",
@@ -448,7 +450,11 @@ impl<'a> Pipeline<'a> {
         }
         if !self.crd.spec.preserve_unknown_fields {
             unknown.extend(prune::prune(&mut obj, self.schema(), true));
-            prune::prune_nulls(&mut obj, self.schema(), 0);
+            // Metadata decoding and pruning only copy or remove values: without a null in the
+            // body there is none to prune.
+            if has_null {
+                prune::prune_nulls(&mut obj, self.schema(), 0);
+            }
         }
         if self.prepared.has_embedded {
             let mut embedded_unknown = Vec::new();

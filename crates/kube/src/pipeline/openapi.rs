@@ -151,8 +151,10 @@ impl NodeResult {
 
     /// `Result.Merge`.
     fn merge(&mut self, other: NodeResult) {
-        for e in other.errors {
-            self.push(e);
+        if !other.errors.is_empty() {
+            for e in other.errors {
+                self.push(e);
+            }
         }
         self.matches += other.matches;
     }
@@ -701,7 +703,9 @@ impl SchemaValidator {
             }
         }
         // `dependencies` (kept by kube-openapi; structural CRD schemas forbid them).
-        if let Value::Object(map) = value {
+        if let Value::Object(map) = value
+            && !schema.dependencies.is_empty()
+        {
             for key in map.keys() {
                 match schema.dependencies.get(key) {
                     Some(SchemaOrStringArray::Schema(dep)) => {
@@ -1096,20 +1100,26 @@ impl SchemaValidator {
                 }
             }
         }
-        // The declared properties present, in the schema's order.
-        let mut present: SmallVec<[(usize, &str, &Value); SMALL_OBJECT]> = declared
+        // The declared properties present, in the schema's order: the object's own order when
+        // it already is the schema's (as in most documents), else sorted.
+        let present = declared
             .iter()
             .zip(map)
-            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)))
-            .collect();
-        present.sort_unstable_by_key(|&(d, _, _)| d);
-        for (d, k, v) in present {
-            let Some((_, prop)) = schema.properties.get_index(d) else {
-                continue;
-            };
-            let c = corr.and_then(|c| child_correlation(c, k, resource_root));
-            let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
-            out.merge(r);
+            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)));
+        let in_schema_order = present.clone().map(|(d, _, _)| d).is_sorted();
+        let mut validate_property = |(d, k, v): (usize, &str, &Value)| {
+            if let Some((_, prop)) = schema.properties.get_index(d) {
+                let c = corr.and_then(|c| child_correlation(c, k, resource_root));
+                let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
+                out.merge(r);
+            }
+        };
+        if in_schema_order {
+            present.for_each(&mut validate_property);
+        } else {
+            let mut sorted: SmallVec<[(usize, &str, &Value); SMALL_OBJECT]> = present.collect();
+            sorted.sort_unstable_by_key(|&(d, _, _)| d);
+            sorted.into_iter().for_each(validate_property);
         }
         for req in &schema.required {
             if !has_key(map, req) {
