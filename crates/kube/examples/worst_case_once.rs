@@ -5,8 +5,12 @@
 //!
 //! ```text
 //! cargo build --release -p kcel-kube --example worst_case_once
-//! valgrind --tool=callgrind target/release/examples/worst_case_once [iterating-rule|per-item-rule] [pipeline|rules]
+//! valgrind --tool=callgrind --toggle-collect='kcel_kube::validator::Validator::validate_create' \
+//!     target/release/examples/worst_case_once [iterating-rule|per-item-rule] [pipeline|rules]
 //! ```
+//!
+//! Memory comes from the system allocator (the bench uses the `kcel` binary's, mimalloc), so
+//! that a profile shows what allocation costs.
 
 use std::process::ExitCode;
 
