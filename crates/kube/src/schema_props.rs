@@ -15,6 +15,37 @@ use serde_json::Value;
 /// and every walk over an object looks each field up in one.
 pub type SchemaMap<V> = IndexMap<String, V, foldhash::fast::RandomState>;
 
+/// Up to how many keys [`SchemaLookup`] searches a [`SchemaMap`] in order: comparing a few keys
+/// costs less than hashing one (most schema nodes declare a handful of properties).
+const LINEAR_LOOKUP_MAX: usize = 8;
+
+/// Lookups in a [`SchemaMap`] for the walks that look up every field of an object: small maps
+/// are searched in order, larger ones hashed.
+pub trait SchemaLookup<V> {
+    /// The value under `key`.
+    fn lookup(&self, key: &str) -> Option<&V>;
+    /// The position of `key`.
+    fn lookup_index(&self, key: &str) -> Option<usize>;
+}
+
+impl<V> SchemaLookup<V> for SchemaMap<V> {
+    fn lookup(&self, key: &str) -> Option<&V> {
+        if self.len() <= LINEAR_LOOKUP_MAX {
+            self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        } else {
+            self.get(key)
+        }
+    }
+
+    fn lookup_index(&self, key: &str) -> Option<usize> {
+        if self.len() <= LINEAR_LOOKUP_MAX {
+            self.keys().position(|k| k == key)
+        } else {
+            self.get_index_of(key)
+        }
+    }
+}
+
 /// One schema node.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]

@@ -14,10 +14,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
+use crate::schema_props::{
+    JsonSchemaProps, SchemaMap, SchemaOrArray, SchemaOrBool, ValidationRule,
+};
 
 /// How deep schemas may nest (schema levels, not JSON levels).
 ///
@@ -36,7 +37,8 @@ pub struct Structural {
     /// Keywords every node has.
     pub generic: Generic,
     /// `properties`.
-    pub properties: IndexMap<String, Arc<Structural>>,
+    /// `properties` (hashed with `foldhash`: looked up for every field a rule or a CEL value reads).
+    pub properties: SchemaMap<Arc<Structural>>,
     /// `items`.
     pub items: Option<Arc<Structural>>,
     /// `additionalProperties`.
@@ -311,7 +313,8 @@ fn convert(p: &JsonSchemaProps, path: &str, depth: usize) -> Result<Structural, 
             });
         }
     };
-    let mut properties = IndexMap::with_capacity(p.properties.len());
+    let mut properties =
+        SchemaMap::with_capacity_and_hasher(p.properties.len(), Default::default());
     for (name, prop) in &p.properties {
         let s = convert(prop, &child(&format!("properties[{name}]")), depth + 1)?;
         properties.insert(name.clone(), Arc::new(s));

@@ -80,22 +80,34 @@ impl PartialEq for DecodeError {
 
 /// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.
 pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), TooDeep> {
+    normalize_numbers_finding_nulls(v, depth, &mut false)
+}
+
+/// [`normalize_numbers`], setting `has_null` when the document holds a `null` (afterwards), so
+/// that the null-pruning walk can be skipped for documents without any.
+pub(crate) fn normalize_numbers_finding_nulls(
+    v: &mut Value,
+    depth: usize,
+    has_null: &mut bool,
+) -> Result<(), TooDeep> {
     if depth > MAX_REQUEST_BODY_DEPTH {
         return Err(TooDeep);
     }
     match v {
+        Value::Null => *has_null = true,
         Value::Number(n) if !n.is_f64() && n.as_i64().is_none() => {
             let f = n.as_f64().unwrap_or(0.0);
             *v = Number::from_f64(f).map_or(Value::Null, Value::Number);
+            *has_null |= v.is_null();
         }
         Value::Array(a) => {
             for x in a {
-                normalize_numbers(x, depth + 1)?;
+                normalize_numbers_finding_nulls(x, depth + 1, has_null)?;
             }
         }
         Value::Object(m) => {
             for x in m.values_mut() {
-                normalize_numbers(x, depth + 1)?;
+                normalize_numbers_finding_nulls(x, depth + 1, has_null)?;
             }
         }
         _ => {}

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::trail::Trail;
 use crate::field::{BadValue, FieldError, Path, go_json};
-use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
+use crate::schema_props::{JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool};
 
 /// How deep the walk descends.
 const MAX_LIST_TYPE_DEPTH: usize = 1000;
@@ -44,7 +44,7 @@ fn walk(
         }
         Value::Object(map) => {
             for (k, v) in map {
-                if let Some(prop) = schema.properties.get(k) {
+                if let Some(prop) = schema.properties.lookup(k) {
                     walk(&path.child(k), prop, v, errs, depth + 1);
                 } else if let Some(SchemaOrBool::Schema(ap)) = &schema.additional_properties {
                     walk(&path.key(k), ap, v, errs, depth + 1);

@@ -191,6 +191,9 @@ pub struct PreparedSchema {
     /// Whether the schema has embedded resources (`x-kubernetes-embedded-resource`): without
     /// them the walks that coerce and validate embedded resources are skipped.
     has_embedded: bool,
+    /// Whether the schema has a non-null `default` anywhere: without one the defaulting walk is
+    /// skipped (it would change nothing).
+    has_defaults: bool,
     /// Its patterns, compiled.
     patterns: Arc<Patterns>,
 }
@@ -209,6 +212,11 @@ impl PreparedSchema {
         PreparedSchema {
             has_rules: has_rules(&schema, 0),
             has_embedded: any_node(&schema, &|s| s.x_embedded_resource, 0),
+            has_defaults: any_node(
+                &schema,
+                &|s| s.default.as_ref().is_some_and(|d| !d.is_null()),
+                0,
+            ),
             patterns: Arc::new(openapi::compile_patterns(&schema)),
             schema,
         }
@@ -426,7 +434,8 @@ impl<'a> Pipeline<'a> {
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
     /// coercion, defaults. Returns the object and the unknown-field paths.
     pub(crate) fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), DecodeError> {
-        decode::normalize_numbers(&mut obj, 0)?;
+        let mut has_null = false;
+        decode::normalize_numbers_finding_nulls(&mut obj, 0, &mut has_null)?;
         let Value::Object(root) = &mut obj else {
             return Err(DecodeError::KindMissing(crate::field::go_json(&obj)));
         };
@@ -438,7 +447,11 @@ impl<'a> Pipeline<'a> {
         }
         if !self.crd.spec.preserve_unknown_fields {
             unknown.extend(prune::prune(&mut obj, self.schema(), true));
-            prune::prune_nulls(&mut obj, self.schema(), 0);
+            // Metadata decoding and pruning only copy or remove values: without a null in the
+            // body there is none to prune.
+            if has_null {
+                prune::prune_nulls(&mut obj, self.schema(), 0);
+            }
         }
         if self.prepared.has_embedded {
             let mut embedded_unknown = Vec::new();
@@ -453,7 +466,9 @@ impl<'a> Pipeline<'a> {
             .map_err(DecodeError::Embedded)?;
             unknown.extend(embedded_unknown);
         }
-        prune::apply_defaults(&mut obj, self.schema(), 0);
+        if self.prepared.has_defaults {
+            prune::apply_defaults(&mut obj, self.schema(), 0);
+        }
         Ok((obj, unknown))
     }
 

@@ -22,13 +22,16 @@ use std::sync::Arc;
 
 use cel::go::regexp::{Regex, RegexError};
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 
 use super::formats;
 use super::numeric_formats::{self, Repr};
 use crate::correlation::{self, Correlation};
 use crate::field::{BadValue, FieldError, Path};
 use crate::go::fmt::{FloatStyle, format_float};
-use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
+use crate::schema_props::{
+    JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool, SchemaOrStringArray,
+};
 use crate::version::KubeVersion;
 
 /// A node of the new object correlated with its old value.
@@ -119,22 +122,39 @@ pub struct NodeResult {
     pub errors: Vec<OpenApiError>,
     /// kube-openapi's `MatchCount`.
     pub matches: usize,
-    /// The texts of `errors` (`Result.AddErrors` drops an error whose text is already there).
-    texts: std::collections::HashSet<String>,
+    /// The texts of `errors` once there are more than [`LINEAR_TEXTS`] (`Result.AddErrors`
+    /// drops an error whose text is already there); fewer are compared in order, so that the
+    /// many nodes without errors build no set.
+    texts: Option<std::collections::HashSet<String, foldhash::fast::RandomState>>,
 }
 
 impl NodeResult {
     /// `Result.AddErrors` for one error.
     fn push(&mut self, e: OpenApiError) {
-        if self.texts.insert(e.message.clone()) {
+        let new = match &mut self.texts {
+            Some(texts) => texts.insert(e.message.clone()),
+            None if self.errors.len() < LINEAR_TEXTS => {
+                !self.errors.iter().any(|x| x.message == e.message)
+            }
+            None => {
+                let mut texts: std::collections::HashSet<String, _> =
+                    self.errors.iter().map(|x| x.message.clone()).collect();
+                let new = texts.insert(e.message.clone());
+                self.texts = Some(texts);
+                new
+            }
+        };
+        if new {
             self.errors.push(e);
         }
     }
 
     /// `Result.Merge`.
     fn merge(&mut self, other: NodeResult) {
-        for e in other.errors {
-            self.push(e);
+        if !other.errors.is_empty() {
+            for e in other.errors {
+                self.push(e);
+            }
         }
         self.matches += other.matches;
     }
@@ -142,7 +162,7 @@ impl NodeResult {
     /// Drops every error (a ratcheted subtree).
     fn clear_errors(&mut self) {
         self.errors.clear();
-        self.texts.clear();
+        self.texts = None;
     }
 
     /// Whether no error was found.
@@ -150,6 +170,9 @@ impl NodeResult {
         self.errors.is_empty()
     }
 }
+
+/// Up to how many errors a [`NodeResult`] finds repeated texts by comparing them in order.
+const LINEAR_TEXTS: usize = 8;
 
 /// Compiled `pattern`s by their text (Go's compile error for a pattern that does not compile).
 pub type Patterns = HashMap<String, Result<Regex, RegexError>>;
@@ -374,8 +397,9 @@ impl SchemaValidator {
                 path.push_str(k);
             }
             Step::Index(i) => {
-                use std::fmt::Write;
-                let _ = write!(path, "[{i}]");
+                path.push('[');
+                path.push_str(itoa::Buffer::new().format(i));
+                path.push(']');
             }
         }
         let out = self.node(value, schema, path, corr, false, depth + 1);
@@ -537,6 +561,12 @@ impl SchemaValidator {
             return;
         }
         let sch_type = schema_type_of(value);
+        // The common case, a value of the schema's own type and no format: every test below
+        // passes.
+        if format.is_empty() && types.contains(&sch_type) {
+            out.matches += 1;
+            return;
+        }
         let data_format = format_of(value);
         let contains = |t: &str| types.contains(&t);
         let is_float_int = sch_type == "number"
@@ -673,7 +703,9 @@ impl SchemaValidator {
             }
         }
         // `dependencies` (kept by kube-openapi; structural CRD schemas forbid them).
-        if let Value::Object(map) = value {
+        if let Value::Object(map) = value
+            && !schema.dependencies.is_empty()
+        {
             for key in map.keys() {
                 match schema.dependencies.get(key) {
                     Some(SchemaOrStringArray::Schema(dep)) => {
@@ -699,9 +731,13 @@ impl SchemaValidator {
     /// `stringValidator`: `maxLength`, `minLength`, `pattern`, stopping at the first that
     /// fails.
     fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut NodeResult) {
-        let len = s.chars().count() as i64;
+        // The length in characters is at most the length in bytes and at least a quarter of
+        // it: counted only when the byte length cannot decide.
+        let bytes = i64::try_from(s.len()).unwrap_or(i64::MAX);
+        let chars = || s.chars().count() as i64;
         if let Some(max) = schema.max_length
-            && len > max
+            && bytes > max
+            && chars() > max
         {
             out.push(OpenApiError {
                 kind: ErrorKind::TooLong(max),
@@ -712,7 +748,8 @@ impl SchemaValidator {
             return;
         }
         if let Some(min) = schema.min_length
-            && len < min
+            && bytes < min.saturating_mul(4)
+            && chars() < min
         {
             out.push(invalid(
                 path,
@@ -1020,11 +1057,11 @@ impl SchemaValidator {
         };
         // Each field's position among the declared properties (one lookup per field, not per
         // declared property).
-        let declared: Vec<Option<usize>> = if schema.properties.is_empty() {
-            Vec::new()
+        let declared: SmallVec<[Option<usize>; SMALL_OBJECT]> = if schema.properties.is_empty() {
+            SmallVec::new()
         } else {
             map.keys()
-                .map(|k| schema.properties.get_index_of(k))
+                .map(|k| schema.properties.lookup_index(k))
                 .collect()
         };
         let is_declared = |field: usize| declared.get(field).copied().flatten().is_some();
@@ -1063,23 +1100,29 @@ impl SchemaValidator {
                 }
             }
         }
-        // The declared properties present, in the schema's order.
-        let mut present: Vec<(usize, &str, &Value)> = declared
+        // The declared properties present, in the schema's order: the object's own order when
+        // it already is the schema's (as in most documents), else sorted.
+        let present = declared
             .iter()
             .zip(map)
-            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)))
-            .collect();
-        present.sort_unstable_by_key(|&(d, _, _)| d);
-        for (d, k, v) in present {
-            let Some((_, prop)) = schema.properties.get_index(d) else {
-                continue;
-            };
-            let c = corr.and_then(|c| child_correlation(c, k, resource_root));
-            let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
-            out.merge(r);
+            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)));
+        let in_schema_order = present.clone().map(|(d, _, _)| d).is_sorted();
+        let mut validate_property = |(d, k, v): (usize, &str, &Value)| {
+            if let Some((_, prop)) = schema.properties.get_index(d) {
+                let c = corr.and_then(|c| child_correlation(c, k, resource_root));
+                let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
+                out.merge(r);
+            }
+        };
+        if in_schema_order {
+            present.for_each(&mut validate_property);
+        } else {
+            let mut sorted: SmallVec<[(usize, &str, &Value); SMALL_OBJECT]> = present.collect();
+            sorted.sort_unstable_by_key(|&(d, _, _)| d);
+            sorted.into_iter().for_each(validate_property);
         }
         for req in &schema.required {
-            if !map.contains_key(req) {
+            if !has_key(map, req) {
                 let name = child_path(path, req);
                 out.push(OpenApiError {
                     kind: ErrorKind::Required,
@@ -1097,6 +1140,19 @@ impl SchemaValidator {
                 }
             }
         }
+    }
+}
+
+/// How many fields an object may have for its per-field bookkeeping to stay on the stack.
+const SMALL_OBJECT: usize = 8;
+
+/// Whether `map` has `key`: small objects are searched in order (comparing a few keys costs less
+/// than hashing one with `serde_json`'s SipHash), larger ones through their index.
+fn has_key(map: &Map<String, Value>, key: &str) -> bool {
+    if map.len() <= SMALL_OBJECT {
+        map.keys().any(|k| k == key)
+    } else {
+        map.contains_key(key)
     }
 }
 

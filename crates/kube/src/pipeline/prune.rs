@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::decode::decode_object_meta;
 use super::trail::Trail;
 use crate::field::{BadValue, FieldError, Path};
+use crate::schema_props::SchemaLookup;
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 
 /// How deep the walks descend (deeper content is left alone).
@@ -74,7 +75,7 @@ fn prune_node(
                 if meta_node && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
                     continue;
                 }
-                if let Some(prop) = s.properties.get(k) {
+                if let Some(prop) = s.properties.lookup(k) {
                     prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
                 } else if let Some(ap) = additional(s) {
                     prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
@@ -115,7 +116,7 @@ fn skip_prune(
                 if meta_node && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
                     continue;
                 }
-                if let Some(prop) = s.properties.get(k) {
+                if let Some(prop) = s.properties.lookup(k) {
                     prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
                 } else if let Some(ap) = additional(s) {
                     prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
@@ -142,7 +143,7 @@ pub fn prune_nulls(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
         Value::Object(m) => {
             let mut remove = Vec::new();
             for (k, child) in m.iter_mut() {
-                let cs = s.properties.get(k).or_else(|| additional(s).flatten());
+                let cs = s.properties.lookup(k).or_else(|| additional(s).flatten());
                 let Some(cs) = cs else { continue };
                 if child.is_null() {
                     if !cs.nullable && cs.default.is_none() {
@@ -207,7 +208,7 @@ pub fn apply_defaults(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
             }
             let ap = additional(s).flatten();
             for (k, child) in m.iter_mut() {
-                if let Some(prop) = s.properties.get(k) {
+                if let Some(prop) = s.properties.lookup(k) {
                     apply_defaults(child, prop, depth + 1);
                 } else if let Some(ap) = ap {
                     if is_non_nullable_null(child, ap)
@@ -257,7 +258,7 @@ pub fn coerce_embedded(
                 {
                     continue;
                 }
-                if let Some(prop) = s.properties.get(k) {
+                if let Some(prop) = s.properties.lookup(k) {
                     coerce_embedded(child, prop, &path.child(k), unknown, depth + 1)?;
                 } else if let Some(Some(ap)) = additional(s) {
                     coerce_embedded(child, ap, &path.key(k), unknown, depth + 1)?;

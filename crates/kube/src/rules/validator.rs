@@ -10,7 +10,6 @@
 use std::sync::Arc;
 
 use cel::{ErrorKind, EvalOptions, Value};
-use indexmap::IndexMap;
 
 use super::compile::{
     CompiledRule, EnvLoader, NodeError, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME,
@@ -23,6 +22,7 @@ use crate::decl::{DeclKind, DeclType};
 use crate::escaping;
 use crate::field::{BadValue, FieldError, Path};
 use crate::go::fmt::quote;
+use crate::schema_props::{SchemaLookup, SchemaMap};
 use crate::structural::Structural;
 use crate::values::{self, Json};
 
@@ -36,7 +36,7 @@ pub struct SchemaRules {
     uses_old_self: bool,
     per_call_limit: u64,
     items: Option<Box<SchemaRules>>,
-    properties: IndexMap<String, SchemaRules>,
+    properties: SchemaMap<SchemaRules>,
     additional_properties: Option<Box<SchemaRules>>,
     /// Rules inside `allOf` entries, validated against this same node.
     all_of: Vec<SchemaRules>,
@@ -242,7 +242,7 @@ impl SchemaRules {
                 }
                 if !self.properties.is_empty() {
                     for (k, value) in map.iter() {
-                        let Some(v) = self.properties.get(k.as_ref()) else {
+                        let Some(v) = self.properties.lookup(k) else {
                             continue;
                         };
                         let old_v = old_map.and_then(|o| o.get(k));
@@ -604,7 +604,7 @@ impl Builder<'_> {
             ),
             _ => None,
         };
-        let mut properties = IndexMap::new();
+        let mut properties = SchemaMap::default();
         for (name, vprop) in &validation.properties {
             // Only properties on the node's structural spine are validated.
             let Some(nprop) = node.properties.get(name) else {

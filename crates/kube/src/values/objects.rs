@@ -8,6 +8,7 @@ use cel::{EvalResult, Value};
 
 use super::{Json, JsonObject, Unknown, ValueError, to_value};
 use crate::escaping;
+use crate::schema_props::SchemaLookup;
 use crate::structural::Structural;
 
 /// A JSON object read with an object schema (`properties`): fields by CEL (escaped) name.
@@ -58,7 +59,7 @@ impl ObjectView {
             }
             property
         };
-        let Some(prop_schema) = self.schema.properties.get(property.as_ref()) else {
+        let Some(prop_schema) = self.schema.properties.lookup(property.as_ref()) else {
             return Ok(None);
         };
         match self.obj.get(property.as_ref()) {
@@ -79,7 +80,7 @@ impl ObjectView {
             None | Some(Json::Null) => return Ok(None),
             Some(node) => node,
         };
-        match self.schema.properties.get(name) {
+        match self.schema.properties.lookup(name) {
             Some(prop_schema) if escaping::escape(name).is_none() => {
                 to_value(node, prop_schema).map(Some)
             }
