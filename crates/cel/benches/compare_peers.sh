@@ -20,12 +20,7 @@ OUT="${OUT:-$ROOT/target/peer-bench/$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
 
 # kcel's driver, built in release mode (the bench profile).
-KCEL=$(cd "$ROOT" && cargo bench -p kcel-cel --bench peer_driver --no-run --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
-for l in sys.stdin:
-    m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("target",{}).get("name")=="peer_driver" and m.get("executable"):
-        print(m["executable"])')
+KCEL=$("$(dirname "$0")/peer_driver_path.sh")
 [ -x "$KCEL" ] || { echo "cannot build the kcel peer driver" >&2; exit 1; }
 
 # The peers' commands: PEER_CMDS=("label|command prefix" ...).

@@ -248,18 +248,7 @@ impl Plan {
     /// only when the left does not decide.
     #[inline(never)]
     fn eval_logic<const T: bool>(&self, ab: &[Node; 2], or: bool, cx: &mut Ctx<'_>) -> EvalResult {
-        let l = self.eval_node::<T>(&ab[0], cx);
-        abort_on!(l);
-        if matches!(l, Ok(Value::Bool(b)) if b == or) {
-            return Ok(Value::Bool(or));
-        }
-        let r = self.eval_node::<T>(&ab[1], cx);
-        abort_on!(r);
-        // Two booleans, the left one not deciding: the right one decides.
-        if let (Ok(Value::Bool(_)), Ok(Value::Bool(b))) = (&l, &r) {
-            return Ok(Value::Bool(*b));
-        }
-        logic(l, r, or)
+        logic_with(ab, or, cx, |n, cx| self.eval_node::<T>(n, cx))
     }
 
     #[inline(never)]
@@ -348,21 +337,38 @@ impl Plan {
 
     #[inline(never)]
     fn eval_op2<const T: bool>(&self, op: &Op2, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.op2_borrowed::<T>(op, cx) {
+        if let Some(r) = self.op2_borrowed::<T>(op, cx, None) {
             return r;
         }
-        let a = self.eval_node::<T>(&op.args[0], cx);
+        self.op2_with::<T>(op, cx, |n, cx| self.eval_node::<T>(n, cx))
+    }
+
+    /// A binary operator whose operands `eval` evaluates (left to right).
+    #[inline(always)]
+    pub(super) fn op2_with<const T: bool>(
+        &self,
+        op: &Op2,
+        cx: &mut Ctx<'_>,
+        mut eval: impl FnMut(&Node, &mut Ctx<'_>) -> EvalResult,
+    ) -> EvalResult {
+        let a = eval(&op.args[0], cx);
         abort_on!(a);
         // A constant right operand is borrowed, not copied.
         let b_owned;
         let b = match &op.args[1] {
             Node::Const(c) => Ok(c),
             other => {
-                b_owned = self.eval_node::<T>(other, cx);
+                b_owned = eval(other, cx);
                 abort_on!(b_owned);
                 b_owned.as_ref()
             }
         };
+        if let (Ok(x), Ok(y)) = (&a, b)
+            && let Some(v) = op.int_result(x, y)
+        {
+            cx.charge::<T>(op.int_cost())?;
+            return Ok(v);
+        }
         self.apply_binary::<T>(&op.meta, op.f, a.as_ref(), b, cx)
     }
 
@@ -599,7 +605,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.call_borrowed::<T>(c, cx) {
+        if let Some(r) = self.call_borrowed::<T>(c, cx, None) {
             return r;
         }
         let n = c.args.len();
@@ -844,6 +850,29 @@ fn match_target(m: &Matches, t: &Value) -> EvalResult {
         (Value::String(_), Err(e)) => Err(e.clone().at(m.meta.id)),
         _ => Err(EvalError::no_such_overload().at(m.meta.id)),
     }
+}
+
+/// `a && b` (`or == false`) or `a || b` (`or == true`) with operands that
+/// `eval` evaluates: the right side only when the left does not decide.
+#[inline(always)]
+pub(super) fn logic_with(
+    ab: &[Node; 2],
+    or: bool,
+    cx: &mut Ctx<'_>,
+    mut eval: impl FnMut(&Node, &mut Ctx<'_>) -> EvalResult,
+) -> EvalResult {
+    let l = eval(&ab[0], cx);
+    abort_on!(l);
+    if matches!(l, Ok(Value::Bool(b)) if b == or) {
+        return Ok(Value::Bool(or));
+    }
+    let r = eval(&ab[1], cx);
+    abort_on!(r);
+    // Two booleans, the left one not deciding: the right one decides.
+    if let (Ok(Value::Bool(_)), Ok(Value::Bool(b))) = (&l, &r) {
+        return Ok(Value::Bool(*b));
+    }
+    logic(l, r, or)
 }
 
 /// `&&` (`or == false`) / `||` (`or == true`) once both sides are known and
