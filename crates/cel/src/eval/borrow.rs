@@ -159,7 +159,7 @@ impl Plan {
         item: Option<Item<'_>>,
     ) -> Option<EvalResult> {
         self.prepare(n, cx);
-        let (v, k) = peek_item(n, &cx.slots, &cx.vars, item)?;
+        let (v, k) = peek_item(n, cx.slots, &cx.vars, item)?;
         let v = v.clone();
         Some(cx.charge_run::<T>(k, 0).map(|()| v))
     }
@@ -188,8 +188,8 @@ impl Plan {
     ) -> Option<EvalResult> {
         self.prepare(&op.args[0], cx);
         self.prepare(&op.args[1], cx);
-        let (a, na) = peek_item(&op.args[0], &cx.slots, &cx.vars, item)?;
-        let (b, nb) = peek_item(&op.args[1], &cx.slots, &cx.vars, item)?;
+        let (a, na) = peek_item(&op.args[0], cx.slots, &cx.vars, item)?;
+        let (b, nb) = peek_item(&op.args[1], cx.slots, &cx.vars, item)?;
         if let Some(v) = op.int_result(a, b) {
             return Some(cx.charge_run::<T>(na + nb, op.int_cost()).map(|()| v));
         }
@@ -225,7 +225,7 @@ impl Plan {
         }
         let (r, args_cost, cost) = match c.args.as_slice() {
             [x] => {
-                let (a, na) = peek_item(x, &cx.slots, &cx.vars, item)?;
+                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
                 let r = self.dispatch(c, &[a]);
                 let cost = if T {
                     cost::cost_of(&self.env, &c.meta, &[a], r.as_ref().ok())
@@ -235,8 +235,8 @@ impl Plan {
                 (r, na, cost)
             }
             [x, y] => {
-                let (a, na) = peek_item(x, &cx.slots, &cx.vars, item)?;
-                let (b, nb) = peek_item(y, &cx.slots, &cx.vars, item)?;
+                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
+                let (b, nb) = peek_item(y, cx.slots, &cx.vars, item)?;
                 let r = self.dispatch(c, &[a, b]);
                 let cost = if T {
                     cost::cost_of(&self.env, &c.meta, &[a, b], r.as_ref().ok())

@@ -27,7 +27,7 @@ use crate::value::{KeyRef, List, Map, Value};
 pub(crate) struct Ctx<'a> {
     pub act: &'a dyn Activation,
     /// Comprehension variables and accumulators (accumulators may hold errors).
-    pub slots: Vec<EvalResult>,
+    pub slots: &'a mut [EvalResult],
     /// `cel.block` slots, computed on first use.
     pub blocks: Vec<Option<EvalResult>>,
     pub cost: u64,
@@ -402,7 +402,7 @@ impl Plan {
     #[inline(never)]
     fn eval_matches<const T: bool>(&self, m: &Matches, cx: &mut Ctx<'_>) -> EvalResult {
         self.prepare(&m.target, cx);
-        if let Some((t, nt)) = super::borrow::peek(&m.target, &cx.slots, &cx.vars) {
+        if let Some((t, nt)) = super::borrow::peek(&m.target, cx.slots, &cx.vars) {
             let r = match_target(m, t);
             let c = if T { self.matches_cost(m, t, &r) } else { 0 };
             cx.charge_run::<T>(nt, c)?;

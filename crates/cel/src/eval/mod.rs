@@ -51,6 +51,10 @@ use crate::value::Value;
 use node::Node;
 pub use options::{EvalOptions, Evaluation};
 
+/// Plans with at most this many comprehension slots (two or three per
+/// comprehension) keep them on the stack: no allocation per evaluation.
+const STACK_SLOTS: usize = 8;
+
 /// A planned expression.
 pub struct Plan {
     root: Node,
@@ -117,13 +121,23 @@ impl Plan {
                 cost: track.then_some(0),
             };
         }
+        // Comprehension slots: on the stack for the common plans.
+        let mut stack: [crate::EvalResult; STACK_SLOTS];
+        let mut heap: Vec<crate::EvalResult>;
+        let slots: &mut [crate::EvalResult] = match self.n_slots {
+            0 => &mut [],
+            n if n <= STACK_SLOTS => {
+                stack = std::array::from_fn(|_| Ok(Value::Null));
+                stack.get_mut(..n).unwrap_or_default()
+            }
+            n => {
+                heap = vec![Ok(Value::Null); n];
+                &mut heap
+            }
+        };
         let mut cx = interp::Ctx {
             act: activation,
-            slots: if self.n_slots == 0 {
-                Vec::new()
-            } else {
-                vec![Ok(crate::Value::Null); self.n_slots]
-            },
+            slots,
             blocks: if self.block_exprs.is_empty() {
                 Vec::new()
             } else {
