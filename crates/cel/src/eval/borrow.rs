@@ -16,14 +16,11 @@
 
 use super::Plan;
 use super::cost;
-use super::interp::Ctx;
+use super::interp::{Ctx, VarCache};
 use super::node::*;
 use crate::error::EvalResult;
 use crate::functions::FnImpl;
 use crate::value::Value;
-
-/// The variable-resolution cache of an evaluation (see [`VarRef::cache`]).
-pub(super) type VarCache = [Option<Option<Value>>; VAR_CACHE];
 
 /// A fold's iteration variable borrowed from the range it iterates, in
 /// place of its slot (see `item.rs`).
@@ -44,7 +41,7 @@ pub(super) struct Item<'v> {
 pub(super) fn peek<'a>(
     n: &'a Node,
     slots: &'a [EvalResult],
-    vars: &'a VarCache,
+    vars: &'a VarCache<'a>,
 ) -> Option<(&'a Value, u64)> {
     peek_item(n, slots, vars, None)
 }
@@ -54,7 +51,7 @@ pub(super) fn peek<'a>(
 pub(super) fn peek_item<'a>(
     n: &'a Node,
     slots: &'a [EvalResult],
-    vars: &'a VarCache,
+    vars: &'a VarCache<'a>,
     item: Option<Item<'a>>,
 ) -> Option<(&'a Value, u64)> {
     let slot = |s: usize| match item {
@@ -71,10 +68,7 @@ pub(super) fn peek_item<'a>(
             let root = match &a.base {
                 Base::Slot(s) => slot(*s)?,
                 Base::Vars(cands) => match cands.as_slice() {
-                    [var] if var.skip == 0 => match vars.get(var.cache) {
-                        Some(Some(Some(v))) => v,
-                        _ => return None,
-                    },
+                    [var] if var.skip == 0 => vars.get(var.cache)?.value()?,
                     _ => return None,
                 },
                 _ => return None,

@@ -36,8 +36,8 @@ pub(crate) struct Ctx<'a> {
     pub deadline: Option<Instant>,
     pub iterations: u64,
     pub max_size: usize,
-    /// Variables resolved so far (see [`VarRef::cache`]): `Some(resolution)`.
-    pub vars: [Option<Option<Value>>; VAR_CACHE],
+    /// Variables resolved so far (see [`VarRef::cache`]).
+    pub vars: VarCache<'a>,
     /// A buffer for string building, reused across a evaluation.
     pub scratch: String,
 }
@@ -53,12 +53,54 @@ pub(super) fn is_abort(e: &EvalError) -> bool {
     )
 }
 
-impl Ctx<'_> {
+/// An activation variable's resolution, remembered for one evaluation.
+pub(crate) enum Resolution<'a> {
+    /// Not asked yet.
+    Unknown,
+    /// Held by the activation ([`Activation::resolve_ref`]).
+    Borrowed(&'a Value),
+    /// Built by the activation ([`Activation::resolve`]).
+    Owned(Value),
+    /// Not bound.
+    Absent,
+}
+
+impl Resolution<'_> {
+    /// The value, once resolved and bound.
+    #[inline(always)]
+    pub(super) fn value(&self) -> Option<&Value> {
+        match self {
+            Resolution::Borrowed(v) => Some(v),
+            Resolution::Owned(v) => Some(v),
+            Resolution::Unknown | Resolution::Absent => None,
+        }
+    }
+}
+
+/// The variable-resolution cache of an evaluation (see [`VarRef::cache`]).
+pub(crate) type VarCache<'a> = [Resolution<'a>; VAR_CACHE];
+
+impl<'a> Ctx<'a> {
+    /// Asks the activation for `name`: borrowed when it holds the value.
+    #[inline]
+    fn ask(&self, name: &str) -> Resolution<'a> {
+        if let Some(v) = self.act.resolve_ref(name) {
+            return Resolution::Borrowed(v);
+        }
+        match self.act.resolve(name) {
+            Some(v) => Resolution::Owned(v),
+            None => Resolution::Absent,
+        }
+    }
+
     /// Resolves `var` into the cache if it is not there yet.
     #[inline]
     pub(super) fn resolve_into_cache(&mut self, var: &VarRef) {
-        if let Some(entry @ None) = self.vars.get_mut(var.cache) {
-            *entry = Some(self.act.resolve(&var.name));
+        if let Some(Resolution::Unknown) = self.vars.get(var.cache) {
+            let r = self.ask(&var.name);
+            if let Some(entry) = self.vars.get_mut(var.cache) {
+                *entry = r;
+            }
         }
     }
 
@@ -66,11 +108,11 @@ impl Ctx<'_> {
     /// evaluation.
     #[inline]
     fn resolve(&mut self, var: &VarRef) -> Option<Value> {
-        match self.vars.get_mut(var.cache) {
-            Some(Some(known)) => known.clone(),
-            Some(entry) => entry.insert(self.act.resolve(&var.name)).clone(),
-            None => self.act.resolve(&var.name),
+        if var.cache >= VAR_CACHE {
+            return self.act.resolve(&var.name);
         }
+        self.resolve_into_cache(var);
+        self.vars.get(var.cache)?.value().cloned()
     }
 
     #[inline(always)]
@@ -488,9 +530,9 @@ impl Plan {
             Base::Vars(cands) => match cands.as_slice() {
                 [var] if var.skip == 0 && var.cache < VAR_CACHE => {
                     cx.resolve_into_cache(var);
-                    match cx.vars.get(var.cache) {
-                        Some(Some(Some(root))) => first_field(root, &a.quals),
-                        _ => None,
+                    match cx.vars.get(var.cache).and_then(Resolution::value) {
+                        Some(root) => first_field(root, &a.quals),
+                        None => None,
                     }
                 }
                 _ => None,

@@ -149,7 +149,7 @@ impl Plan {
             deadline: options.deadline,
             iterations: 0,
             max_size: self.max_size,
-            vars: Default::default(),
+            vars: [const { interp::Resolution::Unknown }; node::VAR_CACHE],
             scratch: String::new(),
         };
         if track {
