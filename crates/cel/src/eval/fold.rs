@@ -167,10 +167,12 @@ impl Plan {
                 }
                 break;
             }
-            let p = (op.f)(item, k);
+            // A comparison of two ints: the boolean in place.
+            let compared = op.int_comparison(item, k);
             if T {
                 let op_cost = match rule {
                     cost::CostRule::One => 1,
+                    _ if compared.is_some() => op.int_cost(),
                     _ => {
                         let rhs = op.const_size;
                         rule.cost_sized(|i| if i == 0 { cost::actual_size(item) } else { rhs })
@@ -182,7 +184,16 @@ impl Plan {
                     cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
                 }
             }
-            quantifier_step(&mut acc, p, exists, op.meta.id);
+            match compared {
+                // The accumulator is the neutral value or an error here: a
+                // deciding predicate wins, any other boolean changes nothing.
+                Some(b) => {
+                    if b == exists {
+                        acc = Ok(exists);
+                    }
+                }
+                None => quantifier_step(&mut acc, (op.f)(item, k), exists, op.meta.id),
+            }
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)

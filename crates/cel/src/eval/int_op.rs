@@ -45,6 +45,15 @@ impl IntOp {
         })
     }
 
+    /// `x <op> y` for the comparisons (`None`: an arithmetic operator).
+    #[inline(always)]
+    pub(crate) fn compare(self, x: i64, y: i64) -> Option<bool> {
+        match self.apply(x, y)? {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
     /// `x <op> y`; `None` where the operator fails.
     #[inline(always)]
     pub(crate) fn apply(self, x: i64, y: i64) -> Option<Value> {
@@ -74,6 +83,18 @@ impl super::node::Op2 {
             (Some(op), Value::Int(x), Value::Int(y)) if !self.meta.custom => op.apply(*x, *y),
             _ => None,
         }
+    }
+
+    /// [`Op2::int_result`](super::node::Op2) of a comparison, as a boolean.
+    #[inline(always)]
+    pub(super) fn int_comparison(&self, a: &Value, b: &Value) -> Option<bool> {
+        let (Some(op), Value::Int(x), Value::Int(y)) = (self.int, a, b) else {
+            return None;
+        };
+        if self.meta.custom {
+            return None;
+        }
+        op.compare(*x, *y)
     }
 
     /// The operator's charge on two `int`s (sized 1 each, as cel-go's
