@@ -20,7 +20,7 @@ OUT="${OUT:-$ROOT/target/peer-bench/$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
 
 # kcel's driver, built in release mode (the bench profile).
-KCEL=$("$(dirname "$0")/build_peer_driver.sh" || true)
+KCEL=$("$(dirname "$0")/peer_driver_path.sh" || true)
 [ -x "$KCEL" ] || { echo "cannot build the kcel peer driver" >&2; exit 1; }
 
 # The peers' commands: PEER_CMDS=("label|command prefix" ...).

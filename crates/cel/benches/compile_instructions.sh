@@ -16,7 +16,7 @@ N="${1:-200}"; shift || true
 IDS=("$@")
 [ ${#IDS[@]} -gt 0 ] || mapfile -t IDS < <(python3 -c 'import json,sys
 for e in json.load(open(sys.argv[1]))["expressions"]: print(e["id"])' "$PROTOCOL")
-DRIVER=$("$(dirname "$0")/build_peer_driver.sh" || true)
+DRIVER=$("$(dirname "$0")/peer_driver_path.sh" || true)
 [ -x "$DRIVER" ] || { echo "cannot build the kcel peer driver" >&2; exit 1; }
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

@@ -11,6 +11,14 @@ use crate::value::Value;
 pub trait Activation {
     /// The value of variable `name` (a simple or dotted name), if bound.
     fn resolve(&self, name: &str) -> Option<Value>;
+
+    /// The value of variable `name` borrowed from the activation, for an
+    /// activation that holds its values: evaluation reads it in place
+    /// instead of copying it. `None` (the default): evaluation asks
+    /// [`Activation::resolve`].
+    fn resolve_ref(&self, _name: &str) -> Option<&Value> {
+        None
+    }
 }
 
 /// No variables.
@@ -26,19 +34,27 @@ const SCAN_BINDINGS_MAX: usize = 4;
 
 impl Activation for HashMap<String, Value> {
     fn resolve(&self, name: &str) -> Option<Value> {
+        self.resolve_ref(name).cloned()
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
         // The capacity bound keeps the scan (which visits every bucket) short.
         if self.len() <= SCAN_BINDINGS_MAX && self.capacity() <= 4 * SCAN_BINDINGS_MAX {
             return self
                 .iter()
-                .find_map(|(k, v)| crate::value::names_equal(k, name).then(|| v.clone()));
+                .find_map(|(k, v)| crate::value::names_equal(k, name).then_some(v));
         }
-        self.get(name).cloned()
+        self.get(name)
     }
 }
 
 impl Activation for BTreeMap<String, Value> {
     fn resolve(&self, name: &str) -> Option<Value> {
         self.get(name).cloned()
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        self.get(name)
     }
 }
 

@@ -16,14 +16,21 @@
 
 use super::Plan;
 use super::cost;
-use super::interp::Ctx;
+use super::interp::{Ctx, VarCache};
 use super::node::*;
 use crate::error::EvalResult;
 use crate::functions::FnImpl;
 use crate::value::Value;
 
-/// The variable-resolution cache of an evaluation (see [`VarRef::cache`]).
-pub(super) type VarCache = [Option<Option<Value>>; VAR_CACHE];
+/// A fold's iteration variable borrowed from the range it iterates, in
+/// place of its slot (see `item.rs`).
+#[derive(Clone, Copy)]
+pub(super) struct Item<'v> {
+    /// The variable's slot.
+    pub slot: usize,
+    /// Its value for the current iteration.
+    pub value: &'v Value,
+}
 
 /// The value `n` reads, borrowed, with the number of unit charges the general
 /// path makes reading it; `None` when `n` is not a plain read that succeeds.
@@ -34,25 +41,34 @@ pub(super) type VarCache = [Option<Option<Value>>; VAR_CACHE];
 pub(super) fn peek<'a>(
     n: &'a Node,
     slots: &'a [EvalResult],
-    vars: &'a VarCache,
+    vars: &'a VarCache<'a>,
 ) -> Option<(&'a Value, u64)> {
-    match n {
-        Node::Const(v) => Some((v, 0)),
-        Node::Local(s) => match slots.get(*s) {
-            Some(Ok(v)) => Some((v, 1)),
+    peek_item(n, slots, vars, None)
+}
+
+/// [`peek`] with `item`, when given, as the value of its slot.
+#[inline(always)]
+pub(super) fn peek_item<'a>(
+    n: &'a Node,
+    slots: &'a [EvalResult],
+    vars: &'a VarCache<'a>,
+    item: Option<Item<'a>>,
+) -> Option<(&'a Value, u64)> {
+    let slot = |s: usize| match item {
+        Some(it) if it.slot == s => Some(it.value),
+        _ => match slots.get(s) {
+            Some(Ok(v)) => Some(v),
             _ => None,
         },
+    };
+    match n {
+        Node::Const(v) => Some((v, 0)),
+        Node::Local(s) => slot(*s).map(|v| (v, 1)),
         Node::Attr(a) => {
             let root = match &a.base {
-                Base::Slot(s) => match slots.get(*s) {
-                    Some(Ok(v)) => v,
-                    _ => return None,
-                },
+                Base::Slot(s) => slot(*s)?,
                 Base::Vars(cands) => match cands.as_slice() {
-                    [var] if var.skip == 0 => match vars.get(var.cache) {
-                        Some(Some(Some(v))) => v,
-                        _ => return None,
-                    },
+                    [var] if var.skip == 0 => vars.get(var.cache)?.value()?,
                     _ => return None,
                 },
                 _ => return None,
@@ -123,13 +139,23 @@ impl Plan {
     /// through the general path).
     #[inline]
     pub(super) fn eval_read<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
+        self.read_item::<T>(n, cx, None)
+            .unwrap_or_else(|| self.eval_node::<T>(n, cx))
+    }
+
+    /// The plain read `n` with `item` in its slot, copied out of place;
+    /// `None` when `n` is not a plain read that succeeds.
+    #[inline(always)]
+    pub(super) fn read_item<const T: bool>(
+        &self,
+        n: &Node,
+        cx: &mut Ctx<'_>,
+        item: Option<Item<'_>>,
+    ) -> Option<EvalResult> {
         self.prepare(n, cx);
-        if let Some((v, k)) = peek(n, &cx.slots, &cx.vars) {
-            let v = v.clone();
-            cx.charge_run::<T>(k, 0)?;
-            return Ok(v);
-        }
-        self.eval_node::<T>(n, cx)
+        let (v, k) = peek_item(n, cx.slots, &cx.vars, item)?;
+        let v = v.clone();
+        Some(cx.charge_run::<T>(k, 0).map(|()| v))
     }
 
     /// Resolves the activation variable `n` reads (if any) into the cache, so
@@ -147,16 +173,20 @@ impl Plan {
 
     /// A binary operator on two borrowed operands; `None` when either is not
     /// a plain read.
-    #[inline]
+    #[inline(always)]
     pub(super) fn op2_borrowed<const T: bool>(
         &self,
         op: &Op2,
         cx: &mut Ctx<'_>,
+        item: Option<Item<'_>>,
     ) -> Option<EvalResult> {
         self.prepare(&op.args[0], cx);
         self.prepare(&op.args[1], cx);
-        let (a, na) = peek(&op.args[0], &cx.slots, &cx.vars)?;
-        let (b, nb) = peek(&op.args[1], &cx.slots, &cx.vars)?;
+        let (a, na) = peek_item(&op.args[0], cx.slots, &cx.vars, item)?;
+        let (b, nb) = peek_item(&op.args[1], cx.slots, &cx.vars, item)?;
+        if let Some(v) = op.int_result(a, b) {
+            return Some(cx.charge_run::<T>(na + nb, op.int_cost()).map(|()| v));
+        }
         let r = (op.f)(a, b).map_err(|e| e.at(op.meta.id));
         let c = if !T {
             0
@@ -177,18 +207,19 @@ impl Plan {
 
     /// A call of one or two borrowed arguments; `None` when an argument is
     /// not a plain read.
-    #[inline]
+    #[inline(always)]
     pub(super) fn call_borrowed<const T: bool>(
         &self,
         c: &Call,
         cx: &mut Ctx<'_>,
+        item: Option<Item<'_>>,
     ) -> Option<EvalResult> {
         for a in &c.args {
             self.prepare(a, cx);
         }
         let (r, args_cost, cost) = match c.args.as_slice() {
             [x] => {
-                let (a, na) = peek(x, &cx.slots, &cx.vars)?;
+                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
                 let r = self.dispatch(c, &[a]);
                 let cost = if T {
                     cost::cost_of(&self.env, &c.meta, &[a], r.as_ref().ok())
@@ -198,8 +229,8 @@ impl Plan {
                 (r, na, cost)
             }
             [x, y] => {
-                let (a, na) = peek(x, &cx.slots, &cx.vars)?;
-                let (b, nb) = peek(y, &cx.slots, &cx.vars)?;
+                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
+                let (b, nb) = peek_item(y, cx.slots, &cx.vars, item)?;
                 let r = self.dispatch(c, &[a, b]);
                 let cost = if T {
                     cost::cost_of(&self.env, &c.meta, &[a, b], r.as_ref().ok())

@@ -64,7 +64,7 @@ impl Plan {
                 && let [arg] = call.args.as_slice()
             {
                 self.prepare(arg, cx);
-                if let Some((Value::Int(n), k)) = peek(arg, &cx.slots, &cx.vars) {
+                if let Some((Value::Int(n), k)) = peek(arg, cx.slots, &cx.vars) {
                     let before = buf.len();
                     push_int(buf, *n);
                     let digits = (buf.len() - before) as u64;

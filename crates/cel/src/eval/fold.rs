@@ -11,6 +11,7 @@
 use super::Plan;
 use super::cost;
 use super::interp::{Ctx, is_abort, set_slot};
+use super::item::Binding;
 use super::node::*;
 use crate::error::{EvalError, EvalResult};
 use crate::syntax::ExprId;
@@ -73,7 +74,7 @@ impl Plan {
         let mut acc: Result<bool, EvalError> = Ok(!exists);
         for (i, item) in items.iter().enumerate() {
             cx.tick()?;
-            self.bind_list_item(c, cx, i, item.clone());
+            let mut binding = self.borrow_list_item(c, cx, i, item);
             // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
             let tested: Result<bool, ()> = match &acc {
                 Ok(b) => Ok(if exists { !b } else { *b }),
@@ -110,7 +111,7 @@ impl Plan {
             // The condition, then the step `acc || p` / `acc && p` reading the
             // accumulator (acc is neutral or an error here).
             cx.charge_seq::<T>(&[cond_cost, 1])?;
-            let p = self.eval_node::<T>(pred, cx);
+            let p = self.eval_item::<T>(pred, cx, &mut binding);
             abort_on!(p);
             quantifier_step(&mut acc, p, exists, 0);
         }
@@ -166,10 +167,12 @@ impl Plan {
                 }
                 break;
             }
-            let p = (op.f)(item, k);
+            // A comparison of two ints: the boolean in place.
+            let compared = op.int_comparison(item, k);
             if T {
                 let op_cost = match rule {
                     cost::CostRule::One => 1,
+                    _ if compared.is_some() => op.int_cost(),
                     _ => {
                         let rhs = op.const_size;
                         rule.cost_sized(|i| if i == 0 { cost::actual_size(item) } else { rhs })
@@ -181,7 +184,16 @@ impl Plan {
                     cx.charge_seq::<T>(&[fixed_cond, 1, 1, op_cost])?;
                 }
             }
-            quantifier_step(&mut acc, p, exists, op.meta.id);
+            match compared {
+                // The accumulator is the neutral value or an error here: a
+                // deciding predicate wins, any other boolean changes nothing.
+                Some(b) => {
+                    if b == exists {
+                        acc = Ok(exists);
+                    }
+                }
+                None => quantifier_step(&mut acc, (op.f)(item, k), exists, op.meta.id),
+            }
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)
@@ -218,9 +230,9 @@ impl Plan {
         };
         for (i, item) in items.iter().enumerate() {
             cx.tick()?;
-            self.bind_list_item(c, cx, i, item.clone());
+            let mut binding = self.borrow_list_item(c, cx, i, item);
             if let Some(ca) = filter {
-                match self.eval_node::<T>(&ca.cond, cx) {
+                match self.eval_item::<T>(&ca.cond, cx, &mut binding) {
                     Ok(Value::Bool(true)) => {}
                     Ok(Value::Bool(false)) => continue,
                     Ok(_) => {
@@ -236,7 +248,7 @@ impl Plan {
                     }
                 }
             }
-            let elem = self.eval_read::<T>(&append.elem, cx);
+            let elem = self.eval_item::<T>(&append.elem, cx, &mut binding);
             abort_on!(elem);
             cx.charge::<T>(1 + append.list_cost)?; // the accumulator, the list literal
             match (&mut acc, elem) {
@@ -262,6 +274,28 @@ impl Plan {
             set_slot(cx, s2, Ok(Value::Null));
         }
         acc.map(|items| Value::List(List::new(items)))
+    }
+}
+
+impl Plan {
+    /// Element `i` of the range, `item`, as the fold's variable, borrowed
+    /// (see `item.rs`): of a two-variable fold, the index is bound to its
+    /// slot and the element is the second variable.
+    #[inline(always)]
+    fn borrow_list_item<'v>(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        i: usize,
+        item: &'v Value,
+    ) -> Binding<'v> {
+        match c.iter_slot2 {
+            Some(s2) => {
+                set_slot(cx, c.iter_slot, Ok(Value::Int(i as i64)));
+                Binding::new(s2, item)
+            }
+            None => Binding::new(c.iter_slot, item),
+        }
     }
 }
 

@@ -27,7 +27,7 @@ use crate::value::{KeyRef, List, Map, Value};
 pub(crate) struct Ctx<'a> {
     pub act: &'a dyn Activation,
     /// Comprehension variables and accumulators (accumulators may hold errors).
-    pub slots: Vec<EvalResult>,
+    pub slots: &'a mut [EvalResult],
     /// `cel.block` slots, computed on first use.
     pub blocks: Vec<Option<EvalResult>>,
     pub cost: u64,
@@ -36,8 +36,8 @@ pub(crate) struct Ctx<'a> {
     pub deadline: Option<Instant>,
     pub iterations: u64,
     pub max_size: usize,
-    /// Variables resolved so far (see [`VarRef::cache`]): `Some(resolution)`.
-    pub vars: [Option<Option<Value>>; VAR_CACHE],
+    /// Variables resolved so far (see [`VarRef::cache`]).
+    pub vars: VarCache<'a>,
     /// A buffer for string building, reused across a evaluation.
     pub scratch: String,
 }
@@ -53,12 +53,54 @@ pub(super) fn is_abort(e: &EvalError) -> bool {
     )
 }
 
-impl Ctx<'_> {
+/// An activation variable's resolution, remembered for one evaluation.
+pub(crate) enum Resolution<'a> {
+    /// Not asked yet.
+    Unknown,
+    /// Held by the activation ([`Activation::resolve_ref`]).
+    Borrowed(&'a Value),
+    /// Built by the activation ([`Activation::resolve`]).
+    Owned(Value),
+    /// Not bound.
+    Absent,
+}
+
+impl Resolution<'_> {
+    /// The value, once resolved and bound.
+    #[inline(always)]
+    pub(super) fn value(&self) -> Option<&Value> {
+        match self {
+            Resolution::Borrowed(v) => Some(v),
+            Resolution::Owned(v) => Some(v),
+            Resolution::Unknown | Resolution::Absent => None,
+        }
+    }
+}
+
+/// The variable-resolution cache of an evaluation (see [`VarRef::cache`]).
+pub(crate) type VarCache<'a> = [Resolution<'a>; VAR_CACHE];
+
+impl<'a> Ctx<'a> {
+    /// Asks the activation for `name`: borrowed when it holds the value.
+    #[inline]
+    fn ask(&self, name: &str) -> Resolution<'a> {
+        if let Some(v) = self.act.resolve_ref(name) {
+            return Resolution::Borrowed(v);
+        }
+        match self.act.resolve(name) {
+            Some(v) => Resolution::Owned(v),
+            None => Resolution::Absent,
+        }
+    }
+
     /// Resolves `var` into the cache if it is not there yet.
     #[inline]
     pub(super) fn resolve_into_cache(&mut self, var: &VarRef) {
-        if let Some(entry @ None) = self.vars.get_mut(var.cache) {
-            *entry = Some(self.act.resolve(&var.name));
+        if let Some(Resolution::Unknown) = self.vars.get(var.cache) {
+            let r = self.ask(&var.name);
+            if let Some(entry) = self.vars.get_mut(var.cache) {
+                *entry = r;
+            }
         }
     }
 
@@ -66,11 +108,11 @@ impl Ctx<'_> {
     /// evaluation.
     #[inline]
     fn resolve(&mut self, var: &VarRef) -> Option<Value> {
-        match self.vars.get_mut(var.cache) {
-            Some(Some(known)) => known.clone(),
-            Some(entry) => entry.insert(self.act.resolve(&var.name)).clone(),
-            None => self.act.resolve(&var.name),
+        if var.cache >= VAR_CACHE {
+            return self.act.resolve(&var.name);
         }
+        self.resolve_into_cache(var);
+        self.vars.get(var.cache)?.value().cloned()
     }
 
     #[inline(always)]
@@ -248,18 +290,7 @@ impl Plan {
     /// only when the left does not decide.
     #[inline(never)]
     fn eval_logic<const T: bool>(&self, ab: &[Node; 2], or: bool, cx: &mut Ctx<'_>) -> EvalResult {
-        let l = self.eval_node::<T>(&ab[0], cx);
-        abort_on!(l);
-        if matches!(l, Ok(Value::Bool(b)) if b == or) {
-            return Ok(Value::Bool(or));
-        }
-        let r = self.eval_node::<T>(&ab[1], cx);
-        abort_on!(r);
-        // Two booleans, the left one not deciding: the right one decides.
-        if let (Ok(Value::Bool(_)), Ok(Value::Bool(b))) = (&l, &r) {
-            return Ok(Value::Bool(*b));
-        }
-        logic(l, r, or)
+        logic_with(ab, or, cx, |n, cx| self.eval_node::<T>(n, cx))
     }
 
     #[inline(never)]
@@ -348,21 +379,38 @@ impl Plan {
 
     #[inline(never)]
     fn eval_op2<const T: bool>(&self, op: &Op2, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.op2_borrowed::<T>(op, cx) {
+        if let Some(r) = self.op2_borrowed::<T>(op, cx, None) {
             return r;
         }
-        let a = self.eval_node::<T>(&op.args[0], cx);
+        self.op2_with::<T>(op, cx, |n, cx| self.eval_node::<T>(n, cx))
+    }
+
+    /// A binary operator whose operands `eval` evaluates (left to right).
+    #[inline(always)]
+    pub(super) fn op2_with<const T: bool>(
+        &self,
+        op: &Op2,
+        cx: &mut Ctx<'_>,
+        mut eval: impl FnMut(&Node, &mut Ctx<'_>) -> EvalResult,
+    ) -> EvalResult {
+        let a = eval(&op.args[0], cx);
         abort_on!(a);
         // A constant right operand is borrowed, not copied.
         let b_owned;
         let b = match &op.args[1] {
             Node::Const(c) => Ok(c),
             other => {
-                b_owned = self.eval_node::<T>(other, cx);
+                b_owned = eval(other, cx);
                 abort_on!(b_owned);
                 b_owned.as_ref()
             }
         };
+        if let (Ok(x), Ok(y)) = (&a, b)
+            && let Some(v) = op.int_result(x, y)
+        {
+            cx.charge::<T>(op.int_cost())?;
+            return Ok(v);
+        }
         self.apply_binary::<T>(&op.meta, op.f, a.as_ref(), b, cx)
     }
 
@@ -396,7 +444,7 @@ impl Plan {
     #[inline(never)]
     fn eval_matches<const T: bool>(&self, m: &Matches, cx: &mut Ctx<'_>) -> EvalResult {
         self.prepare(&m.target, cx);
-        if let Some((t, nt)) = super::borrow::peek(&m.target, &cx.slots, &cx.vars) {
+        if let Some((t, nt)) = super::borrow::peek(&m.target, cx.slots, &cx.vars) {
             let r = match_target(m, t);
             let c = if T { self.matches_cost(m, t, &r) } else { 0 };
             cx.charge_run::<T>(nt, c)?;
@@ -482,9 +530,9 @@ impl Plan {
             Base::Vars(cands) => match cands.as_slice() {
                 [var] if var.skip == 0 && var.cache < VAR_CACHE => {
                     cx.resolve_into_cache(var);
-                    match cx.vars.get(var.cache) {
-                        Some(Some(Some(root))) => first_field(root, &a.quals),
-                        _ => None,
+                    match cx.vars.get(var.cache).and_then(Resolution::value) {
+                        Some(root) => first_field(root, &a.quals),
+                        None => None,
                     }
                 }
                 _ => None,
@@ -599,7 +647,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.call_borrowed::<T>(c, cx) {
+        if let Some(r) = self.call_borrowed::<T>(c, cx, None) {
             return r;
         }
         let n = c.args.len();
@@ -844,6 +892,29 @@ fn match_target(m: &Matches, t: &Value) -> EvalResult {
         (Value::String(_), Err(e)) => Err(e.clone().at(m.meta.id)),
         _ => Err(EvalError::no_such_overload().at(m.meta.id)),
     }
+}
+
+/// `a && b` (`or == false`) or `a || b` (`or == true`) with operands that
+/// `eval` evaluates: the right side only when the left does not decide.
+#[inline(always)]
+pub(super) fn logic_with(
+    ab: &[Node; 2],
+    or: bool,
+    cx: &mut Ctx<'_>,
+    mut eval: impl FnMut(&Node, &mut Ctx<'_>) -> EvalResult,
+) -> EvalResult {
+    let l = eval(&ab[0], cx);
+    abort_on!(l);
+    if matches!(l, Ok(Value::Bool(b)) if b == or) {
+        return Ok(Value::Bool(or));
+    }
+    let r = eval(&ab[1], cx);
+    abort_on!(r);
+    // Two booleans, the left one not deciding: the right one decides.
+    if let (Ok(Value::Bool(_)), Ok(Value::Bool(b))) = (&l, &r) {
+        return Ok(Value::Bool(*b));
+    }
+    logic(l, r, or)
 }
 
 /// `&&` (`or == false`) / `||` (`or == true`) once both sides are known and

@@ -33,7 +33,9 @@ mod borrow;
 mod concat;
 mod cost;
 mod fold;
+mod int_op;
 mod interp;
+mod item;
 mod node;
 mod object;
 mod options;
@@ -44,9 +46,14 @@ use crate::checker::CheckedAst;
 use crate::diagnostics::Issues;
 use crate::env::Env;
 use crate::syntax::Ast;
+use crate::value::Value;
 
 use node::Node;
 pub use options::{EvalOptions, Evaluation};
+
+/// Plans with at most this many comprehension slots (two or three per
+/// comprehension) keep them on the stack: no allocation per evaluation.
+const STACK_SLOTS: usize = 8;
 
 /// A planned expression.
 pub struct Plan {
@@ -81,33 +88,56 @@ impl Plan {
         }
     }
 
-    /// Evaluates against `activation` with the limits of `options`.
-    #[inline]
+    /// Evaluates against `activation` with the limits of `options`. Inlined
+    /// into the caller so that a constant program costs a test and a copy.
+    #[inline(always)]
     pub fn eval(&self, activation: &dyn Activation, options: &EvalOptions<'_>) -> Evaluation {
         let track = options.track_cost || options.cost_limit.is_some();
-        // A constant (literal or folded) program: no evaluation state at all.
-        if let Node::Const(v) = &self.root {
+        // A boolean constant (literal or folded) program, the common
+        // constant: built as a fresh boolean, no evaluation state at all.
+        // (A clone of the constant would copy through the generic `Value`
+        // clone, whose merged copy of the inline variants costs more than
+        // the rest of the evaluation.)
+        if let Node::Const(Value::Bool(b)) = &self.root {
             return Evaluation {
-                value: Ok(v.clone()),
+                value: Ok(Value::Bool(*b)),
                 cost: track.then_some(0),
             };
         }
         self.eval_tree(activation, options, track)
     }
 
+    #[inline(never)]
     fn eval_tree(
         &self,
         activation: &dyn Activation,
         options: &EvalOptions<'_>,
         track: bool,
     ) -> Evaluation {
+        // Any other constant program: no evaluation state either.
+        if let Node::Const(v) = &self.root {
+            return Evaluation {
+                value: Ok(v.clone()),
+                cost: track.then_some(0),
+            };
+        }
+        // Comprehension slots: on the stack for the common plans.
+        let mut stack: [crate::EvalResult; STACK_SLOTS];
+        let mut heap: Vec<crate::EvalResult>;
+        let slots: &mut [crate::EvalResult] = match self.n_slots {
+            0 => &mut [],
+            n if n <= STACK_SLOTS => {
+                stack = std::array::from_fn(|_| Ok(Value::Null));
+                stack.get_mut(..n).unwrap_or_default()
+            }
+            n => {
+                heap = vec![Ok(Value::Null); n];
+                &mut heap
+            }
+        };
         let mut cx = interp::Ctx {
             act: activation,
-            slots: if self.n_slots == 0 {
-                Vec::new()
-            } else {
-                vec![Ok(crate::Value::Null); self.n_slots]
-            },
+            slots,
             blocks: if self.block_exprs.is_empty() {
                 Vec::new()
             } else {
@@ -119,7 +149,7 @@ impl Plan {
             deadline: options.deadline,
             iterations: 0,
             max_size: self.max_size,
-            vars: Default::default(),
+            vars: [const { interp::Resolution::Unknown }; node::VAR_CACHE],
             scratch: String::new(),
         };
         if track {

@@ -234,6 +234,8 @@ pub(crate) struct Op1 {
 pub(crate) struct Op2 {
     pub meta: CallMeta,
     pub f: fn(&Value, &Value) -> crate::error::EvalResult,
+    /// `f` on two `int`s, computed in place (`int_op.rs`).
+    pub int: Option<super::int_op::IntOp>,
     pub args: [Node; 2],
     /// The cost-model size of the right operand when it is a constant.
     pub const_size: u64,

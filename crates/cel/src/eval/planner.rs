@@ -43,7 +43,7 @@ pub(crate) struct Planner<'a> {
 }
 
 /// Standard operators the interpreter calls directly, with their std overload ids.
-fn builtin_binary(name: &str) -> Option<fn(&Value, &Value) -> crate::error::EvalResult> {
+pub(super) fn builtin_binary(name: &str) -> Option<fn(&Value, &Value) -> crate::error::EvalResult> {
     Some(match name {
         "_+_" => ops::add,
         "_-_" => ops::sub,
@@ -551,6 +551,7 @@ impl<'a> Planner<'a> {
                 return Ok(Node::Op2(Box::new(Op2 {
                     meta: self.meta(id, name),
                     f,
+                    int: super::int_op::IntOp::of(name),
                     args: [x, y],
                     const_size,
                 })));

@@ -209,4 +209,8 @@ impl Activation for Declared<'_> {
     fn resolve(&self, name: &str) -> Option<Value> {
         self.host.resolve(&self.variables.get(name)?.binding)
     }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        self.host.resolve_ref(&self.variables.get(name)?.binding)
+    }
 }

@@ -27,7 +27,15 @@ pub use time::{Civil, Duration, Timestamp};
 use crate::types::Type;
 
 /// A CEL value.
+///
+/// The tag is a full word (`repr(u64)`, same 24 bytes as a one-byte tag and
+/// its padding): with a one-byte tag, moving a value copies the bytes after
+/// the tag as overlapping partial words, which the processor cannot forward
+/// from the stores that wrote them, and every move of a result through
+/// memory stalls. Values outside the tag's range still hold `Result` and
+/// `Option` around a value (no size change).
 #[derive(Clone, Debug)]
+#[repr(u64)]
 pub enum Value {
     /// `null`.
     Null,
@@ -58,6 +66,13 @@ pub enum Value {
     /// A value of a type defined by a library (Kubernetes' Quantity, IP, ...).
     Opaque(Arc<dyn Opaque>),
 }
+
+// Three words, a result or an option of a value too.
+const _: () = assert!(
+    size_of::<Value>() == 24
+        && size_of::<Option<Value>>() == 24
+        && size_of::<crate::error::EvalResult>() == 24
+);
 
 impl Value {
     /// A string value.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds kcel's peer driver (benches/peer_driver.rs) in release mode (the bench
-# profile) and prints the path of its executable; used by compare_peers.sh and
-# compile_instructions.sh.
+# Builds kcel's peer driver (benches/peer_driver.rs, release mode: the bench
+# profile) and prints the path of its executable; used by compare_peers.sh
+# instructions_per_eval.sh and compile_instructions.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../../.." && pwd)"
 cd "$ROOT" && cargo bench -p kcel-cel --bench peer_driver --no-run --message-format=json 2>/dev/null \

@@ -1,0 +1,87 @@
+//! Fold bodies evaluated with the iteration variable borrowed from the range.
+//!
+//! The general loop binds each element of the range to the iteration
+//! variable's slot: a copy per element (a reference count update for a
+//! string, list or map), and a drop when the next element replaces it. The
+//! loops of `fold.rs` instead hand the element to [`Plan::eval_item`] by
+//! reference: plain reads of the variable ([`peek_item`]), operators and calls
+//! on such reads, `&&` and `||` run on it in place.
+//!
+//! Any other part of the body takes the general path, and first binds the
+//! element to the slot (once per iteration), so every node sees the value it
+//! would see in the general loop. Each node handled here evaluates its
+//! operands in the general path's order and charges what the general path
+//! charges (the functions are shared: `op2_with`, `logic_with`,
+//! `op2_borrowed`, `call_borrowed`, `read_item`), so results, errors and costs
+//! are identical.
+
+use super::Plan;
+use super::borrow::Item;
+use super::interp::{Ctx, logic_with, set_slot};
+use super::node::*;
+use crate::error::EvalResult;
+use crate::value::Value;
+
+/// Whether the current element has been bound to its slot.
+pub(super) struct Binding<'v> {
+    pub item: Item<'v>,
+    pub bound: bool,
+}
+
+impl<'v> Binding<'v> {
+    /// Element `value` of the variable in `slot`, not bound yet.
+    #[inline(always)]
+    pub(super) fn new(slot: usize, value: &'v Value) -> Self {
+        Binding {
+            item: Item { slot, value },
+            bound: false,
+        }
+    }
+}
+
+impl Plan {
+    /// Evaluates `n` as [`Plan::eval_node`] does with `b`'s element in its
+    /// slot.
+    pub(super) fn eval_item<const T: bool>(
+        &self,
+        n: &Node,
+        cx: &mut Ctx<'_>,
+        b: &mut Binding<'_>,
+    ) -> EvalResult {
+        match n {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Local(_) | Node::Attr(_) => match self.read_item::<T>(n, cx, Some(b.item)) {
+                Some(r) => r,
+                None => self.eval_bound::<T>(n, cx, b),
+            },
+            Node::Op2(op) => {
+                if let Some(r) = self.op2_borrowed::<T>(op, cx, Some(b.item)) {
+                    return r;
+                }
+                self.op2_with::<T>(op, cx, |n, cx| self.eval_item::<T>(n, cx, b))
+            }
+            Node::And(ab) => logic_with(ab, false, cx, |n, cx| self.eval_item::<T>(n, cx, b)),
+            Node::Or(ab) => logic_with(ab, true, cx, |n, cx| self.eval_item::<T>(n, cx, b)),
+            Node::Call(c) => match self.call_borrowed::<T>(c, cx, Some(b.item)) {
+                Some(r) => r,
+                None => self.eval_bound::<T>(n, cx, b),
+            },
+            _ => self.eval_bound::<T>(n, cx, b),
+        }
+    }
+
+    /// `n` through the general path, the element bound to its slot first.
+    #[inline(never)]
+    fn eval_bound<const T: bool>(
+        &self,
+        n: &Node,
+        cx: &mut Ctx<'_>,
+        b: &mut Binding<'_>,
+    ) -> EvalResult {
+        if !b.bound {
+            set_slot(cx, b.item.slot, Ok(b.item.value.clone()));
+            b.bound = true;
+        }
+        self.eval_node::<T>(n, cx)
+    }
+}
