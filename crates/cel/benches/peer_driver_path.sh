@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds kcel's peer driver (benches/peer_driver.rs, release mode: the bench
-# profile) and prints the path of its executable; used by compare_peers.sh
+# profile) and prints the path of its executable; used by compare_peers.sh,
 # instructions_per_eval.sh and compile_instructions.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../../.." && pwd)"
