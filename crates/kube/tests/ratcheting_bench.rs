@@ -5,29 +5,13 @@
 //! not a check: it prints the ratio and asserts nothing about time. Run it optimised, alone:
 //! `cargo test --release -p kcel-kube --test ratcheting_bench -- --ignored --nocapture`.
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use kcel_kube::Validator;
 use serde_json::Value;
 
 mod common;
-use common::shared_dir;
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            yaml_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "yaml") {
-            out.push(p);
-        }
-    }
-}
+use common::{shared_dir, yaml_files};
 
 /// One timed pass over every object, each updated to itself.
 fn pass(validator: &Validator, work: &[Value]) -> Duration {
