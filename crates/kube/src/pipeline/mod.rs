@@ -41,7 +41,7 @@ use crate::schema_props::JsonSchemaProps;
 pub use crate::version::KubeVersion;
 pub use decode::DecodeError;
 use objectmeta::{NameRule, NamespaceRule};
-use openapi::{Patterns, SchemaValidator};
+use openapi::{NodePlan, Patterns, SchemaValidator};
 use prepare::{meta_str, set_meta};
 pub use status::Status;
 use trail::Trail;
@@ -194,8 +194,13 @@ pub struct PreparedSchema {
     /// Whether the schema has a non-null `default` anywhere: without one the defaulting walk is
     /// skipped (it would change nothing).
     has_defaults: bool,
+    /// Whether the schema has a `set` or `map` list anywhere: without one the list-type walk is
+    /// skipped (it would find nothing).
+    has_list_types: bool,
     /// Its patterns, compiled.
     patterns: Arc<Patterns>,
+    /// Its OpenAPI validation, planned.
+    plan: NodePlan,
 }
 
 impl PreparedSchema {
@@ -217,7 +222,13 @@ impl PreparedSchema {
                 &|s| s.default.as_ref().is_some_and(|d| !d.is_null()),
                 0,
             ),
+            has_list_types: any_node(
+                &schema,
+                &|s| matches!(s.x_list_type.as_deref(), Some("set" | "map")),
+                0,
+            ),
             patterns: Arc::new(openapi::compile_patterns(&schema)),
+            plan: NodePlan::new(&schema),
             schema,
         }
     }
@@ -681,6 +692,11 @@ impl<'a> Pipeline<'a> {
 
     fn openapi(&self, obj: &Value, old: Option<&Value>, kv: KubeVersion) -> Vec<FieldError> {
         let v = self.schema_validator(kv);
+        if v.quick_result(obj, self.schema(), &self.prepared.plan)
+            .is_some()
+        {
+            return Vec::new();
+        }
         v.validate(obj, self.schema(), "", old)
             .errors
             .iter()
@@ -715,6 +731,14 @@ impl<'a> Pipeline<'a> {
                 scale_selector(obj, sel, errs);
             }
         }
+    }
+
+    /// The `set` and `map` lists' uniqueness errors of `obj` (`listtype`).
+    fn list_types(&self, obj: &Value) -> Vec<FieldError> {
+        if !self.prepared.has_list_types {
+            return Vec::new();
+        }
+        listtype::validate(&Path::root(), self.schema(), obj)
     }
 
     fn embedded(&self, obj: &Value) -> Vec<FieldError> {
@@ -788,7 +812,7 @@ impl<'a> Pipeline<'a> {
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
         errs.extend(self.embedded(obj));
-        errs.extend(listtype::validate(&Path::root(), self.schema(), obj));
+        errs.extend(self.list_types(obj));
         let skipped = self.rules_step(obj, None, false, kv, errs, warnings);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_object_meta(
@@ -856,8 +880,8 @@ impl<'a> Pipeline<'a> {
         self.scale_spec(obj, errs);
         self.scale_status(obj, errs);
         errs.extend(self.embedded(obj));
-        if listtype::validate(&Path::root(), self.schema(), old).is_empty() {
-            errs.extend(listtype::validate(&Path::root(), self.schema(), obj));
+        if self.list_types(old).is_empty() {
+            errs.extend(self.list_types(obj));
         }
         let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
         if errs.is_empty() && self.finalizer_warnings {
@@ -882,15 +906,21 @@ impl<'a> Pipeline<'a> {
             let v = self.schema_validator(kv);
             let base = Path::new("status");
             let old_status = old.get("status");
-            let out = match old_status.filter(|_| ratcheting) {
-                Some(os) => v.validate_correlated(status, status_schema, "", os),
-                None => v.validate(status, status_schema, "", None),
+            let quick = self
+                .prepared
+                .plan
+                .property(self.schema(), "status")
+                .and_then(|plan| v.quick_result(status, status_schema, plan));
+            let out = match (quick, old_status.filter(|_| ratcheting)) {
+                (Some(valid), _) => valid,
+                (None, Some(os)) => v.validate_correlated(status, status_schema, "", os),
+                (None, None) => v.validate(status, status_schema, "", None),
             };
             errs.extend(out.errors.iter().map(|e| e.to_field_error(&base)));
         }
         self.scale_status(obj, errs);
-        let new_lt = listtype::validate(&Path::root(), self.schema(), obj);
-        if !new_lt.is_empty() && listtype::validate(&Path::root(), self.schema(), old).is_empty() {
+        let new_lt = self.list_types(obj);
+        if !new_lt.is_empty() && self.list_types(old).is_empty() {
             errs.extend(new_lt);
         }
         self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings)

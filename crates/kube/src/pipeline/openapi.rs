@@ -34,6 +34,9 @@ use crate::schema_props::{
 };
 use crate::version::KubeVersion;
 
+mod plan;
+pub(crate) use plan::NodePlan;
+
 /// A node of the new object correlated with its old value.
 type Correlated<'a> = Correlation<'a, Value, JsonSchemaProps>;
 
@@ -169,6 +172,18 @@ impl NodeResult {
     pub fn is_valid(&self) -> bool {
         self.errors.is_empty()
     }
+}
+
+/// The constraint of a `stringValidator` a string fails.
+enum StringFailure<'s> {
+    /// `maxLength`.
+    TooLong(i64),
+    /// `minLength`.
+    TooShort(i64),
+    /// `pattern`, which does not match.
+    NoMatch(&'s str),
+    /// `pattern`, which does not compile.
+    BadPattern(&'s str, RegexError),
 }
 
 /// Up to how many errors a [`NodeResult`] finds repeated texts by comparing them in order.
@@ -731,6 +746,41 @@ impl SchemaValidator {
     /// `stringValidator`: `maxLength`, `minLength`, `pattern`, stopping at the first that
     /// fails.
     fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut NodeResult) {
+        let Some(failure) = self.string_failure(s, schema) else {
+            return;
+        };
+        let bad = BadValue::String(s.to_string());
+        out.push(match failure {
+            StringFailure::TooLong(max) => OpenApiError {
+                kind: ErrorKind::TooLong(max),
+                name: path.to_string(),
+                value: bad,
+                message: format!("{path} in body should be at most {max} chars long"),
+            },
+            StringFailure::TooShort(min) => invalid(
+                path,
+                bad,
+                format!("{path} in body should be at least {min} chars long"),
+            ),
+            StringFailure::NoMatch(pattern) => invalid(
+                path,
+                bad,
+                format!("{path} in body should match '{pattern}'"),
+            ),
+            StringFailure::BadPattern(pattern, e) => invalid(
+                path,
+                bad,
+                format!("{path} in body should match '{pattern}, but pattern is invalid: {e}'"),
+            ),
+        });
+    }
+
+    /// The first of `maxLength`, `minLength` and `pattern` that `s` fails.
+    fn string_failure<'s>(
+        &self,
+        s: &str,
+        schema: &'s JsonSchemaProps,
+    ) -> Option<StringFailure<'s>> {
         // The length in characters is at most the length in bytes and at least a quarter of
         // it: counted only when the byte length cannot decide.
         let bytes = i64::try_from(s.len()).unwrap_or(i64::MAX);
@@ -739,40 +789,19 @@ impl SchemaValidator {
             && bytes > max
             && chars() > max
         {
-            out.push(OpenApiError {
-                kind: ErrorKind::TooLong(max),
-                name: path.to_string(),
-                value: BadValue::String(s.to_string()),
-                message: format!("{path} in body should be at most {max} chars long"),
-            });
-            return;
+            return Some(StringFailure::TooLong(max));
         }
         if let Some(min) = schema.min_length
             && bytes < min.saturating_mul(4)
             && chars() < min
         {
-            out.push(invalid(
-                path,
-                BadValue::String(s.to_string()),
-                format!("{path} in body should be at least {min} chars long"),
-            ));
-            return;
+            return Some(StringFailure::TooShort(min));
         }
-        if let Some(pattern) = schema.pattern.as_deref().filter(|p| !p.is_empty()) {
-            let matched = self.pattern_matches(pattern, s);
-            match matched {
-                Ok(true) => {}
-                Ok(false) => out.push(invalid(
-                    path,
-                    BadValue::String(s.to_string()),
-                    format!("{path} in body should match '{pattern}'"),
-                )),
-                Err(e) => out.push(invalid(
-                    path,
-                    BadValue::String(s.to_string()),
-                    format!("{path} in body should match '{pattern}, but pattern is invalid: {e}'"),
-                )),
-            }
+        let pattern = schema.pattern.as_deref().filter(|p| !p.is_empty())?;
+        match self.pattern_matches(pattern, s) {
+            Ok(true) => None,
+            Ok(false) => Some(StringFailure::NoMatch(pattern)),
+            Err(e) => Some(StringFailure::BadPattern(pattern, e)),
         }
     }
 
@@ -1000,10 +1029,7 @@ impl SchemaValidator {
         path: &str,
         out: &mut NodeResult,
     ) {
-        if schema.enum_.is_empty() {
-            return;
-        }
-        if schema.enum_.iter().any(|e| enum_matches(value, e)) {
+        if enum_allows(schema, value) {
             return;
         }
         let values = schema
@@ -1219,6 +1245,11 @@ fn json_schema_equal(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// Whether `schema`'s `enum` (if any) allows `value`.
+fn enum_allows(schema: &JsonSchemaProps, value: &Value) -> bool {
+    schema.enum_.is_empty() || schema.enum_.iter().any(|e| enum_matches(value, e))
 }
 
 /// kube-openapi's enum test: the data is converted to the Go type of the enum element

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::Json;
 
 /// Objects with more keys than this get a hash index; smaller ones are searched in order
@@ -11,25 +13,45 @@ use super::Json;
 /// than hashing one, and they need no table).
 const LINEAR_MAX: usize = 8;
 
+/// How many entries an object holds in place, without an allocation of its own: the objects of
+/// the lists that make documents large (`{name, value}` pairs, ports, conditions' few fields)
+/// then cost one allocation each, the object's `Arc`.
+pub(super) const INLINE_ENTRIES: usize = 2;
+
+/// An object's entries, the first [`INLINE_ENTRIES`] in place.
+pub(super) type Entries = SmallVec<[(Arc<str>, Json); INLINE_ENTRIES]>;
+
 /// The entries of a JSON object in document order, keys unique. Equality ignores the order,
 /// as Go's `reflect.DeepEqual` on maps does.
 #[derive(Clone, Debug, Default)]
 pub struct JsonObject {
-    entries: Vec<(Arc<str>, Json)>,
+    entries: Entries,
     /// Key → position in `entries`, for objects of more than [`LINEAR_MAX`] keys; hashed with
-    /// `foldhash` (randomly seeded per process).
-    index: Option<HashMap<Arc<str>, usize, foldhash::fast::RandomState>>,
+    /// `foldhash` (randomly seeded per process). Boxed: the many small objects without an
+    /// index then carry one word for it, not a whole table header.
+    #[expect(
+        clippy::box_collection,
+        reason = "a word instead of a table header in every small object"
+    )]
+    index: Option<Box<HashMap<Arc<str>, usize, foldhash::fast::RandomState>>>,
 }
 
 impl JsonObject {
     /// An object of `entries`, whose keys are unique (the keys of a decoded JSON object are).
     pub fn from_entries(entries: Vec<(Arc<str>, Json)>) -> JsonObject {
+        JsonObject::new(SmallVec::from_vec(entries))
+    }
+
+    /// An object of `entries`, whose keys are unique.
+    pub(super) fn new(entries: Entries) -> JsonObject {
         let index = (entries.len() > LINEAR_MAX).then(|| {
-            entries
-                .iter()
-                .enumerate()
-                .map(|(i, (k, _))| (k.clone(), i))
-                .collect()
+            Box::new(
+                entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, _))| (k.clone(), i))
+                    .collect(),
+            )
         });
         JsonObject { entries, index }
     }

@@ -197,19 +197,34 @@ impl Converter {
                 None => Json::Double(n.as_f64().unwrap_or(f64::NAN)),
             },
             serde_json::Value::String(s) => Json::String(s.as_str().into()),
-            serde_json::Value::Array(a) => Json::Array(
-                a.iter()
-                    .map(|x| self.convert(x, depth + 1))
-                    .collect::<Result<Vec<_>, _>>()?
-                    .into(),
-            ),
+            serde_json::Value::Array(a) => {
+                // Collected straight into the shared slice (one allocation of the exact size);
+                // the first error ends the conversion.
+                let mut failed = None;
+                let items: Arc<[Json]> = a
+                    .iter()
+                    .map(|x| {
+                        if failed.is_some() {
+                            return Json::Null;
+                        }
+                        self.convert(x, depth + 1).unwrap_or_else(|e| {
+                            failed = Some(e);
+                            Json::Null
+                        })
+                    })
+                    .collect();
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                Json::Array(items)
+            }
             serde_json::Value::Object(m) => {
-                let mut entries = Vec::with_capacity(m.len());
+                let mut entries = json_object::Entries::with_capacity(m.len());
                 for (position, (k, x)) in m.iter().enumerate() {
                     let key = self.key(depth, position, k);
                     entries.push((key, self.convert(x, depth + 1)?));
                 }
-                Json::Object(Arc::new(JsonObject::from_entries(entries)))
+                Json::Object(Arc::new(JsonObject::new(entries)))
             }
         })
     }
