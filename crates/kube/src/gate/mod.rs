@@ -402,7 +402,12 @@ fn may_hold_crd_or_policy(text: &str) -> bool {
 /// Whether `doc` is of the `admissionregistration.k8s.io` group, where every admission policy
 /// and binding kind is (`admission::model::GROUP`).
 fn is_admission_document(doc: &Document) -> bool {
-    str_at(&doc.value, "/apiVersion")
+    is_admission_api_version(str_at(&doc.value, "/apiVersion"))
+}
+
+/// Whether `api_version` is of the `admissionregistration.k8s.io` group.
+fn is_admission_api_version(api_version: &str) -> bool {
+    api_version
         .split_once('/')
         .is_some_and(|(group, _)| group == admission::model::GROUP)
 }
@@ -547,10 +552,9 @@ impl Gate<'_> {
 
     /// The record of one object document, which moves into its request.
     fn check(&self, doc: Document) -> Record {
-        let (api_version, kind) = match self.screen(&doc) {
-            Ok((a, k)) => (a.to_string(), k.to_string()),
-            Err(record) => return *record,
-        };
+        if let Err(record) = self.screen(&doc) {
+            return *record;
+        }
         // The record names the document as written, before the request changes it.
         let mut head = Record::of(&doc, Outcome::Valid, String::new());
         let old = if self.old.is_empty() {
@@ -564,7 +568,7 @@ impl Gate<'_> {
             Operation::Create
         });
         // Only a policy or binding document has a decoding error or API validation errors.
-        let admission_document = is_admission_document(&doc);
+        let admission_document = is_admission_api_version(&head.api_version);
         let admission = Admission {
             decode_error: admission_document
                 .then(|| self.policies.decode_error(&doc).map(ToString::to_string))
@@ -581,22 +585,22 @@ impl Gate<'_> {
             None => Request::create(doc.value),
         }
         .in_namespace(self.options.namespace.clone());
-        let error = |message: String| Record {
-            outcome: Outcome::Error,
-            message,
-            ..head.clone()
-        };
         match self.validator.validate(request) {
             Ok(verdict) => self.admit(head, verdict, old, admission),
             Err(e @ Error::NoMatchingCrd { .. }) => self.missing_schema(head, &e),
             Err(e) => {
                 let served_by = self
                     .validator
-                    .find_kind(&api_version, &kind)
+                    .find_kind(&head.api_version, &head.kind)
                     .and_then(|id| self.validator.crd_location(id));
-                match served_by {
-                    Some(at) => error(format!("{e} (CustomResourceDefinition at {at})")),
-                    None => error(e.to_string()),
+                let message = match served_by {
+                    Some(at) => format!("{e} (CustomResourceDefinition at {at})"),
+                    None => e.to_string(),
+                };
+                Record {
+                    outcome: Outcome::Error,
+                    message,
+                    ..head
                 }
             }
         }
