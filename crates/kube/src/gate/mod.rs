@@ -147,6 +147,12 @@ pub fn stream(
     let read = |paths: &[String]| read_inputs_on(paths, options.jobs);
     let crd_inputs = read(&inputs.crds);
     let policy_inputs = read(&inputs.policies);
+    // `--delete` files are streamed after the inputs; standard input among them is read now,
+    // in the order the paths are read.
+    let delete_files: Vec<File> = input_files(&inputs.delete)
+        .into_iter()
+        .map(File::listed)
+        .collect();
     let old_inputs = inputs
         .old
         .as_ref()
@@ -164,7 +170,7 @@ pub fn stream(
             .any(is_admission_document);
     if admission_inputs && !policy_admission {
         // An admission document among the inputs: every file is needed now.
-        files = survey(&inputs.documents, true, options.jobs);
+        files = parse_all(files, options.jobs);
     }
 
     // Every CRD document: those of `--crd` files first, then those among the inputs.
@@ -248,11 +254,7 @@ pub fn stream(
     let sources: Vec<Source> = files
         .into_iter()
         .map(|file| (Operation::Create, file))
-        .chain(
-            input_files(&inputs.delete)
-                .into_iter()
-                .map(|f| (Operation::Delete, File::unread(f))),
-        )
+        .chain(delete_files.into_iter().map(|f| (Operation::Delete, f)))
         .collect();
     let expand = |(operation, file): Source| {
         let items = file.items(operation);
@@ -318,6 +320,18 @@ impl File {
             name,
             content: Content::Unread,
             crd_records: VecDeque::new(),
+        }
+    }
+
+    /// A file to read later, but standard input, which is read now.
+    fn listed(name: Result<String, DocumentError>) -> File {
+        let content = match &name {
+            Ok(n) if n == "-" => Content::Text(read_text(n)),
+            _ => Content::Unread,
+        };
+        File {
+            content,
+            ..File::unread(name)
         }
     }
 
@@ -390,6 +404,21 @@ fn survey(paths: &[String], all: bool, jobs: NonZeroUsize) -> Vec<File> {
             ..File::unread(name)
         })
         .collect()
+}
+
+/// `files` with every file parsed (on up to `jobs` threads), those the first pass left unread
+/// or read as text.
+fn parse_all(files: Vec<File>, jobs: NonZeroUsize) -> Vec<File> {
+    parallel::ordered_map(files, jobs, |mut file| {
+        if let Ok(name) = &file.name {
+            file.content = match std::mem::replace(&mut file.content, Content::Unread) {
+                Content::Unread => Content::Parsed(read_file(name)),
+                Content::Text(text) => Content::Parsed(parse_file(name, text)),
+                parsed @ Content::Parsed(_) => parsed,
+            };
+        }
+        file
+    })
 }
 
 /// Whether a document of `text` may be a CRD or an admission document: its `kind` or
