@@ -33,6 +33,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -44,8 +45,9 @@ use kcel_kube::admission::authorizer::AuthzRules;
 use kcel_kube::admission::request::UserInfo;
 use kcel_kube::documents::{Document, Documents, LocatedCrd, decode_crds};
 use kcel_kube::gate::{self, GateOptions, Inputs, KindPatterns, Progress};
-use kcel_kube::report::{Format, RenderOptions, Report};
+use kcel_kube::report::{Format, Record, RecordWriter, RenderOptions};
 use kcel_kube::{Error, FieldValidation, KubeVersion, Validator};
+use serde_json::Value;
 
 use crate::EXIT_USAGE;
 
@@ -263,49 +265,68 @@ pub fn run(args: Args) -> ExitCode {
         delete: args.delete.clone(),
     };
     let progress = Progress::default();
-    let report = std::thread::scope(|scope| {
-        let (finished, stop) = mpsc::channel::<()>();
-        if std::io::stderr().is_terminal() {
-            let progress = &progress;
-            scope.spawn(move || show_progress(progress, &stop));
-        }
-        let report = gate::run(validator, &options, &inputs, Some(&progress));
-        drop(finished);
-        report
-    });
     let render = RenderOptions {
         colour: format == Format::Text && stdout_colour(),
         tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
         jobs: Some(options.jobs),
     };
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    if let Err(e) = report
-        .render(format, &render, &mut out)
-        .and_then(|()| print_mutated(&report, args.print_mutated, &mut out))
-        .and_then(|()| out.flush())
-    {
+    // Records are written as they come; the objects admission mutated are printed after the
+    // report.
+    let mut writer = RecordWriter::new(format, render, BufWriter::new(std::io::stdout()));
+    let mut mutated = Vec::new();
+    let mut failed = None;
+    let mut emit = |mut record: Record| {
+        if args.print_mutated
+            && let Some(object) = record.mutated.take()
+        {
+            mutated.push((record.file.clone(), record.line, object));
+        }
+        match writer.record(record) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
+    let notices = std::thread::scope(|scope| {
+        let (finished, stop) = mpsc::channel::<()>();
+        if std::io::stderr().is_terminal() {
+            let progress = &progress;
+            scope.spawn(move || show_progress(progress, &stop));
+        }
+        let notices = gate::stream(validator, &options, &inputs, Some(&progress), &mut emit);
+        drop(finished);
+        notices
+    });
+    let summary = writer.summary();
+    let written = match failed {
+        Some(e) => Err(e),
+        None => writer
+            .finish()
+            .and_then(|mut out| print_mutated(&mutated, &mut out).and_then(|()| out.flush())),
+    };
+    if let Err(e) = written {
         eprintln!("kcel validate: writing the report: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
-    for notice in &report.notices {
+    for notice in &notices {
         eprintln!("notice: {notice}");
     }
-    ExitCode::from(report.exit_code())
+    ExitCode::from(summary.exit_code())
 }
 
-/// With `--print-mutated`, each mutated object under a `# file:line` line naming its document.
-fn print_mutated(report: &Report, on: bool, out: &mut impl Write) -> std::io::Result<()> {
-    if !on {
-        return Ok(());
-    }
-    for r in &report.records {
-        let Some(object) = &r.mutated else {
-            continue;
-        };
+/// Each object admission mutated (with `--print-mutated`), under a `# file:line` line naming
+/// its document.
+fn print_mutated(
+    mutated: &[(String, Option<usize>, Value)],
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    for (file, line, object) in mutated {
         let json = kcel_kube::go::fmt::to_json_pretty(object).map_err(std::io::Error::other)?;
-        match r.line {
-            Some(line) => writeln!(out, "# {}:{line}", r.file)?,
-            None => writeln!(out, "# {}", r.file)?,
+        match line {
+            Some(line) => writeln!(out, "# {file}:{line}")?,
+            None => writeln!(out, "# {file}")?,
         }
         writeln!(out, "{json}")?;
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
-use common::{kcel, root, stdout};
+use common::{kcel, kcel_stdin, root, stdout};
 
 const CRD: &str = "examples/widget-crd.yaml";
 
@@ -299,6 +299,45 @@ fn list_items_report_at_their_own_lines() {
         "{}",
         stdout(&o)
     );
+}
+
+/// The inputs stream file by file, yet a CRD among them serves the objects of every file, those
+/// before it too: in a later file, on standard input, and with its kind escaped in a JSON string
+/// (which a first pass finds by the backslash).
+#[test]
+fn crds_among_the_inputs_serve_objects_read_before_them() {
+    let dir = TempDir::new("late-crd");
+    let crd = std::fs::read_to_string(root().join(CRD)).expect("CRD");
+    let objects = dir.write("a.yaml", widget("a", 1));
+    let late = dir.write("b.yaml", &crd);
+    for jobs in ["1", "2", "3"] {
+        let o = kcel(&["validate", "-j", jobs, &objects, &late]);
+        assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+        assert_line(&o, &format!("{objects}:1: Widget \"a\" is valid"));
+        let o = kcel_stdin(&["validate", "-j", jobs, &objects, "-"], &crd);
+        assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+        assert_line(&o, &format!("{objects}:1: Widget \"a\" is valid"));
+    }
+    let value: serde_json::Value = first_document(&crd);
+    let json = serde_json::to_string(&value).expect("JSON").replace(
+        "\"CustomResourceDefinition\"",
+        "\"\\u0043ustomResourceDefinition\"",
+    );
+    assert!(json.contains("u0043ustom"), "kind escaped");
+    let escaped = dir.write("c.json", json);
+    let o = kcel(&["validate", "-j", "2", &objects, &escaped]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_line(&o, &format!("{objects}:1: Widget \"a\" is valid"));
+}
+
+/// The first document of `text` (YAML), read as `kcel` reads documents.
+fn first_document(text: &str) -> serde_json::Value {
+    kcel_kube::documents::parse_documents("crd.yaml", text)
+        .expect("parses")
+        .into_iter()
+        .next()
+        .expect("one document")
+        .value
 }
 
 /// Many documents across files, valid, invalid and errors: every `-j` and every format prints

@@ -62,8 +62,27 @@ impl ObjectKey {
     }
 }
 
-fn str_at<'v>(value: &'v Value, pointer: &str) -> &'v str {
-    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+/// The string at `pointer` in `value` (empty when absent or not a string).
+pub(crate) fn str_at<'v>(value: &'v Value, pointer: &str) -> &'v str {
+    pointer_str(value, pointer).unwrap_or("")
+}
+
+/// `value.pointer(pointer)` as a string: what serde_json's `Value::pointer` finds, without
+/// its allocations (it unescapes every segment) for the pointers through objects free of
+/// `~` escapes that name identity fields (`/metadata/name`); any other pointer goes to it.
+pub fn pointer_str<'v>(value: &'v Value, pointer: &str) -> Option<&'v str> {
+    let plain = pointer.strip_prefix('/').filter(|p| !p.contains('~'));
+    let Some(path) = plain else {
+        return value.pointer(pointer).and_then(Value::as_str);
+    };
+    let mut at = value;
+    for key in path.split('/') {
+        at = match at {
+            Value::Object(map) => map.get(key)?,
+            _ => return value.pointer(pointer).and_then(Value::as_str),
+        };
+    }
+    at.as_str()
 }
 
 impl Document {
@@ -239,7 +258,7 @@ pub fn expand(path: &str) -> Result<Vec<String>, DocumentError> {
 }
 
 /// The text of a file, or of standard input for `-`, at most [`MAX_INPUT_BYTES`], UTF-8.
-fn read_text(source: &str) -> Result<String, DocumentError> {
+pub fn read_text(source: &str) -> Result<String, DocumentError> {
     let name = if source == "-" { STDIN_NAME } else { source };
     let io = |error| DocumentError::Io {
         source: name.to_string(),
@@ -308,8 +327,14 @@ pub fn input_files(paths: &[String]) -> Vec<Result<String, DocumentError>> {
 /// The documents of one file (`-`: standard input) as [`read_inputs`] reads them: its
 /// documents, or one `Err` when it cannot be read or parsed.
 pub fn read_file(file: &str) -> Vec<Input> {
+    parse_file(file, read_text(file))
+}
+
+/// The documents of `file` (`-`: standard input) as [`read_file`] reads them, from its text as
+/// [`read_text`] read it.
+pub fn parse_file(file: &str, text: Result<String, DocumentError>) -> Vec<Input> {
     let name = if file == "-" { STDIN_NAME } else { file };
-    match read_text(file).and_then(|text| parse_documents(name, &text)) {
+    match text.and_then(|text| parse_documents(name, &text)) {
         Ok(docs) => docs.into_iter().map(Ok).collect(),
         Err(e) => vec![Err(e)],
     }

@@ -1,7 +1,8 @@
 //! What a client shows of kube-apiserver's answers: kubectl's text for a failed request, and the
 //! `metav1.Status` as it travels on the wire.
 
-use serde_json::{Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
 use crate::field::FieldError;
 use crate::pipeline::status::{Cause, Status};
@@ -68,13 +69,38 @@ pub fn is_success(status: &Status) -> bool {
 /// The `metav1.Status` kube-apiserver answers with, as on the wire (`kind` and `apiVersion`
 /// set, code 200 on success).
 pub fn status_json(status: &Status) -> Value {
-    let mut s = serde_json::to_value(status).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut s {
-        m.insert("kind".into(), json!("Status"));
-        m.insert("apiVersion".into(), json!("v1"));
-        if is_success(status) {
-            m.insert("code".into(), json!(200));
+    serde_json::to_value(WireStatus(status)).unwrap_or(Value::Null)
+}
+
+/// A `metav1.Status` as on the wire, written without building a JSON value: the status's
+/// fields in their order, then `kind` and `apiVersion`; a success's `code` is 200, in the
+/// status's place for it when it has one, else last.
+pub struct WireStatus<'s>(pub &'s Status);
+
+impl Serialize for WireStatus<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let status = self.0;
+        let success = is_success(status);
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("metadata", &status.metadata)?;
+        map.serialize_entry("status", &status.status)?;
+        if !status.message.is_empty() {
+            map.serialize_entry("message", &status.message)?;
         }
+        if !status.reason.is_empty() {
+            map.serialize_entry("reason", &status.reason)?;
+        }
+        if let Some(details) = &status.details {
+            map.serialize_entry("details", details)?;
+        }
+        if let Some(code) = status.code {
+            map.serialize_entry("code", &if success { 200 } else { code })?;
+        }
+        map.serialize_entry("kind", "Status")?;
+        map.serialize_entry("apiVersion", "v1")?;
+        if success && status.code.is_none() {
+            map.serialize_entry("code", &200)?;
+        }
+        map.end()
     }
-    s
 }

@@ -676,7 +676,7 @@ impl Validator {
     ///
     /// A CRD serving the object's group and kind is used first, then the built-in kind.
     pub fn validate(&self, request: Request) -> Result<Verdict, Error> {
-        let s = |p: &str| request.object.pointer(p).and_then(Value::as_str);
+        let s = |p: &str| crate::documents::pointer_str(&request.object, p);
         let api_version = s("/apiVersion").unwrap_or("");
         if request.target.is_none() {
             let kind = s("/kind").unwrap_or("");
@@ -739,9 +739,7 @@ impl Validator {
             name_suffix,
         };
         let s = |p: &str| {
-            object
-                .pointer(p)
-                .and_then(Value::as_str)
+            crate::documents::pointer_str(&object, p)
                 .unwrap_or("")
                 .to_string()
         };

@@ -3,10 +3,10 @@
 //!
 //! [`run`] reads the `--crd` paths, the stored objects of `--old` and the inputs without
 //! stopping at a bad file ([`crate::documents::read_inputs`], files parsed on the run's
-//! threads); reviews every CRD found as
-//! kube-apiserver reviews a CRD being created (`crds.rs`); then validates each other document
-//! against the CRD serving it, on up to [`GateOptions::jobs`] threads with the records in input
-//! order ([`parallel`]). Errors (exit code 2 of [`Report::exit_code`]):
+//! threads); reviews every CRD found as kube-apiserver reviews a CRD being created
+//! (`crds.rs`); then validates each other document against the CRD serving it, on up to
+//! [`GateOptions::jobs`] threads, file by file as the files are read, with the records in input
+//! order ([`stream`]; [`stream()`] hands each record on as soon as it is known). Errors (exit code 2 of [`Report::exit_code`]):
 //!
 //! - a path, file or document that cannot be read: not found, not UTF-8, too large, a YAML or
 //!   JSON syntax error, a document that is not an object;
@@ -25,9 +25,11 @@
 mod crds;
 pub mod kinds;
 pub mod parallel;
+pub mod stream;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
@@ -35,7 +37,11 @@ use serde_json::Value;
 use crate::admission;
 use crate::admission::request::Operation;
 use crate::admission::{PolicySet, RequestOptions};
-use crate::documents::{Document, Input, ObjectKey, input_files, read_file};
+use crate::crd::CRD_KIND;
+use crate::documents::{
+    Document, DocumentError, Input, ObjectKey, input_files, parse_file, read_file, read_text,
+    str_at,
+};
 use crate::error::Error;
 use crate::field::FieldError;
 use crate::pipeline::status::Status;
@@ -111,36 +117,82 @@ pub fn run(
     inputs: &Inputs,
     progress: Option<&Progress>,
 ) -> Report {
+    let mut records = Vec::new();
+    let notices = stream(validator, options, inputs, progress, &mut |r| {
+        records.push(r);
+        ControlFlow::Continue(())
+    });
+    Report { records, notices }
+}
+
+/// [`run`], each record given to `emit` in the report's order as soon as it and every record
+/// before it are known; returns the run's notices. `emit` breaking stops the run (no further
+/// record is made).
+///
+/// The inputs are read twice: a first pass reads every input file's text and parses only
+/// those that may hold a CRD or an admission document (their text names
+/// `CustomResourceDefinition` or `admissionregistration.k8s.io`, or has a backslash, which may
+/// escape a character of either in a quoted string); the second pass streams the files through
+/// [`stream::ordered_stream`], each document validated as its file is read, at most
+/// [`stream::window`] files held at a time. Standard input is read once and held. When some
+/// input is an admission document, the policies need every object among the inputs before any
+/// is validated (params, namespaces), and every file is parsed in the first pass and held.
+pub fn stream(
+    validator: ValidatorBuilder,
+    options: &GateOptions,
+    inputs: &Inputs,
+    progress: Option<&Progress>,
+    emit: &mut (dyn FnMut(Record) -> ControlFlow<()> + Send),
+) -> Vec<String> {
     let read = |paths: &[String]| read_inputs_on(paths, options.jobs);
     let crd_inputs = read(&inputs.crds);
     let policy_inputs = read(&inputs.policies);
-    let delete_inputs = read(&inputs.delete);
+    // `--delete` files are streamed after the inputs; standard input among them is read now,
+    // in the order the paths are read.
+    let delete_files: Vec<File> = input_files(&inputs.delete)
+        .into_iter()
+        .map(File::listed)
+        .collect();
     let old_inputs = inputs
         .old
         .as_ref()
         .map(|p| read(std::slice::from_ref(p)))
         .unwrap_or_default();
-    let doc_inputs = read(&inputs.documents);
+    let policy_admission = policy_inputs
+        .iter()
+        .filter_map(|i| i.as_ref().ok())
+        .any(is_admission_document);
+    let mut files = survey(&inputs.documents, policy_admission, options.jobs);
+    let admission_inputs = policy_admission
+        || files
+            .iter()
+            .flat_map(File::documents)
+            .any(is_admission_document);
+    if admission_inputs && !policy_admission {
+        // An admission document among the inputs: every file is needed now.
+        files = parse_all(files, options.jobs);
+    }
 
     // Every CRD document: those of `--crd` files first, then those among the inputs.
     let crd_docs: Vec<&Document> = crd_inputs
         .iter()
-        .chain(&doc_inputs)
         .filter_map(|i| i.as_ref().ok())
+        .chain(files.iter().flat_map(File::documents))
         .filter(|d| d.is_crd())
         .collect();
     let version = validator.selected_kube_version();
     let (crd_outcomes, unusable) = crds::collect(&crd_docs, version, options.jobs);
+    drop(crd_docs);
     let mut crd_outcomes = crd_outcomes.into_iter();
     let mut builder = validator;
-    let mut records = Vec::new();
+    let mut early = Vec::new();
     for input in &crd_inputs {
         match input {
-            Err(e) => records.push(Record::unreadable(e)),
+            Err(e) => early.push(Record::unreadable(e)),
             Ok(d) if d.is_crd() => {
                 if let Some(o) = crd_outcomes.next() {
                     if o.record.outcome == Outcome::Error {
-                        records.push(o.record);
+                        early.push(o.record);
                     }
                     if let Some(c) = o.crd.filter(|_| o.used) {
                         builder = builder.located_crd(c);
@@ -150,23 +202,29 @@ pub fn run(
             Ok(_) => {}
         }
     }
+    drop(crd_inputs);
+    // The records of the CRDs among the inputs, each kept with its file.
+    for file in &mut files {
+        let crds = file.documents().filter(|d| d.is_crd()).count();
+        for o in crd_outcomes.by_ref().take(crds) {
+            if let Some(c) = o.crd.filter(|_| o.used) {
+                builder = builder.located_crd(c);
+            }
+            file.crd_records.push_back(o.record);
+        }
+    }
     let mut policies = PolicySet::new(version, options.admission.clone());
     for input in &policy_inputs {
         match input {
             Ok(d) => policies.add_document(d),
-            Err(e) => records.push(Record::unreadable(e)),
+            Err(e) => early.push(Record::unreadable(e)),
         }
     }
     // Objects and Namespaces among the inputs are kept for policies (params, namespace
     // selectors): without any admission document there is no policy to read them, and keeping
     // them would copy every input.
-    let admission_inputs = policy_inputs
-        .iter()
-        .chain(&doc_inputs)
-        .filter_map(|i| i.as_ref().ok())
-        .any(is_admission_document);
     if admission_inputs {
-        for d in doc_inputs.iter().filter_map(|i| i.as_ref().ok()) {
+        for d in files.iter().flat_map(File::documents) {
             if !d.is_crd() {
                 policies.add_document(d);
             }
@@ -178,46 +236,13 @@ pub fn run(
             Ok(d) => {
                 old.insert(ObjectKey::of(&d.value), d.value);
             }
-            Err(e) => records.push(Record::unreadable(&e)),
+            Err(e) => early.push(Record::unreadable(&e)),
         }
     }
-    // The inputs' own records: CRDs reviewed above, objects validated below (each moved into
-    // its request and freed once validated).
-    enum Pending {
-        Done(Box<Record>),
-        Object,
-    }
-    let mut pending = Vec::with_capacity(doc_inputs.len() + delete_inputs.len());
-    let mut objects = Vec::new();
-    for input in doc_inputs {
-        pending.push(match input {
-            Err(e) => Pending::Done(Box::new(Record::unreadable(&e))),
-            Ok(d) if d.is_crd() => match crd_outcomes.next() {
-                Some(o) => {
-                    if let Some(c) = o.crd.filter(|_| o.used) {
-                        builder = builder.located_crd(c);
-                    }
-                    Pending::Done(Box::new(o.record))
-                }
-                None => {
-                    objects.push((Operation::Create, d));
-                    Pending::Object
-                }
-            },
-            Ok(d) => {
-                objects.push((Operation::Create, d));
-                Pending::Object
-            }
-        });
-    }
-    for input in delete_inputs {
-        pending.push(match input {
-            Err(e) => Pending::Done(Box::new(Record::unreadable(&e))),
-            Ok(d) => {
-                objects.push((Operation::Delete, d));
-                Pending::Object
-            }
-        });
+    for record in early {
+        if emit(record).is_break() {
+            return Vec::new();
+        }
     }
     let gate = Gate {
         validator: builder.build(),
@@ -226,43 +251,197 @@ pub fn run(
         unusable,
         policies,
     };
-    if let Some(p) = progress {
-        p.total.store(objects.len(), Ordering::Relaxed);
-    }
-    let mut validated = parallel::ordered_map(objects, options.jobs, |(operation, doc)| {
-        let record = match operation {
-            Operation::Delete => gate.check_delete(&doc),
-            _ => gate.check(doc),
-        };
+    let sources: Vec<Source> = files
+        .into_iter()
+        .map(|file| (Operation::Create, file))
+        .chain(delete_files.into_iter().map(|f| (Operation::Delete, f)))
+        .collect();
+    let expand = |(operation, file): Source| {
+        let items = file.items(operation);
         if let Some(p) = progress {
-            p.done.fetch_add(1, Ordering::Relaxed);
+            let objects = items
+                .iter()
+                .filter(|i| matches!(i, Item::Object(..)))
+                .count();
+            p.total.fetch_add(objects, Ordering::Relaxed);
         }
-        record
+        items
+    };
+    let check = |item: Item| match item {
+        Item::Done(record) => *record,
+        Item::Object(operation, doc) => {
+            let record = match operation {
+                Operation::Delete => gate.check_delete(&doc),
+                _ => gate.check(doc),
+            };
+            if let Some(p) = progress {
+                p.done.fetch_add(1, Ordering::Relaxed);
+            }
+            record
+        }
+    };
+    stream::ordered_stream(sources, options.jobs, expand, check, emit);
+    gate.validator.builtins_notice().into_iter().collect()
+}
+
+/// A file of the inputs with its operation (documents are created, `--delete` ones deleted).
+type Source = (Operation, File);
+
+/// One file of the inputs (or a path that could not be listed), as the first pass left it.
+struct File {
+    /// The file's name, or why the path could not be listed.
+    name: Result<String, DocumentError>,
+    /// What the first pass read of it.
+    content: Content,
+    /// The records of the CRDs among its documents, in order.
+    crd_records: VecDeque<Record>,
+}
+
+/// What the first pass read of a file.
+enum Content {
+    /// Nothing: the second pass reads it.
+    Unread,
+    /// Its text (standard input, which cannot be read twice).
+    Text(Result<String, DocumentError>),
+    /// Its documents.
+    Parsed(Vec<Input>),
+}
+
+/// One document of a file as the second pass hands it on: a record already known (an
+/// unreadable input, a CRD reviewed in the first pass), or an object to validate.
+enum Item {
+    Done(Box<Record>),
+    Object(Operation, Document),
+}
+
+impl File {
+    fn unread(name: Result<String, DocumentError>) -> File {
+        File {
+            name,
+            content: Content::Unread,
+            crd_records: VecDeque::new(),
+        }
+    }
+
+    /// A file to read later, but standard input, which is read now.
+    fn listed(name: Result<String, DocumentError>) -> File {
+        let content = match &name {
+            Ok(n) if n == "-" => Content::Text(read_text(n)),
+            _ => Content::Unread,
+        };
+        File {
+            content,
+            ..File::unread(name)
+        }
+    }
+
+    /// The documents the first pass parsed.
+    fn documents(&self) -> impl Iterator<Item = &Document> {
+        let parsed = match &self.content {
+            Content::Parsed(inputs) => inputs.as_slice(),
+            _ => &[],
+        };
+        parsed.iter().filter_map(|i| i.as_ref().ok())
+    }
+
+    /// Its documents, read now unless the first pass did: each CRD (of a created file) with
+    /// its record from the first pass, each other document an object to validate.
+    fn items(self, operation: Operation) -> Vec<Item> {
+        let File {
+            name,
+            content,
+            mut crd_records,
+        } = self;
+        let name = match name {
+            Ok(n) => n,
+            Err(e) => return vec![Item::Done(Box::new(Record::unreadable(&e)))],
+        };
+        let inputs = match content {
+            Content::Unread => read_file(&name),
+            Content::Text(text) => parse_file(&name, text),
+            Content::Parsed(inputs) => inputs,
+        };
+        inputs
+            .into_iter()
+            .map(|input| match input {
+                Err(e) => Item::Done(Box::new(Record::unreadable(&e))),
+                Ok(d) if operation == Operation::Create && d.is_crd() => {
+                    match crd_records.pop_front() {
+                        Some(record) => Item::Done(Box::new(record)),
+                        None => Item::Object(operation, d),
+                    }
+                }
+                Ok(d) => Item::Object(operation, d),
+            })
+            .collect()
+    }
+}
+
+/// The first pass over the files of `paths`, on up to `jobs` threads: each file's text is read;
+/// the files that may hold a CRD or an admission document (or every file, with `all`) are
+/// parsed; standard input keeps its text.
+fn survey(paths: &[String], all: bool, jobs: NonZeroUsize) -> Vec<File> {
+    let names = input_files(paths);
+    let contents = parallel::ordered_map(&names, jobs, |name| {
+        let Ok(name) = name else {
+            return Content::Unread;
+        };
+        let text = read_text(name);
+        let wanted = all || text.as_ref().is_ok_and(|t| may_hold_crd_or_policy(t));
+        if wanted {
+            Content::Parsed(parse_file(name, text))
+        } else if name == "-" {
+            Content::Text(text)
+        } else {
+            Content::Unread
+        }
+    });
+    names
+        .into_iter()
+        .zip(contents)
+        .map(|(name, content)| File {
+            content,
+            ..File::unread(name)
+        })
+        .collect()
+}
+
+/// `files` with every file parsed (on up to `jobs` threads), those the first pass left unread
+/// or read as text.
+fn parse_all(files: Vec<File>, jobs: NonZeroUsize) -> Vec<File> {
+    parallel::ordered_map(files, jobs, |mut file| {
+        if let Ok(name) = &file.name {
+            file.content = match std::mem::replace(&mut file.content, Content::Unread) {
+                Content::Unread => Content::Parsed(read_file(name)),
+                Content::Text(text) => Content::Parsed(parse_file(name, text)),
+                parsed @ Content::Parsed(_) => parsed,
+            };
+        }
+        file
     })
-    .into_iter();
-    for p in pending {
-        match p {
-            Pending::Done(r) => records.push(*r),
-            Pending::Object => records.extend(validated.next()),
-        }
-    }
-    Report {
-        records,
-        notices: gate.validator.builtins_notice().into_iter().collect(),
-    }
+}
+
+/// Whether a document of `text` may be a CRD or an admission document: its `kind` or
+/// `apiVersion` is written out in the text unless a quoted string escapes one of its characters
+/// (`\u0043`, `\x43`, an escaped line break), which takes a backslash.
+fn may_hold_crd_or_policy(text: &str) -> bool {
+    text.contains('\\') || text.contains(CRD_KIND) || text.contains(admission::model::GROUP)
 }
 
 /// Whether `doc` is of the `admissionregistration.k8s.io` group, where every admission policy
 /// and binding kind is (`admission::model::GROUP`).
 fn is_admission_document(doc: &Document) -> bool {
-    doc.value
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .and_then(|v| v.split_once('/'))
+    is_admission_api_version(str_at(&doc.value, "/apiVersion"))
+}
+
+/// Whether `api_version` is of the `admissionregistration.k8s.io` group.
+fn is_admission_api_version(api_version: &str) -> bool {
+    api_version
+        .split_once('/')
         .is_some_and(|(group, _)| group == admission::model::GROUP)
 }
 
-/// [`read_inputs`], the files parsed on up to `jobs` threads, their documents kept in input
+/// [`crate::documents::read_inputs`], the files parsed on up to `jobs` threads, their documents kept in input
 /// order.
 fn read_inputs_on(paths: &[String], jobs: NonZeroUsize) -> Vec<Input> {
     let files = input_files(paths);
@@ -302,7 +481,7 @@ impl Gate<'_> {
     /// skipped or rejected; else its `apiVersion` and `kind`.
     fn screen<'d>(&self, doc: &'d Document) -> Result<(&'d str, &'d str), Box<Record>> {
         let error = |message: String| Box::new(Record::of(doc, Outcome::Error, message));
-        let s = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let s = |p: &str| str_at(&doc.value, p);
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
         // apimachinery's decoders check the kind first (`runtime/serializer/json`).
         if kind.is_empty() {
@@ -402,10 +581,9 @@ impl Gate<'_> {
 
     /// The record of one object document, which moves into its request.
     fn check(&self, doc: Document) -> Record {
-        let (api_version, kind) = match self.screen(&doc) {
-            Ok((a, k)) => (a.to_string(), k.to_string()),
-            Err(record) => return *record,
-        };
+        if let Err(record) = self.screen(&doc) {
+            return *record;
+        }
         // The record names the document as written, before the request changes it.
         let mut head = Record::of(&doc, Outcome::Valid, String::new());
         let old = if self.old.is_empty() {
@@ -419,7 +597,7 @@ impl Gate<'_> {
             Operation::Create
         });
         // Only a policy or binding document has a decoding error or API validation errors.
-        let admission_document = is_admission_document(&doc);
+        let admission_document = is_admission_api_version(&head.api_version);
         let admission = Admission {
             decode_error: admission_document
                 .then(|| self.policies.decode_error(&doc).map(ToString::to_string))
@@ -436,22 +614,22 @@ impl Gate<'_> {
             None => Request::create(doc.value),
         }
         .in_namespace(self.options.namespace.clone());
-        let error = |message: String| Record {
-            outcome: Outcome::Error,
-            message,
-            ..head.clone()
-        };
         match self.validator.validate(request) {
             Ok(verdict) => self.admit(head, verdict, old, admission),
             Err(e @ Error::NoMatchingCrd { .. }) => self.missing_schema(head, &e),
             Err(e) => {
                 let served_by = self
                     .validator
-                    .find_kind(&api_version, &kind)
+                    .find_kind(&head.api_version, &head.kind)
                     .and_then(|id| self.validator.crd_location(id));
-                match served_by {
-                    Some(at) => error(format!("{e} (CustomResourceDefinition at {at})")),
-                    None => error(e.to_string()),
+                let message = match served_by {
+                    Some(at) => format!("{e} (CustomResourceDefinition at {at})"),
+                    None => e.to_string(),
+                };
+                Record {
+                    outcome: Outcome::Error,
+                    message,
+                    ..head
                 }
             }
         }

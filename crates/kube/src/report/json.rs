@@ -21,8 +21,9 @@ use std::num::NonZeroUsize;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value, json};
 
-use super::{Record, Report};
+use super::{Record, Report, Summary};
 use crate::gate::parallel;
+use crate::kubectl::WireStatus;
 
 /// The JSON object of one record, written field by field (no intermediate `Value`);
 /// `operation` only for objects sent, `mutatedObject` only when admission mutated the object.
@@ -42,7 +43,7 @@ impl Serialize for RecordJson<'_> {
         map.serialize_entry("name", &r.name)?;
         map.serialize_entry("verdict", r.outcome.as_str())?;
         map.serialize_entry("message", &r.message)?;
-        map.serialize_entry("status", &r.status_json())?;
+        map.serialize_entry("status", &r.status.as_ref().map(WireStatus))?;
         map.serialize_entry("warnings", &r.warnings)?;
         // A key annotated twice keeps its first place and its last value, as a JSON object.
         let annotations: serde_json::Map<String, Value> = r
@@ -61,73 +62,91 @@ impl Serialize for RecordJson<'_> {
     }
 }
 
-/// The records as a JSON array.
-struct Documents<'r>(&'r [Record]);
+/// The first line of the document and of its `documents` array (`to_writer_pretty`'s).
+const HEAD: &[u8] = b"{\n  \"documents\": [\n";
 
-impl Serialize for Documents<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(RecordJson))
+/// Writes the JSON document record by record, the same bytes as `to_writer_pretty` writes for
+/// the whole `{"documents": [...], "summary": {...}}`: each record as the printer writes it
+/// two levels deep (every line indented four more spaces; a JSON string holds no line break,
+/// so every line break is the printer's).
+#[derive(Default)]
+pub(super) struct JsonWriter {
+    /// Records written so far.
+    written: usize,
+    /// One record's text, reused.
+    buf: Vec<u8>,
+}
+
+impl JsonWriter {
+    /// Writes `r` after the records before it.
+    pub fn record(&mut self, r: &Record, w: &mut dyn Write) -> io::Result<()> {
+        w.write_all(if self.written == 0 { HEAD } else { b",\n" })?;
+        self.written += 1;
+        self.buf.clear();
+        serde_json::to_writer_pretty(&mut self.buf, &RecordJson(r))?;
+        write_indented(&self.buf, w)
+    }
+
+    /// Ends the document with the summary of the records written.
+    pub fn finish(&self, summary: &Summary, w: &mut dyn Write) -> io::Result<()> {
+        let summary = json!({
+            "valid": summary.valid,
+            "invalid": summary.invalid,
+            "errors": summary.errors,
+            "skipped": summary.skipped,
+        });
+        let summary = serde_json::to_string_pretty(&summary)?.replace('\n', "\n  ");
+        if self.written == 0 {
+            writeln!(w, "{{\n  \"documents\": [],\n  \"summary\": {summary}\n}}")
+        } else {
+            writeln!(w, "\n  ],\n  \"summary\": {summary}\n}}")
+        }
     }
 }
 
-/// The whole document: `documents`, then `summary`.
-struct Whole<'r> {
-    documents: Documents<'r>,
-    summary: Value,
-}
-
-impl Serialize for Whole<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("documents", &self.documents)?;
-        map.serialize_entry("summary", &self.summary)?;
-        map.end()
+/// `text` with four spaces before it and after each of its line breaks.
+fn write_indented(text: &[u8], w: &mut dyn Write) -> io::Result<()> {
+    const INDENT: &[u8] = b"    ";
+    w.write_all(INDENT)?;
+    let mut rest = text;
+    while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+        w.write_all(&rest[..=i])?;
+        w.write_all(INDENT)?;
+        rest = &rest[i + 1..];
     }
+    w.write_all(rest)
 }
 
 /// Records per piece of the report written by one thread.
 const RECORDS_PER_PIECE: usize = 256;
 
 pub(super) fn render(report: &Report, jobs: NonZeroUsize, w: &mut dyn Write) -> io::Result<()> {
-    let s = report.summary();
-    let summary = json!({
-        "valid": s.valid,
-        "invalid": s.invalid,
-        "errors": s.errors,
-        "skipped": s.skipped,
-    });
+    let summary = report.summary();
+    let mut writer = JsonWriter::default();
     if jobs.get() == 1 || report.records.len() <= RECORDS_PER_PIECE {
-        let doc = Whole {
-            documents: Documents(&report.records),
-            summary,
-        };
-        serde_json::to_writer_pretty(&mut *w, &doc)?;
-        return writeln!(w);
+        for r in &report.records {
+            writer.record(r, w)?;
+        }
+        return writer.finish(&summary, w);
     }
-    // The records in pieces on `jobs` threads, each written as `to_writer_pretty` writes it
-    // inside `documents` (two levels deep: every line indented four more spaces; a JSON string
-    // holds no line break, so every line break is the printer's), then put together in order
-    // between the lines the printer writes around them: the same bytes as one pass.
+    // The records in pieces on `jobs` threads, each piece's bytes as one writer writes them,
+    // put together in order.
     let pieces: Vec<&[Record]> = report.records.chunks(RECORDS_PER_PIECE).collect();
     let written = parallel::ordered_map(pieces, jobs, |records| {
-        let mut out = String::new();
-        for (i, r) in records.iter().enumerate() {
-            if i > 0 {
-                out.push_str(",\n");
-            }
-            let record = serde_json::to_string_pretty(&RecordJson(r))?;
-            out.push_str("    ");
-            out.push_str(&record.replace('\n', "\n    "));
+        let mut piece = JsonWriter::default();
+        let mut out = Vec::new();
+        for r in records {
+            piece.record(r, &mut out)?;
         }
-        Ok::<_, serde_json::Error>(out)
+        Ok::<_, io::Error>(out)
     });
-    w.write_all(b"{\n  \"documents\": [\n")?;
     for (i, piece) in written.into_iter().enumerate() {
-        if i > 0 {
-            w.write_all(b",\n")?;
-        }
-        w.write_all(piece?.as_bytes())?;
+        let piece = piece?;
+        // Every piece starts as the first record does; the later ones continue the array.
+        let body = piece.get(HEAD.len()..).unwrap_or_default();
+        w.write_all(if i == 0 { HEAD } else { b",\n" })?;
+        w.write_all(body)?;
     }
-    let summary = serde_json::to_string_pretty(&summary)?.replace('\n', "\n  ");
-    writeln!(w, "\n  ],\n  \"summary\": {summary}\n}}")
+    writer.written = report.records.len();
+    writer.finish(&summary, w)
 }

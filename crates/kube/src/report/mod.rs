@@ -19,7 +19,7 @@ use std::num::NonZeroUsize;
 use serde_json::Value;
 
 use crate::admission::request::Operation;
-use crate::documents::{Document, DocumentError};
+use crate::documents::{Document, DocumentError, str_at};
 use crate::kubectl;
 use crate::pipeline::status::Status;
 use crate::validator::Verdict;
@@ -89,13 +89,7 @@ pub struct Record {
 impl Record {
     /// A record of `doc` (identity filled in) with `outcome` and `message`.
     pub fn of(doc: &Document, outcome: Outcome, message: String) -> Record {
-        let s = |p: &str| {
-            doc.value
-                .pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
+        let s = |p: &str| str_at(&doc.value, p).to_string();
         Record {
             file: doc.source.clone(),
             line: Some(doc.line),
@@ -200,14 +194,31 @@ impl Summary {
     pub fn of<'r>(records: impl IntoIterator<Item = &'r Record>) -> Summary {
         let mut s = Summary::default();
         for r in records {
-            *match r.outcome {
-                Outcome::Valid => &mut s.valid,
-                Outcome::Invalid => &mut s.invalid,
-                Outcome::Error => &mut s.errors,
-                Outcome::Skipped => &mut s.skipped,
-            } += 1;
+            s.count(r.outcome);
         }
         s
+    }
+
+    /// Counts one more record of `outcome`.
+    pub fn count(&mut self, outcome: Outcome) {
+        *match outcome {
+            Outcome::Valid => &mut self.valid,
+            Outcome::Invalid => &mut self.invalid,
+            Outcome::Error => &mut self.errors,
+            Outcome::Skipped => &mut self.skipped,
+        } += 1;
+    }
+
+    /// [`EXIT_ERROR`] if any input could not be validated, else [`EXIT_INVALID`] if any object
+    /// is invalid, else [`EXIT_VALID`].
+    pub fn exit_code(&self) -> u8 {
+        if self.errors > 0 {
+            EXIT_ERROR
+        } else if self.invalid > 0 {
+            EXIT_INVALID
+        } else {
+            EXIT_VALID
+        }
     }
 
     /// How many records there are.
@@ -252,14 +263,7 @@ impl Report {
     /// [`EXIT_ERROR`] if any input could not be validated, else [`EXIT_INVALID`] if any object
     /// is invalid, else [`EXIT_VALID`].
     pub fn exit_code(&self) -> u8 {
-        let s = self.summary();
-        if s.errors > 0 {
-            EXIT_ERROR
-        } else if s.invalid > 0 {
-            EXIT_INVALID
-        } else {
-            EXIT_VALID
-        }
+        self.summary().exit_code()
     }
 
     /// Writes the report in `format`.
@@ -277,6 +281,67 @@ impl Report {
             Format::Sarif => sarif::render(self, options, w),
             Format::Github => github::render(self, w),
         }
+    }
+}
+
+/// Writes a report record by record, as a run hands its records on ([`crate::gate::stream()`]):
+/// the text and JSON formats write each record at once; the others need the whole report
+/// (counts up front, records grouped by file), so their records are kept and written by
+/// [`RecordWriter::finish`]. The bytes are those [`Report::render`] writes for the same records.
+pub struct RecordWriter<W> {
+    format: Format,
+    options: RenderOptions,
+    out: W,
+    summary: Summary,
+    json: json::JsonWriter,
+    kept: Vec<Record>,
+}
+
+impl<W: Write> RecordWriter<W> {
+    /// A writer of `format` to `out`.
+    pub fn new(format: Format, options: RenderOptions, out: W) -> RecordWriter<W> {
+        RecordWriter {
+            format,
+            options,
+            out,
+            summary: Summary::default(),
+            json: json::JsonWriter::default(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Writes (or keeps) the next record.
+    pub fn record(&mut self, record: Record) -> io::Result<()> {
+        self.summary.count(record.outcome);
+        match self.format {
+            Format::Text => text::record(&record, &self.options, &mut self.out),
+            Format::Json => self.json.record(&record, &mut self.out),
+            _ => {
+                self.kept.push(record);
+                Ok(())
+            }
+        }
+    }
+
+    /// The counts of the records so far.
+    pub fn summary(&self) -> Summary {
+        self.summary
+    }
+
+    /// Ends the report (writes the kept records, or the summary) and gives the output back.
+    pub fn finish(mut self) -> io::Result<W> {
+        match self.format {
+            Format::Text => writeln!(self.out, "{}", self.summary)?,
+            Format::Json => self.json.finish(&self.summary, &mut self.out)?,
+            format => {
+                let report = Report {
+                    records: std::mem::take(&mut self.kept),
+                    notices: Vec::new(),
+                };
+                report.render(format, &self.options, &mut self.out)?;
+            }
+        }
+        Ok(self.out)
     }
 }
 

@@ -18,7 +18,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use super::{Outcome, RenderOptions, Report};
+use super::{Outcome, Record, RenderOptions, Report};
 use crate::admission::request::Operation;
 
 fn style(outcome: Outcome) -> Style {
@@ -35,31 +35,58 @@ pub(super) fn render(
     options: &RenderOptions,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let paint = |style: Style, text: &str| {
-        if options.colour {
-            format!("{}{text}{}", style.render(), style.render_reset())
-        } else {
-            text.to_string()
-        }
-    };
-    let warning = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
     for r in &report.records {
-        let at = paint(style(r.outcome), &format!("{}:", r.location()));
-        for warn in &r.warnings {
-            writeln!(w, "{at} {}: {warn}", paint(warning, "Warning"))?;
-        }
-        for (key, value) in &r.audit_annotations {
-            writeln!(w, "{at} Audit annotation {key}: {value}")?;
-        }
-        match r.outcome {
-            Outcome::Valid if r.operation == Some(Operation::Delete) => {
-                writeln!(w, "{at} {} may be deleted", r.subject())?;
-            }
-            Outcome::Valid => writeln!(w, "{at} {} is valid", r.subject())?,
-            Outcome::Invalid => writeln!(w, "{at} {}", r.message)?,
-            Outcome::Error => writeln!(w, "{at} error: {}", r.message)?,
-            Outcome::Skipped => writeln!(w, "{at} {} skipped: {}", r.subject(), r.message)?,
-        }
+        record(r, options, w)?;
     }
     writeln!(w, "{}", report.summary())
+}
+
+/// Writes the lines of one record.
+pub(super) fn record(r: &Record, options: &RenderOptions, w: &mut dyn Write) -> io::Result<()> {
+    let at = Location(r, options.colour.then(|| style(r.outcome)));
+    for warn in &r.warnings {
+        if options.colour {
+            let warning = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
+            writeln!(
+                w,
+                "{at} {}Warning{}: {warn}",
+                warning.render(),
+                warning.render_reset()
+            )?;
+        } else {
+            writeln!(w, "{at} Warning: {warn}")?;
+        }
+    }
+    for (key, value) in &r.audit_annotations {
+        writeln!(w, "{at} Audit annotation {key}: {value}")?;
+    }
+    match r.outcome {
+        Outcome::Valid if r.operation == Some(Operation::Delete) => {
+            writeln!(w, "{at} {} may be deleted", r.subject())
+        }
+        Outcome::Valid => writeln!(w, "{at} {} is valid", r.subject()),
+        Outcome::Invalid => writeln!(w, "{at} {}", r.message),
+        Outcome::Error => writeln!(w, "{at} error: {}", r.message),
+        Outcome::Skipped => writeln!(w, "{at} {} skipped: {}", r.subject(), r.message),
+    }
+}
+
+/// `file:line:` (`file:` without a line), painted in a style when one is given.
+struct Location<'r>(&'r Record, Option<Style>);
+
+impl std::fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Location(r, style) = self;
+        if let Some(s) = style {
+            write!(f, "{}", s.render())?;
+        }
+        match r.line {
+            Some(line) => write!(f, "{}:{line}:", r.file)?,
+            None => write!(f, "{}:", r.file)?,
+        }
+        if let Some(s) = style {
+            write!(f, "{}", s.render_reset())?;
+        }
+        Ok(())
+    }
 }
