@@ -22,7 +22,7 @@ use super::names::{
 use super::unify::{
     Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
-use super::{CheckedAst, NodeMap, NodeTypes, Reference};
+use super::{CheckedAst, NodeRefs, NodeTypes, Reference};
 
 /// Checks `ast` in `env`.
 pub(crate) fn check(env: &Env, ast: &Ast) -> Result<CheckedAst, Issues> {
@@ -101,7 +101,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
-    pub(crate) references: NodeMap<Reference>,
+    pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(String, Type)>,
     fresh_vars: usize,
@@ -129,9 +129,7 @@ impl<'a> Checker<'a> {
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
             types: vec![None; nodes],
-            // At most one reference per node: sized once instead of rehashed
-            // as it grows.
-            references: NodeMap::with_capacity_and_hasher(nodes, Default::default()),
+            references: NodeRefs::with_nodes(nodes),
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),

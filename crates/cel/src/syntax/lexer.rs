@@ -212,7 +212,9 @@ pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
         cp_byte: 0,
         cp_count: 0,
     };
-    let mut tokens = Vec::with_capacity(src.len() / 3 + 2);
+    // Expressions have about one token per two bytes (`a.b`, `x == 1`):
+    // sized so that the vector rarely grows.
+    let mut tokens = Vec::with_capacity(src.len() / 2 + 2);
     let mut errors = Vec::new();
     loop {
         lx.skip_trivia();

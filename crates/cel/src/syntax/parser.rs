@@ -203,8 +203,12 @@ struct Parser<'a> {
 pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<Ast, Issues> {
     let mut issues = Issues::new(source.clone());
     let text = source.text();
-    let size = text.chars().count();
-    if size > opts.max_expression_length {
+    // A text of at most the limit in bytes is within it in code points: count
+    // them only for longer texts.
+    if text.len() > opts.max_expression_length
+        && let size = text.chars().count()
+        && size > opts.max_expression_length
+    {
         issues.push(
             None,
             0,
