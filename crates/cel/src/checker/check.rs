@@ -10,7 +10,7 @@ use crate::diagnostics::Issues;
 use crate::env::DeclaredFunction;
 use crate::env::Env;
 use crate::functions::Overload;
-use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
+use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -103,7 +103,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) types: Vec<Option<Type>>,
     pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
-    locals: Vec<(String, Type)>,
+    locals: Vec<(Name, Type)>,
     fresh_vars: usize,
     /// A buffer for the dotted names selections are looked up by.
     name_buf: String,
@@ -160,7 +160,7 @@ impl<'a> Checker<'a> {
             .unwrap_or(Type::Error)
     }
 
-    fn set_ident_ref(&mut self, id: ExprId, name: String, value: Option<Value>) {
+    fn set_ident_ref(&mut self, id: ExprId, name: Name, value: Option<Value>) {
         self.references.insert(
             id,
             Reference {
@@ -175,7 +175,7 @@ impl<'a> Checker<'a> {
         self.references.insert(
             id,
             Reference {
-                name: String::new(),
+                name: Name::new(""),
                 overload_ids,
                 value: None,
             },
@@ -217,7 +217,7 @@ impl<'a> Checker<'a> {
     /// for each candidate name declared variables, built-in type names, type
     /// names declared by libraries, object types from the provider, enum
     /// constants.
-    fn lookup_ident(&self, name: &str) -> Option<IdentDecl<'static>> {
+    fn lookup_ident(&self, name: &str) -> Option<IdentDecl> {
         let env = self.env;
         let locals = &self.locals;
         let types = self.types_provider;
@@ -228,7 +228,7 @@ impl<'a> Checker<'a> {
                 // `y.z` with a local `y` is a field selection on `y`, never a
                 // qualified name.
                 return (n == name).then(|| IdentDecl {
-                    name: Cow::Owned(n.clone()),
+                    name: n.clone(),
                     ty: t.clone(),
                     value: None,
                 });
@@ -240,22 +240,22 @@ impl<'a> Checker<'a> {
             }
             if let Some(t) = env.variable(cand) {
                 return Some(IdentDecl {
-                    name: Cow::Owned(cand.to_string()),
+                    name: cand.into(),
                     ty: t.clone(),
                     value: None,
                 });
             }
             if let Some(t) = builtin_type_ident(cand, optional_syntax) {
-                return Some(IdentDecl::type_ident(cand.to_string(), t));
+                return Some(IdentDecl::type_ident(cand, t));
             }
             if let Some(t) = env.type_identifier(cand) {
-                return Some(IdentDecl::type_ident(cand.to_string(), t.clone()));
+                return Some(IdentDecl::type_ident(cand, t.clone()));
             }
             if let Some(t) = types.find_type(cand) {
-                return Some(IdentDecl::type_ident(cand.to_string(), t));
+                return Some(IdentDecl::type_ident(cand, t));
             }
             types.enum_constant(cand).map(|(ty, v)| IdentDecl {
-                name: Cow::Owned(cand.to_string()),
+                name: cand.into(),
                 ty,
                 value: Some(v),
             })
@@ -316,12 +316,12 @@ impl<'a> Checker<'a> {
                 let shadowed =
                     name.starts_with('.') && self.locals.iter().any(|(n, _)| **n == *decl.name);
                 if shadowed {
-                    *name = format!(".{}", decl.name);
+                    *name = compact_str::format_compact!(".{}", decl.name);
                 } else if *name != decl.name {
-                    *name = decl.name.to_string();
+                    *name = decl.name.clone();
                 }
                 self.set_type(e.id, decl.ty);
-                self.set_ident_ref(e.id, decl.name.into_owned(), decl.value);
+                self.set_ident_ref(e.id, decl.name, decl.value);
             }
             None => {
                 let name = name.clone();
@@ -353,9 +353,8 @@ impl<'a> Checker<'a> {
         self.name_buf = qname;
         if let Some(decl) = found {
             self.set_type(id, decl.ty);
-            let name = decl.name.into_owned();
-            self.set_ident_ref(id, name.clone(), decl.value);
-            e.kind = ExprKind::Ident(name);
+            self.set_ident_ref(id, decl.name.clone(), decl.value);
+            e.kind = ExprKind::Ident(decl.name);
             return;
         }
         let optional = sel.optional;
@@ -442,7 +441,7 @@ impl<'a> Checker<'a> {
             match self.lookup_function(&call.function) {
                 Some(f) => {
                     if call.function != f.function.name {
-                        call.function = f.function.name.clone();
+                        call.function = f.function.name.as_str().into();
                     }
                     self.resolve_overload(id, f, None, &call.args);
                 }
@@ -463,7 +462,7 @@ impl<'a> Checker<'a> {
         if may_be_namespaced && let Some(prefix) = call.target.as_ref().and_then(qualified_name) {
             let qualified = format!("{prefix}.{}", call.function);
             if let Some(f) = self.lookup_function(&qualified) {
-                call.function = f.function.name.clone();
+                call.function = f.function.name.as_str().into();
                 call.target = None;
                 self.resolve_overload(id, f, None, &call.args);
                 return;
@@ -743,12 +742,12 @@ impl<'a> Checker<'a> {
             // cel-go stops here: the field values are left unchecked.
             return;
         };
-        let resolved = decl.name.into_owned();
+        let resolved = decl.name;
         if st.type_name != resolved {
             st.type_name = resolved.clone();
         }
         self.set_ident_ref(id, resolved.clone(), None);
-        let mut type_name: Cow<'_, str> = Cow::Owned(resolved);
+        let mut type_name: Cow<'_, str> = Cow::Owned(resolved.into_string());
         let mut result = Type::Error;
         match &decl.ty {
             Type::Error => {}
@@ -853,7 +852,7 @@ impl<'a> Checker<'a> {
 
     /// Ends the scope of the innermost comprehension variable, giving back
     /// its name.
-    fn pop_local(&mut self) -> String {
+    fn pop_local(&mut self) -> Name {
         self.locals.pop().map(|(n, _)| n).unwrap_or_default()
     }
 

@@ -69,7 +69,7 @@ pub trait TypeProvider: Send + Sync {
 #[derive(Clone, Debug)]
 pub struct Reference {
     /// The fully qualified name of an identifier (variable, type, enum constant).
-    pub name: String,
+    pub name: crate::syntax::Name,
     /// The overload ids a call may use, in declaration order.
     pub overload_ids: Vec<Arc<str>>,
     /// The value of a constant the name resolved to (enum values, type names).

@@ -39,14 +39,14 @@ impl B {
         self.node(at, ExprKind::Literal(Literal::String(v.into())))
     }
     fn ident(&mut self, at: i32, n: &str) -> Expr {
-        self.node(at, ExprKind::Ident(n.to_string()))
+        self.node(at, ExprKind::Ident(n.into()))
     }
     fn call(&mut self, at: i32, f: &str, args: Vec<Expr>) -> Expr {
         self.node(
             at,
             ExprKind::Call(Box::new(Call {
                 target: None,
-                function: f.to_string(),
+                function: f.into(),
                 args,
             })),
         )
@@ -56,7 +56,7 @@ impl B {
             at,
             ExprKind::Call(Box::new(Call {
                 target: Some(target),
-                function: f.to_string(),
+                function: f.into(),
                 args,
             })),
         )
@@ -66,7 +66,7 @@ impl B {
             at,
             ExprKind::Select(Box::new(Select {
                 operand,
-                field: field.to_string(),
+                field: field.into(),
                 test_only: false,
                 optional: false,
             })),
@@ -784,7 +784,7 @@ fn node_refs_replace_and_find_dense_sparse_and_negative_ids() {
     assert_eq!(refs.len(), 4);
     let names = |r: &NodeRefs, ids: &[i64]| -> Vec<Option<String>> {
         ids.iter()
-            .map(|id| r.get(id).map(|r| r.name.clone()))
+            .map(|id| r.get(id).map(|r| r.name.to_string()))
             .collect()
     };
     let ids = [1, 2, 3, 70_000, -2, 5];

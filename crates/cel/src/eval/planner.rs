@@ -33,7 +33,7 @@ enum Local {
 pub(crate) struct Planner<'a> {
     pub(super) env: &'a Env,
     pub(super) checked: Option<&'a CheckedAst>,
-    scopes: Vec<(String, Local)>,
+    scopes: Vec<(crate::syntax::Name, Local)>,
     pub(crate) n_slots: usize,
     pub(crate) block_exprs: Vec<Option<Node>>,
     optimize: bool,
@@ -843,7 +843,7 @@ impl<'a> Planner<'a> {
             let n = self.plan(el)?;
             self.block_exprs.push(Some(n));
             self.scopes.push((
-                crate::library::std::block::index_ident(i),
+                crate::library::std::block::index_ident(i).into(),
                 Local::Block(start + i),
             ));
         }

@@ -63,7 +63,7 @@ impl B {
         self.refs.insert(
             e.id,
             Reference {
-                name: String::new(),
+                name: Default::default(),
                 overload_ids: vec![overload.into()],
                 value: None,
             },
