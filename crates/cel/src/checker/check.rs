@@ -7,9 +7,10 @@
 use std::borrow::Cow;
 
 use crate::diagnostics::Issues;
-use crate::env::DeclaredFunction;
+use std::sync::Arc;
+
 use crate::env::Env;
-use crate::functions::Overload;
+use crate::env::{Candidate, DeclaredFunction, OverloadIds};
 use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
@@ -161,17 +162,10 @@ impl<'a> Checker<'a> {
     }
 
     fn set_ident_ref(&mut self, id: ExprId, name: Name, value: Option<Value>) {
-        self.references.insert(
-            id,
-            Reference {
-                name,
-                overload_ids: Vec::new(),
-                value,
-            },
-        );
+        self.references.insert(id, Reference::named(name, value));
     }
 
-    fn set_call_ref(&mut self, id: ExprId, overload_ids: Vec<std::sync::Arc<str>>) {
+    fn set_call_ref(&mut self, id: ExprId, overload_ids: OverloadIds) {
         self.references.insert(
             id,
             Reference {
@@ -366,7 +360,7 @@ impl<'a> Checker<'a> {
             result = Type::Bool;
         }
         if optional {
-            self.set_call_ref(id, vec!["select_optional_field".into()]);
+            self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
         }
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
@@ -520,7 +514,7 @@ impl<'a> Checker<'a> {
         let result = self.check_select_field(id, operand, &field_name, true);
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
-        self.set_call_ref(id, vec!["select_optional_field".into()]);
+        self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
     }
 
     /// Picks the overloads of `f` the arguments may match (cel-go keeps every
@@ -555,7 +549,9 @@ impl<'a> Checker<'a> {
             return;
         }
         let mut result: Option<Type> = None;
-        let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(candidates.len());
+        // The one candidate matched so far; the ids once a second one matches.
+        let mut single: Option<&Candidate> = None;
+        let mut ids: Vec<Arc<str>> = Vec::new();
         let dyn_fits =
             |params: &[Type]| all_dyn && !params.iter().any(|p| matches!(p, Type::TypeParam(_)));
         for c in candidates {
@@ -605,7 +601,14 @@ impl<'a> Checker<'a> {
                 }
             };
             if let Some(r) = matched_result {
-                ids.push(o.id.clone());
+                if single.is_none() && ids.is_empty() {
+                    single = Some(c);
+                } else {
+                    if let Some(first) = single.take() {
+                        ids.push(f.overloads[first.overload].id.clone());
+                    }
+                    ids.push(o.id.clone());
+                }
                 result = Some(match result {
                     None => r,
                     Some(prev) => {
@@ -622,6 +625,10 @@ impl<'a> Checker<'a> {
         match result {
             Some(t) => {
                 self.set_type(call_id, t);
+                let ids = match single {
+                    Some(c) => c.overload_ids.clone(),
+                    None => ids.into(),
+                };
                 self.set_call_ref(call_id, ids);
             }
             None => {
@@ -642,7 +649,7 @@ impl<'a> Checker<'a> {
 
     /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
     /// that is not, rather than a missing overload.
-    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[Expr], types: &[Type]) {
+    fn resolve_logical(&mut self, call_id: ExprId, o: &Candidate, args: &[Expr], types: &[Type]) {
         let mut failed = false;
         for (a, t) in args.iter().zip(types) {
             if !self.mapping.is_assignable(t, &Type::Bool) {
@@ -655,7 +662,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.set_type(call_id, Type::Bool);
-        self.set_call_ref(call_id, vec![o.id.clone()]);
+        self.set_call_ref(call_id, o.overload_ids.clone());
     }
 
     /// Joins the element types of an aggregate literal: the most general of

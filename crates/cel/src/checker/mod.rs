@@ -70,10 +70,24 @@ pub trait TypeProvider: Send + Sync {
 pub struct Reference {
     /// The fully qualified name of an identifier (variable, type, enum constant).
     pub name: crate::syntax::Name,
-    /// The overload ids a call may use, in declaration order.
-    pub overload_ids: Vec<Arc<str>>,
+    /// The overload ids a call may use, in declaration order (shared with
+    /// the environment's declarations when the call resolved as the
+    /// environment precomputed: one overload, or all-`dyn` arguments).
+    pub overload_ids: Arc<[Arc<str>]>,
     /// The value of a constant the name resolved to (enum values, type names).
     pub value: Option<Value>,
+}
+
+impl Reference {
+    /// The reference of a name (variable, type, enum constant): no overloads.
+    pub fn named(name: crate::syntax::Name, value: Option<Value>) -> Self {
+        static NONE: std::sync::OnceLock<Arc<[Arc<str>]>> = std::sync::OnceLock::new();
+        Reference {
+            name,
+            overload_ids: NONE.get_or_init(|| Arc::new([])).clone(),
+            value,
+        }
+    }
 }
 
 /// Hashes node ids (small integers, not attacker-chosen in bulk) with one

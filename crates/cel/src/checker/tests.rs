@@ -768,11 +768,7 @@ fn node_types_dense_and_sparse_ids() {
 #[test]
 fn node_refs_replace_and_find_dense_sparse_and_negative_ids() {
     use super::{NodeRefs, Reference};
-    let named = |name: &str| Reference {
-        name: name.into(),
-        overload_ids: Vec::new(),
-        value: None,
-    };
+    let named = |name: &str| Reference::named(name.into(), None);
     let mut refs = NodeRefs::with_nodes(4);
     assert!(refs.is_empty() && refs.get(&1).is_none());
     refs.insert(3, named("a"));

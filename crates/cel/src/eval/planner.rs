@@ -640,10 +640,10 @@ impl<'a> Planner<'a> {
                 EvalError::msg(format!("no such overload: {name}")).at(id),
             ));
         };
-        let ids: Option<&Vec<Arc<str>>> = self
+        let ids: Option<&[Arc<str>]> = self
             .checked
             .and_then(|c| c.references.get(&id))
-            .map(|r| &r.overload_ids)
+            .map(|r| &*r.overload_ids)
             .filter(|ids| !ids.is_empty());
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut unguarded = false;

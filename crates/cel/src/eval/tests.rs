@@ -64,7 +64,7 @@ impl B {
             e.id,
             Reference {
                 name: Default::default(),
-                overload_ids: vec![overload.into()],
+                overload_ids: Arc::new([overload.into()]),
                 value: None,
             },
         );
