@@ -40,8 +40,7 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     checker.check(&mut ast.expr);
     let types = checker.finish_types();
     let references = std::mem::take(&mut checker.references);
-    let issues = std::mem::replace(&mut checker.issues, Issues::new(ast.source.clone()));
-    drop(checker);
+    let issues = checker.issues;
     if !issues.is_empty() {
         return Err(issues);
     }
@@ -217,7 +216,11 @@ impl<'a> Checker<'a> {
         let types = self.types_provider;
         let optional_syntax = self.optional_syntax;
         if !name.starts_with('.') {
-            let first = name.split('.').next().unwrap_or(name);
+            // A byte loop: names are short, shorter than `memchr` pays off for.
+            let first = name
+                .bytes()
+                .position(|b| b == b'.')
+                .map_or(name, |dot| &name[..dot]);
             if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == first) {
                 // `y.z` with a local `y` is a field selection on `y`, never a
                 // qualified name.
