@@ -398,14 +398,14 @@ fn expand_has(
 }
 
 /// The iteration variable of a one-variable macro.
-fn iter_var(ctx: &MacroContext<'_>, e: &Expr, not_ident: &str) -> Result<String, MacroError> {
+fn iter_var(ctx: &MacroContext<'_>, e: &Expr, not_ident: &str) -> Result<Name, MacroError> {
     let Some(v) = e.as_ident() else {
         return Err(ctx.error(e.id, not_ident));
     };
     if v == ACCUMULATOR || v == LEGACY_ACCUMULATOR {
         return Err(ctx.error(e.id, "iteration variable overwrites accumulator variable"));
     }
-    Ok(v.to_string())
+    Ok(v.into())
 }
 
 #[derive(Clone, Copy)]
@@ -560,9 +560,9 @@ fn expand_filter(
     )))
 }
 
-fn opt_var(ctx: &MacroContext<'_>, e: &Expr, msg: &str) -> Result<String, MacroError> {
+fn opt_var(ctx: &MacroContext<'_>, e: &Expr, msg: &str) -> Result<Name, MacroError> {
     e.as_ident()
-        .map(str::to_string)
+        .map(Name::from)
         .ok_or_else(|| ctx.error(e.id, msg))
 }
 
@@ -702,10 +702,10 @@ fn expand_block_accu_var(
 }
 
 /// The two iteration variables of a two-variable macro.
-fn iter_vars(ctx: &MacroContext<'_>, args: &[Expr]) -> Result<(String, String), MacroError> {
-    let simple = |e: &Expr| -> Result<String, MacroError> {
+fn iter_vars(ctx: &MacroContext<'_>, args: &[Expr]) -> Result<(Name, Name), MacroError> {
+    let simple = |e: &Expr| -> Result<Name, MacroError> {
         e.as_ident()
-            .map(str::to_string)
+            .map(Name::from)
             .ok_or_else(|| ctx.error(e.id, "argument must be a simple name"))
     };
     let v1 = simple(&args[0])?;
