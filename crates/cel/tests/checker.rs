@@ -370,7 +370,7 @@ impl Debug<'_> {
             if r.overload_ids.is_empty() {
                 self.out.push_str(&r.name);
             } else {
-                let mut ids = r.overload_ids.clone();
+                let mut ids = r.overload_ids.to_vec();
                 ids.sort();
                 self.out.push_str(&ids.join("|"));
             }

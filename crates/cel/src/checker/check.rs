@@ -7,10 +7,11 @@
 use std::borrow::Cow;
 
 use crate::diagnostics::Issues;
-use crate::env::DeclaredFunction;
+use std::sync::Arc;
+
 use crate::env::Env;
-use crate::functions::Overload;
-use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, SourceInfo};
+use crate::env::{Candidate, DeclaredFunction, OverloadIds};
+use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, SourceInfo};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -22,7 +23,7 @@ use super::names::{
 use super::unify::{
     Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
-use super::{CheckedAst, NodeMap, NodeTypes, Reference};
+use super::{CheckedAst, NodeRefs, NodeTypes, Reference};
 
 /// Checks `ast` in `env`.
 pub(crate) fn check(env: &Env, ast: &Ast) -> Result<CheckedAst, Issues> {
@@ -39,8 +40,7 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     checker.check(&mut ast.expr);
     let types = checker.finish_types();
     let references = std::mem::take(&mut checker.references);
-    let issues = std::mem::replace(&mut checker.issues, Issues::new(ast.source.clone()));
-    drop(checker);
+    let issues = checker.issues;
     if !issues.is_empty() {
         return Err(issues);
     }
@@ -101,9 +101,9 @@ pub(crate) struct Checker<'a> {
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
-    pub(crate) references: NodeMap<Reference>,
+    pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
-    locals: Vec<(String, Type)>,
+    locals: Vec<(Name, Type)>,
     fresh_vars: usize,
     /// A buffer for the dotted names selections are looked up by.
     name_buf: String,
@@ -129,9 +129,7 @@ impl<'a> Checker<'a> {
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
             types: vec![None; nodes],
-            // At most one reference per node: sized once instead of rehashed
-            // as it grows.
-            references: NodeMap::with_capacity_and_hasher(nodes, Default::default()),
+            references: NodeRefs::with_nodes(nodes),
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),
@@ -162,22 +160,15 @@ impl<'a> Checker<'a> {
             .unwrap_or(Type::Error)
     }
 
-    fn set_ident_ref(&mut self, id: ExprId, name: String, value: Option<Value>) {
-        self.references.insert(
-            id,
-            Reference {
-                name,
-                overload_ids: Vec::new(),
-                value,
-            },
-        );
+    fn set_ident_ref(&mut self, id: ExprId, name: Name, value: Option<Value>) {
+        self.references.insert(id, Reference::named(name, value));
     }
 
-    fn set_call_ref(&mut self, id: ExprId, overload_ids: Vec<std::sync::Arc<str>>) {
+    fn set_call_ref(&mut self, id: ExprId, overload_ids: OverloadIds) {
         self.references.insert(
             id,
             Reference {
-                name: String::new(),
+                name: Name::new(""),
                 overload_ids,
                 value: None,
             },
@@ -219,18 +210,22 @@ impl<'a> Checker<'a> {
     /// for each candidate name declared variables, built-in type names, type
     /// names declared by libraries, object types from the provider, enum
     /// constants.
-    fn lookup_ident(&self, name: &str) -> Option<IdentDecl<'static>> {
+    fn lookup_ident(&self, name: &str) -> Option<IdentDecl> {
         let env = self.env;
         let locals = &self.locals;
         let types = self.types_provider;
         let optional_syntax = self.optional_syntax;
         if !name.starts_with('.') {
-            let first = name.split('.').next().unwrap_or(name);
+            // A byte loop: names are short, shorter than `memchr` pays off for.
+            let first = name
+                .bytes()
+                .position(|b| b == b'.')
+                .map_or(name, |dot| &name[..dot]);
             if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == first) {
                 // `y.z` with a local `y` is a field selection on `y`, never a
                 // qualified name.
                 return (n == name).then(|| IdentDecl {
-                    name: Cow::Owned(n.clone()),
+                    name: n.clone(),
                     ty: t.clone(),
                     value: None,
                 });
@@ -242,22 +237,22 @@ impl<'a> Checker<'a> {
             }
             if let Some(t) = env.variable(cand) {
                 return Some(IdentDecl {
-                    name: Cow::Owned(cand.to_string()),
+                    name: cand.into(),
                     ty: t.clone(),
                     value: None,
                 });
             }
             if let Some(t) = builtin_type_ident(cand, optional_syntax) {
-                return Some(IdentDecl::type_ident(cand.to_string(), t));
+                return Some(IdentDecl::type_ident(cand, t));
             }
             if let Some(t) = env.type_identifier(cand) {
-                return Some(IdentDecl::type_ident(cand.to_string(), t.clone()));
+                return Some(IdentDecl::type_ident(cand, t.clone()));
             }
             if let Some(t) = types.find_type(cand) {
-                return Some(IdentDecl::type_ident(cand.to_string(), t));
+                return Some(IdentDecl::type_ident(cand, t));
             }
             types.enum_constant(cand).map(|(ty, v)| IdentDecl {
-                name: Cow::Owned(cand.to_string()),
+                name: cand.into(),
                 ty,
                 value: Some(v),
             })
@@ -318,12 +313,12 @@ impl<'a> Checker<'a> {
                 let shadowed =
                     name.starts_with('.') && self.locals.iter().any(|(n, _)| **n == *decl.name);
                 if shadowed {
-                    *name = format!(".{}", decl.name);
+                    *name = compact_str::format_compact!(".{}", decl.name);
                 } else if *name != decl.name {
-                    *name = decl.name.to_string();
+                    *name = decl.name.clone();
                 }
                 self.set_type(e.id, decl.ty);
-                self.set_ident_ref(e.id, decl.name.into_owned(), decl.value);
+                self.set_ident_ref(e.id, decl.name, decl.value);
             }
             None => {
                 let name = name.clone();
@@ -355,9 +350,8 @@ impl<'a> Checker<'a> {
         self.name_buf = qname;
         if let Some(decl) = found {
             self.set_type(id, decl.ty);
-            let name = decl.name.into_owned();
-            self.set_ident_ref(id, name.clone(), decl.value);
-            e.kind = ExprKind::Ident(name);
+            self.set_ident_ref(id, decl.name.clone(), decl.value);
+            e.kind = ExprKind::Ident(decl.name);
             return;
         }
         let optional = sel.optional;
@@ -369,7 +363,7 @@ impl<'a> Checker<'a> {
             result = Type::Bool;
         }
         if optional {
-            self.set_call_ref(id, vec!["select_optional_field".into()]);
+            self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
         }
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
@@ -444,7 +438,7 @@ impl<'a> Checker<'a> {
             match self.lookup_function(&call.function) {
                 Some(f) => {
                     if call.function != f.function.name {
-                        call.function = f.function.name.clone();
+                        call.function = f.function.name.as_str().into();
                     }
                     self.resolve_overload(id, f, None, &call.args);
                 }
@@ -465,7 +459,7 @@ impl<'a> Checker<'a> {
         if may_be_namespaced && let Some(prefix) = call.target.as_ref().and_then(qualified_name) {
             let qualified = format!("{prefix}.{}", call.function);
             if let Some(f) = self.lookup_function(&qualified) {
-                call.function = f.function.name.clone();
+                call.function = f.function.name.as_str().into();
                 call.target = None;
                 self.resolve_overload(id, f, None, &call.args);
                 return;
@@ -523,7 +517,7 @@ impl<'a> Checker<'a> {
         let result = self.check_select_field(id, operand, &field_name, true);
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
-        self.set_call_ref(id, vec!["select_optional_field".into()]);
+        self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
     }
 
     /// Picks the overloads of `f` the arguments may match (cel-go keeps every
@@ -558,7 +552,9 @@ impl<'a> Checker<'a> {
             return;
         }
         let mut result: Option<Type> = None;
-        let mut ids: Vec<std::sync::Arc<str>> = Vec::with_capacity(candidates.len());
+        // The one candidate matched so far; the ids once a second one matches.
+        let mut single: Option<&Candidate> = None;
+        let mut ids: Vec<Arc<str>> = Vec::new();
         let dyn_fits =
             |params: &[Type]| all_dyn && !params.iter().any(|p| matches!(p, Type::TypeParam(_)));
         for c in candidates {
@@ -608,7 +604,14 @@ impl<'a> Checker<'a> {
                 }
             };
             if let Some(r) = matched_result {
-                ids.push(o.id.clone());
+                if single.is_none() && ids.is_empty() {
+                    single = Some(c);
+                } else {
+                    if let Some(first) = single.take() {
+                        ids.push(f.overloads[first.overload].id.clone());
+                    }
+                    ids.push(o.id.clone());
+                }
                 result = Some(match result {
                     None => r,
                     Some(prev) => {
@@ -625,6 +628,10 @@ impl<'a> Checker<'a> {
         match result {
             Some(t) => {
                 self.set_type(call_id, t);
+                let ids = match single {
+                    Some(c) => c.overload_ids.clone(),
+                    None => ids.into(),
+                };
                 self.set_call_ref(call_id, ids);
             }
             None => {
@@ -645,7 +652,7 @@ impl<'a> Checker<'a> {
 
     /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
     /// that is not, rather than a missing overload.
-    fn resolve_logical(&mut self, call_id: ExprId, o: &Overload, args: &[Expr], types: &[Type]) {
+    fn resolve_logical(&mut self, call_id: ExprId, o: &Candidate, args: &[Expr], types: &[Type]) {
         let mut failed = false;
         for (a, t) in args.iter().zip(types) {
             if !self.mapping.is_assignable(t, &Type::Bool) {
@@ -658,7 +665,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.set_type(call_id, Type::Bool);
-        self.set_call_ref(call_id, vec![o.id.clone()]);
+        self.set_call_ref(call_id, o.overload_ids.clone());
     }
 
     /// Joins the element types of an aggregate literal: the most general of
@@ -745,12 +752,12 @@ impl<'a> Checker<'a> {
             // cel-go stops here: the field values are left unchecked.
             return;
         };
-        let resolved = decl.name.into_owned();
+        let resolved = decl.name;
         if st.type_name != resolved {
             st.type_name = resolved.clone();
         }
         self.set_ident_ref(id, resolved.clone(), None);
-        let mut type_name: Cow<'_, str> = Cow::Owned(resolved);
+        let mut type_name: Cow<'_, str> = Cow::Owned(resolved.into_string());
         let mut result = Type::Error;
         match &decl.ty {
             Type::Error => {}
@@ -855,7 +862,7 @@ impl<'a> Checker<'a> {
 
     /// Ends the scope of the innermost comprehension variable, giving back
     /// its name.
-    fn pop_local(&mut self) -> String {
+    fn pop_local(&mut self) -> Name {
         self.locals.pop().map(|(n, _)| n).unwrap_or_default()
     }
 

@@ -44,7 +44,7 @@ pub(crate) fn validate(
             ExprKind::Literal(_) | ExprKind::Ident(_) => {}
             ExprKind::Select(s) => stack.push((&s.operand, false)),
             ExprKind::Call(c) => {
-                let exempt_args = exempt_functions.contains(&c.function);
+                let exempt_args = exempt_functions.iter().any(|f| *f == c.function);
                 if let Some(t) = &c.target {
                     stack.push((t, exempt_args));
                 }

@@ -69,11 +69,25 @@ pub trait TypeProvider: Send + Sync {
 #[derive(Clone, Debug)]
 pub struct Reference {
     /// The fully qualified name of an identifier (variable, type, enum constant).
-    pub name: String,
-    /// The overload ids a call may use, in declaration order.
-    pub overload_ids: Vec<Arc<str>>,
+    pub name: crate::syntax::Name,
+    /// The overload ids a call may use, in declaration order (shared with
+    /// the environment's declarations when the call resolved as the
+    /// environment precomputed: one overload, or all-`dyn` arguments).
+    pub overload_ids: Arc<[Arc<str>]>,
     /// The value of a constant the name resolved to (enum values, type names).
     pub value: Option<Value>,
+}
+
+impl Reference {
+    /// The reference of a name (variable, type, enum constant): no overloads.
+    pub fn named(name: crate::syntax::Name, value: Option<Value>) -> Self {
+        static NONE: std::sync::OnceLock<Arc<[Arc<str>]>> = std::sync::OnceLock::new();
+        Reference {
+            name,
+            overload_ids: NONE.get_or_init(|| Arc::new([])).clone(),
+            value,
+        }
+    }
 }
 
 /// Hashes node ids (small integers, not attacker-chosen in bulk) with one
@@ -187,6 +201,130 @@ impl FromIterator<(ExprId, Type)> for NodeTypes {
     }
 }
 
+/// What the resolved nodes of a checked expression refer to, by node id: the
+/// references in the order resolved, and a table from node id to position
+/// for the ids the parser allocates (below the expression's node count, or
+/// below [`DENSE_IDS`] for a table built without one); other ids, which only
+/// hand-built trees have, are found by a scan. An expression has references
+/// on a few of its nodes: two small vectors, none when nothing resolved,
+/// where a hash table costs a table sized for every node.
+#[derive(Clone, Debug, Default)]
+pub struct NodeRefs {
+    /// (node id, reference), ids unique.
+    entries: Vec<(ExprId, Reference)>,
+    /// By node id: 1 + the position of its entry, 0 for none.
+    index: Vec<u32>,
+    /// The expression's node count; 0 when unknown.
+    nodes: usize,
+}
+
+impl NodeRefs {
+    /// No references.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A table for an expression whose ids are below `nodes`.
+    pub(crate) fn with_nodes(nodes: usize) -> Self {
+        NodeRefs {
+            entries: Vec::new(),
+            index: Vec::new(),
+            nodes,
+        }
+    }
+
+    /// Ids below this bound are in `index`.
+    fn dense_ids(&self) -> usize {
+        if self.nodes == 0 {
+            DENSE_IDS
+        } else {
+            self.nodes
+        }
+    }
+
+    fn position(&self, id: ExprId) -> Option<usize> {
+        match usize::try_from(id) {
+            Ok(i) if i < self.dense_ids() => (*self.index.get(i)? as usize).checked_sub(1),
+            _ => self.entries.iter().position(|e| e.0 == id),
+        }
+    }
+
+    /// Records the reference of node `id`, replacing the previous one.
+    pub fn insert(&mut self, id: ExprId, r: Reference) {
+        if let Some(at) = self.position(id) {
+            self.entries[at].1 = r;
+            return;
+        }
+        if let Ok(i) = usize::try_from(id)
+            && i < self.dense_ids()
+        {
+            if self.index.len() <= i {
+                // With a known node count, sized once on the first reference.
+                let len = if self.nodes == 0 {
+                    (i + 1).max(self.index.len() * 2).min(DENSE_IDS)
+                } else {
+                    self.nodes
+                };
+                self.index.resize(len, 0);
+            }
+            // Positions fit: an expression has far fewer than `u32::MAX` nodes.
+            self.index[i] = u32::try_from(self.entries.len() + 1).unwrap_or(0);
+        }
+        if self.entries.capacity() == 0 {
+            // About every other node (identifiers and calls) has a reference.
+            self.entries.reserve(self.nodes / 2 + 1);
+        }
+        self.entries.push((id, r));
+    }
+
+    /// The reference of node `id`.
+    pub fn get(&self, id: &ExprId) -> Option<&Reference> {
+        Some(&self.entries[self.position(*id)?].1)
+    }
+
+    /// How many nodes have a reference.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no node has a reference.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every (node id, reference), in the order recorded.
+    pub fn iter(&self) -> impl Iterator<Item = (ExprId, &Reference)> {
+        self.entries.iter().map(|(id, r)| (*id, r))
+    }
+
+    /// Every reference, in the order recorded.
+    pub fn values(&self) -> impl Iterator<Item = &Reference> {
+        self.entries.iter().map(|(_, r)| r)
+    }
+}
+
+impl std::ops::Index<&ExprId> for NodeRefs {
+    type Output = Reference;
+
+    /// The reference of node `id`; panics when it has none (as `HashMap` does).
+    fn index(&self, id: &ExprId) -> &Reference {
+        match self.get(id) {
+            Some(r) => r,
+            None => panic!("no reference for node {id}"),
+        }
+    }
+}
+
+impl FromIterator<(ExprId, Reference)> for NodeRefs {
+    fn from_iter<I: IntoIterator<Item = (ExprId, Reference)>>(iter: I) -> Self {
+        let mut out = NodeRefs::new();
+        for (id, r) in iter {
+            out.insert(id, r);
+        }
+        out
+    }
+}
+
 /// A checked expression: the AST with a type per node and resolved references.
 ///
 /// The AST is the input rewritten as cel-go rewrites it: identifiers and
@@ -201,7 +339,7 @@ pub struct CheckedAst {
     /// The type of every node, by id.
     pub types: NodeTypes,
     /// What each resolved identifier, selection and call refers to, by node id.
-    pub references: NodeMap<Reference>,
+    pub references: NodeRefs,
 }
 
 impl CheckedAst {

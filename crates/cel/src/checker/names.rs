@@ -1,10 +1,9 @@
 //! Name resolution: container candidates, declared variables, the built-in
 //! type identifiers, object types and enum constants from the type provider.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::syntax::{Expr, ExprKind};
+use crate::syntax::{Expr, ExprKind, Name};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -201,21 +200,21 @@ impl Types<'_> {
 
 /// What an identifier resolved to.
 #[derive(Clone, Debug)]
-pub struct IdentDecl<'a> {
+pub struct IdentDecl {
     /// The fully qualified name.
-    pub name: Cow<'a, str>,
+    pub name: Name,
     /// The declared type.
     pub ty: Type,
     /// The constant value (enum constants, type names).
     pub value: Option<Value>,
 }
 
-impl IdentDecl<'_> {
+impl IdentDecl {
     /// A type name used as an identifier: its value is the type value of `t`.
-    pub fn type_ident(name: String, t: Type) -> IdentDecl<'static> {
+    pub fn type_ident(name: &str, t: Type) -> IdentDecl {
         let value = Value::Type(Arc::new(t.clone()));
         IdentDecl {
-            name: Cow::Owned(name),
+            name: name.into(),
             ty: Type::type_of(t),
             value: Some(value),
         }

@@ -39,14 +39,14 @@ impl B {
         self.node(at, ExprKind::Literal(Literal::String(v.into())))
     }
     fn ident(&mut self, at: i32, n: &str) -> Expr {
-        self.node(at, ExprKind::Ident(n.to_string()))
+        self.node(at, ExprKind::Ident(n.into()))
     }
     fn call(&mut self, at: i32, f: &str, args: Vec<Expr>) -> Expr {
         self.node(
             at,
             ExprKind::Call(Box::new(Call {
                 target: None,
-                function: f.to_string(),
+                function: f.into(),
                 args,
             })),
         )
@@ -56,7 +56,7 @@ impl B {
             at,
             ExprKind::Call(Box::new(Call {
                 target: Some(target),
-                function: f.to_string(),
+                function: f.into(),
                 args,
             })),
         )
@@ -66,7 +66,7 @@ impl B {
             at,
             ExprKind::Select(Box::new(Select {
                 operand,
-                field: field.to_string(),
+                field: field.into(),
                 test_only: false,
                 optional: false,
             })),
@@ -763,4 +763,41 @@ fn node_types_dense_and_sparse_ids() {
     );
     let collected: super::NodeTypes = all.into_iter().collect();
     assert_eq!(collected.len(), 3);
+}
+
+#[test]
+fn node_refs_replace_and_find_dense_sparse_and_negative_ids() {
+    use super::{NodeRefs, Reference};
+    let named = |name: &str| Reference::named(name.into(), None);
+    let mut refs = NodeRefs::with_nodes(4);
+    assert!(refs.is_empty() && refs.get(&1).is_none());
+    refs.insert(3, named("a"));
+    refs.insert(1, named("b"));
+    refs.insert(3, named("c"));
+    // Past the node count and negative: hand-built trees.
+    refs.insert(70_000, named("d"));
+    refs.insert(-2, named("e"));
+    assert_eq!(refs.len(), 4);
+    let names = |r: &NodeRefs, ids: &[i64]| -> Vec<Option<String>> {
+        ids.iter()
+            .map(|id| r.get(id).map(|r| r.name.to_string()))
+            .collect()
+    };
+    let ids = [1, 2, 3, 70_000, -2, 5];
+    let expected = vec![
+        Some("b".to_string()),
+        None,
+        Some("c".to_string()),
+        Some("d".to_string()),
+        Some("e".to_string()),
+        None,
+    ];
+    assert_eq!(names(&refs, &ids), expected);
+    // Collected from pairs, a later pair of an id replaces an earlier one.
+    let collected: NodeRefs = [(3, named("a")), (1, named("b")), (3, named("c"))]
+        .into_iter()
+        .chain([(70_000, named("d")), (-2, named("e"))])
+        .collect();
+    assert_eq!(names(&collected, &ids), expected);
+    assert_eq!(collected.values().count(), 4);
 }

@@ -82,7 +82,7 @@ impl Tree {
         self.refs.insert(
             e.id,
             Reference {
-                name: String::new(),
+                name: Default::default(),
                 overload_ids: overloads.iter().map(|s| (*s).into()).collect(),
                 value: None,
             },

@@ -28,8 +28,11 @@ pub(crate) struct DeclaredFunction {
     /// overloads, drawn by a call of an argument count no overload takes.
     unmatched_fresh: [usize; 2],
     /// Per call style: the first overload considered.
-    first: [Option<usize>; 2],
+    first: [Option<Candidate>; 2],
 }
+
+/// Overload ids as a checked call's reference holds them.
+pub(crate) type OverloadIds = Arc<[Arc<str>]>;
 
 /// The overloads one call shape may match.
 pub(crate) struct CallShape {
@@ -51,7 +54,7 @@ pub(crate) struct CallShape {
 /// differ), and the skipped overloads draw all the fresh variables.
 pub(crate) struct DynResolution {
     /// Every candidate's overload id, in declaration order.
-    pub(crate) overload_ids: Vec<Arc<str>>,
+    pub(crate) overload_ids: OverloadIds,
     /// The call's type.
     pub(crate) result: Type,
     /// The type variables the call draws.
@@ -62,6 +65,8 @@ pub(crate) struct DynResolution {
 pub(crate) struct Candidate {
     /// Index into [`Function::overloads`].
     pub(crate) overload: usize,
+    /// The overload's id, alone: the reference of a call only it matches.
+    pub(crate) overload_ids: OverloadIds,
     /// Type parameters of the overloads of the call style skipped (other
     /// argument count) between the previous candidate and this one.
     pub(crate) fresh_before: usize,
@@ -79,7 +84,7 @@ impl DeclaredFunction {
         };
         let mut shapes: Vec<CallShape> = Vec::new();
         let mut unmatched_fresh = [0; 2];
-        let mut first = [None; 2];
+        let mut first = [None, None];
         for member in [false, true] {
             let overloads = || {
                 function
@@ -90,7 +95,11 @@ impl DeclaredFunction {
             };
             unmatched_fresh[usize::from(member)] =
                 overloads().map(|(_, o)| o.type_params.len()).sum();
-            first[usize::from(member)] = overloads().next().map(|(i, _)| i);
+            first[usize::from(member)] = overloads().next().map(|(i, o)| Candidate {
+                overload: i,
+                overload_ids: Arc::new([o.id.clone()]),
+                fresh_before: 0,
+            });
             for (_, o) in overloads() {
                 let arity = o.params.len();
                 if shapes
@@ -105,6 +114,7 @@ impl DeclaredFunction {
                     if o.params.len() == arity {
                         candidates.push(Candidate {
                             overload: i,
+                            overload_ids: Arc::new([o.id.clone()]),
                             fresh_before: std::mem::take(&mut skipped),
                         });
                     } else {
@@ -153,10 +163,8 @@ impl DeclaredFunction {
 
     /// The first overload of call style `member` considered (`_&&_` and
     /// `_||_` check their arguments against it whatever their count).
-    pub(crate) fn first_of_style(&self, member: bool) -> Option<&Overload> {
-        self.function
-            .overloads
-            .get(self.first[usize::from(member)]?)
+    pub(crate) fn first_of_style(&self, member: bool) -> Option<&Candidate> {
+        self.first[usize::from(member)].as_ref()
     }
 }
 
@@ -187,7 +195,7 @@ fn dyn_resolution(
         });
     }
     Some(DynResolution {
-        overload_ids,
+        overload_ids: overload_ids.into(),
         result: result?,
         fresh,
     })

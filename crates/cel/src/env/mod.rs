@@ -14,7 +14,7 @@ mod options;
 use std::sync::{Arc, OnceLock};
 
 pub use builder::{EnvBuilder, Library};
-pub(crate) use call_shapes::DeclaredFunction;
+pub(crate) use call_shapes::{Candidate, DeclaredFunction, OverloadIds};
 pub use decls::{AstValidator, Env};
 pub(crate) use decls::{EnvInner, SharedDecls};
 pub use options::EnvOptions;

@@ -37,7 +37,7 @@ impl Planner<'_> {
             return Err(unknown());
         };
         let type_name = if self.checked.is_some() {
-            s.type_name.clone()
+            s.type_name.to_string()
         } else {
             let types = Types {
                 provider: Some(&*provider),

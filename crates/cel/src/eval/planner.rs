@@ -33,7 +33,7 @@ enum Local {
 pub(crate) struct Planner<'a> {
     pub(super) env: &'a Env,
     pub(super) checked: Option<&'a CheckedAst>,
-    scopes: Vec<(String, Local)>,
+    scopes: Vec<(crate::syntax::Name, Local)>,
     pub(crate) n_slots: usize,
     pub(crate) block_exprs: Vec<Option<Node>>,
     optimize: bool,
@@ -640,10 +640,10 @@ impl<'a> Planner<'a> {
                 EvalError::msg(format!("no such overload: {name}")).at(id),
             ));
         };
-        let ids: Option<&Vec<Arc<str>>> = self
+        let ids: Option<&[Arc<str>]> = self
             .checked
             .and_then(|c| c.references.get(&id))
-            .map(|r| &r.overload_ids)
+            .map(|r| &*r.overload_ids)
             .filter(|ids| !ids.is_empty());
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut unguarded = false;
@@ -843,7 +843,7 @@ impl<'a> Planner<'a> {
             let n = self.plan(el)?;
             self.block_exprs.push(Some(n));
             self.scopes.push((
-                crate::library::std::block::index_ident(i),
+                crate::library::std::block::index_ident(i).into(),
                 Local::Block(start + i),
             ));
         }

@@ -63,8 +63,8 @@ impl B {
         self.refs.insert(
             e.id,
             Reference {
-                name: String::new(),
-                overload_ids: vec![overload.into()],
+                name: Default::default(),
+                overload_ids: Arc::new([overload.into()]),
                 value: None,
             },
         );

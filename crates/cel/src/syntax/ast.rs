@@ -12,6 +12,12 @@ use std::sync::Arc;
 /// Identifier of an expression node, unique within one [`Ast`].
 pub type ExprId = i64;
 
+/// A name in the tree: an identifier, a field, a function or operator, a
+/// comprehension variable, a message type. Names of up to 24 bytes (nearly
+/// all) are stored inline, so building, copying and dropping a tree allocates
+/// nothing for them.
+pub type Name = compact_str::CompactString;
+
 /// One expression node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
@@ -27,7 +33,7 @@ pub enum ExprKind {
     /// A literal constant.
     Literal(Literal),
     /// A (possibly dotted, after checking) identifier.
-    Ident(String),
+    Ident(Name),
     /// `operand.field`, or the presence test `has(operand.field)` when `test_only`.
     Select(Box<Select>),
     /// A global call `f(args)` or a member call `target.f(args)`. Operators are
@@ -68,7 +74,7 @@ pub struct Select {
     /// The expression selected from.
     pub operand: Expr,
     /// The field name.
-    pub field: String,
+    pub field: Name,
     /// True for the presence test produced by the `has()` macro.
     pub test_only: bool,
     /// True for the optional select `operand.?field` (parsed as a call to
@@ -83,7 +89,7 @@ pub struct Call {
     /// The receiver of a member call, `None` for a global call.
     pub target: Option<Expr>,
     /// The function or operator name (`size`, `_+_`, `strings.quote`).
-    pub function: String,
+    pub function: Name,
     /// The parenthesised arguments, the receiver excluded.
     pub args: Vec<Expr>,
 }
@@ -114,7 +120,7 @@ pub struct MapEntry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Struct {
     /// The message type's name, as written (fully qualified after checking).
-    pub type_name: String,
+    pub type_name: Name,
     /// The field initializers, in order.
     pub fields: Vec<StructField>,
 }
@@ -125,7 +131,7 @@ pub struct StructField {
     /// The initializer's own id.
     pub id: ExprId,
     /// The field name.
-    pub name: String,
+    pub name: Name,
     /// The value assigned.
     pub value: Expr,
     /// `?field: v`: the field is set only when `v` is a present optional.
@@ -147,13 +153,13 @@ pub struct StructField {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comprehension {
     /// The (first) iteration variable.
-    pub iter_var: String,
+    pub iter_var: Name,
     /// The second iteration variable of two-variable comprehensions.
-    pub iter_var2: Option<String>,
+    pub iter_var2: Option<Name>,
     /// The list or map iterated over.
     pub iter_range: Expr,
     /// The accumulator variable.
-    pub accu_var: String,
+    pub accu_var: Name,
     /// The accumulator's initial value.
     pub accu_init: Expr,
     /// Evaluated before each iteration; `false` stops the loop.

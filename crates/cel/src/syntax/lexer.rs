@@ -209,10 +209,13 @@ pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
     let mut lx = Lexer {
         src: src.as_bytes(),
         pos: 0,
+        ascii: src.is_ascii(),
         cp_byte: 0,
         cp_count: 0,
     };
-    let mut tokens = Vec::with_capacity(src.len() / 3 + 2);
+    // Expressions have about one token per two bytes (`a.b`, `x == 1`):
+    // sized so that the vector rarely grows.
+    let mut tokens = Vec::with_capacity(src.len() / 2 + 2);
     let mut errors = Vec::new();
     loop {
         lx.skip_trivia();
@@ -289,6 +292,18 @@ pub fn escape_error_text(text: &str) -> String {
     out
 }
 
+/// The bytes an identifier continues with: `[A-Za-z0-9_]`.
+static IDENT_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    t
+};
+
 fn is_continuation(b: u8) -> bool {
     (0x80..0xC0).contains(&b)
 }
@@ -296,6 +311,8 @@ fn is_continuation(b: u8) -> bool {
 struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
+    /// The source is ASCII: code-point offsets are byte positions.
+    ascii: bool,
     /// Checkpoint for incremental byte → code-point conversion.
     cp_byte: usize,
     cp_count: u32,
@@ -317,6 +334,10 @@ impl Lexer<'_> {
     /// Code-point offset of byte position `byte` (positions only grow).
     fn offset_of(&mut self, byte: usize) -> u32 {
         let end = byte.min(self.src.len());
+        if self.ascii {
+            // The parser caps an expression's length far below `u32::MAX`.
+            return end as u32;
+        }
         if end < self.cp_byte {
             // Not expected (positions grow), but stay correct.
             self.cp_byte = 0;
@@ -474,12 +495,10 @@ impl Lexer<'_> {
     }
 
     fn ident_or_literal(&mut self, start: usize) -> Tok {
-        while self
-            .peek(0)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-        {
-            self.pos += 1;
-        }
+        self.pos += self.src[self.pos..]
+            .iter()
+            .position(|&c| !IDENT_BYTE[usize::from(c)])
+            .unwrap_or(self.src.len() - self.pos);
         let word = &self.src[start..self.pos];
         // String prefixes: r/R (raw), b/B (bytes), b/B followed by r/R.
         if let Some(b'"' | b'\'') = self.peek(0) {

@@ -16,7 +16,7 @@
 #![allow(clippy::ptr_arg)]
 
 use super::ExprId;
-use super::ast::{Call, Comprehension, Expr, ExprKind, List, Literal, MapEntry, Select};
+use super::ast::{Call, Comprehension, Expr, ExprKind, List, Literal, MapEntry, Name, Select};
 
 /// The accumulator variable of every built-in comprehension macro (cel-go's
 /// `HiddenAccumulatorName`: not writable in source, so it cannot collide).
@@ -59,7 +59,7 @@ impl MacroContext<'_> {
 
     /// A new identifier node.
     pub fn ident(&mut self, name: &str) -> Expr {
-        Expr::new(self.next_id(), ExprKind::Ident(name.to_string()))
+        Expr::new(self.next_id(), ExprKind::Ident(name.into()))
     }
 
     /// A reference to the accumulator.
@@ -86,7 +86,7 @@ impl MacroContext<'_> {
     pub fn call(&mut self, function: &str, args: Vec<Expr>) -> Expr {
         let call = Call {
             target: None,
-            function: function.to_string(),
+            function: function.into(),
             args,
         };
         Expr::new(self.next_id(), ExprKind::Call(Box::new(call)))
@@ -96,7 +96,7 @@ impl MacroContext<'_> {
     pub fn member_call(&mut self, function: &str, target: Expr, args: Vec<Expr>) -> Expr {
         let call = Call {
             target: Some(target),
-            function: function.to_string(),
+            function: function.into(),
             args,
         };
         Expr::new(self.next_id(), ExprKind::Call(Box::new(call)))
@@ -119,7 +119,7 @@ impl MacroContext<'_> {
     }
 
     /// The presence test `has(operand.field)`.
-    pub fn presence_test(&mut self, operand: Expr, field: String) -> Expr {
+    pub fn presence_test(&mut self, operand: Expr, field: Name) -> Expr {
         let sel = Select {
             operand,
             field,
@@ -167,10 +167,10 @@ impl MacroContext<'_> {
         result: Expr,
     ) -> Expr {
         let c = Comprehension {
-            iter_var: iter_var.to_string(),
-            iter_var2: iter_var2.map(str::to_string),
+            iter_var: iter_var.into(),
+            iter_var2: iter_var2.map(Name::from),
             iter_range,
-            accu_var: accu_var.to_string(),
+            accu_var: accu_var.into(),
             accu_init,
             loop_condition,
             loop_step,
@@ -398,14 +398,14 @@ fn expand_has(
 }
 
 /// The iteration variable of a one-variable macro.
-fn iter_var(ctx: &MacroContext<'_>, e: &Expr, not_ident: &str) -> Result<String, MacroError> {
+fn iter_var(ctx: &MacroContext<'_>, e: &Expr, not_ident: &str) -> Result<Name, MacroError> {
     let Some(v) = e.as_ident() else {
         return Err(ctx.error(e.id, not_ident));
     };
     if v == ACCUMULATOR || v == LEGACY_ACCUMULATOR {
         return Err(ctx.error(e.id, "iteration variable overwrites accumulator variable"));
     }
-    Ok(v.to_string())
+    Ok(v.into())
 }
 
 #[derive(Clone, Copy)]
@@ -560,9 +560,9 @@ fn expand_filter(
     )))
 }
 
-fn opt_var(ctx: &MacroContext<'_>, e: &Expr, msg: &str) -> Result<String, MacroError> {
+fn opt_var(ctx: &MacroContext<'_>, e: &Expr, msg: &str) -> Result<Name, MacroError> {
     e.as_ident()
-        .map(str::to_string)
+        .map(Name::from)
         .ok_or_else(|| ctx.error(e.id, msg))
 }
 
@@ -702,10 +702,10 @@ fn expand_block_accu_var(
 }
 
 /// The two iteration variables of a two-variable macro.
-fn iter_vars(ctx: &MacroContext<'_>, args: &[Expr]) -> Result<(String, String), MacroError> {
-    let simple = |e: &Expr| -> Result<String, MacroError> {
+fn iter_vars(ctx: &MacroContext<'_>, args: &[Expr]) -> Result<(Name, Name), MacroError> {
+    let simple = |e: &Expr| -> Result<Name, MacroError> {
         e.as_ident()
-            .map(str::to_string)
+            .map(Name::from)
             .ok_or_else(|| ctx.error(e.id, "argument must be a simple name"))
     };
     let v1 = simple(&args[0])?;

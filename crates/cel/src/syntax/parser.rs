@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::ast::{
-    Ast, Call, Expr, ExprId, ExprKind, List, Literal, MapEntry, Select, SourceInfo, Struct,
+    Ast, Call, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name, Select, SourceInfo, Struct,
     StructField,
 };
 use super::lexer::{Tok, TokSet, Token, escape_error_text, lex};
@@ -203,8 +203,12 @@ struct Parser<'a> {
 pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<Ast, Issues> {
     let mut issues = Issues::new(source.clone());
     let text = source.text();
-    let size = text.chars().count();
-    if size > opts.max_expression_length {
+    // A text of at most the limit in bytes is within it in code points: count
+    // them only for longer texts.
+    if text.len() > opts.max_expression_length
+        && let size = text.chars().count()
+        && size > opts.max_expression_length
+    {
         issues.push(
             None,
             0,
@@ -423,7 +427,7 @@ impl Parser<'_> {
         self.set_vdepth(id, d);
         let call = Call {
             target: None,
-            function: function.to_string(),
+            function: function.into(),
             args,
         };
         Expr::new(id, ExprKind::Call(Box::new(call)))
@@ -976,7 +980,7 @@ impl Parser<'_> {
 
     /// The name of an `escapeIdent` token; reports backquoted names when they
     /// are not enabled.
-    fn ident_text(&mut self, t: Token) -> Option<String> {
+    fn ident_text(&mut self, t: Token) -> Option<Name> {
         let text = self.text(t);
         if t.kind == Tok::EscIdent {
             if !self.opts.enable_ident_escape_syntax {
@@ -986,10 +990,10 @@ impl Parser<'_> {
             return Some(
                 text.get(1..text.len().saturating_sub(1))
                     .unwrap_or("")
-                    .to_string(),
+                    .into(),
             );
         }
-        Some(text.to_string())
+        Some(text.into())
     }
 
     /// `'(' exprList? ')'` after the open parenthesis; `None` when the rule gave up.
@@ -1053,7 +1057,7 @@ impl Parser<'_> {
             k += 2;
         }
         if self.tok_at(k).kind == Tok::LBrace {
-            let mut name = String::new();
+            let mut name = Name::default();
             if leading_dot {
                 name.push('.');
                 self.advance();
@@ -1081,9 +1085,9 @@ impl Parser<'_> {
             return self.semantic_error(start.offset, msg);
         }
         let name = if leading_dot {
-            format!(".{name_text}")
+            compact_str::format_compact!(".{name_text}")
         } else {
-            name_text.to_string()
+            Name::from(name_text)
         };
         if self.cur() == Tok::LParen {
             let open = self.advance();
@@ -1097,7 +1101,7 @@ impl Parser<'_> {
     }
 
     /// `'{' fieldInitializerList? ','? '}'` after the message name.
-    fn message(&mut self, type_name: String, rec: TokSet) -> Expr {
+    fn message(&mut self, type_name: Name, rec: TokSet) -> Expr {
         let open = self.advance();
         let id = self.new_id(open.offset);
         let mut fields = Vec::new();
@@ -1481,7 +1485,7 @@ impl Parser<'_> {
                     if let Some((t, a)) = recorded {
                         let call = Call {
                             target: t,
-                            function: function.to_string(),
+                            function: function.into(),
                             args: a,
                         };
                         self.macro_calls
@@ -1501,7 +1505,7 @@ impl Parser<'_> {
         self.set_vdepth(id, depth);
         let call = Call {
             target,
-            function: function.to_string(),
+            function: function.into(),
             args,
         };
         Expr::new(id, ExprKind::Call(Box::new(call)))

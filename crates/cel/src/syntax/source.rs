@@ -10,8 +10,9 @@ pub struct Source {
     text: String,
     /// Description shown in error messages (`<input>` for expressions given as text).
     description: Cow<'static, str>,
-    /// Code-point offset of the first character of each line after the first.
-    line_offsets: Vec<usize>,
+    /// Code-point offset of the first character of each line after the first
+    /// (built on first use: only error reports need it).
+    line_offsets: OnceLock<Vec<usize>>,
     /// The text as code points, for snippets and column arithmetic (built on
     /// first use: only error reports need it).
     chars: OnceLock<Vec<char>>,
@@ -47,21 +48,27 @@ impl Source {
     }
 
     fn described(text: String, description: Cow<'static, str>) -> Self {
-        let line_offsets = if text.contains('\n') {
-            text.chars()
+        Source {
+            text,
+            description,
+            line_offsets: OnceLock::new(),
+            chars: OnceLock::new(),
+        }
+    }
+
+    /// Code-point offset of the first character of each line after the first.
+    fn line_offsets(&self) -> &[usize] {
+        self.line_offsets.get_or_init(|| {
+            if !self.text.contains('\n') {
+                return Vec::new();
+            }
+            self.text
+                .chars()
                 .enumerate()
                 .filter(|(_, c)| *c == '\n')
                 .map(|(i, _)| i + 1)
                 .collect()
-        } else {
-            Vec::new()
-        };
-        Source {
-            text,
-            description,
-            line_offsets,
-            chars: OnceLock::new(),
-        }
+        })
     }
 
     /// The text.
@@ -81,11 +88,12 @@ impl Source {
 
     /// Line and column of a code-point offset.
     pub fn location(&self, offset: usize) -> Location {
-        let line_index = self.line_offsets.partition_point(|&start| start <= offset);
+        let line_offsets = self.line_offsets();
+        let line_index = line_offsets.partition_point(|&start| start <= offset);
         let line_start = if line_index == 0 {
             0
         } else {
-            self.line_offsets[line_index - 1]
+            line_offsets[line_index - 1]
         };
         Location {
             line: line_index + 1,
@@ -95,16 +103,13 @@ impl Source {
 
     /// The text of 1-based line `line`, without its newline.
     pub fn line_text(&self, line: usize) -> Option<String> {
-        if line == 0 || line > self.line_offsets.len() + 1 {
+        let line_offsets = self.line_offsets();
+        if line == 0 || line > line_offsets.len() + 1 {
             return None;
         }
-        let start = if line == 1 {
-            0
-        } else {
-            self.line_offsets[line - 2]
-        };
-        let end = if line <= self.line_offsets.len() {
-            self.line_offsets[line - 1] - 1
+        let start = if line == 1 { 0 } else { line_offsets[line - 2] };
+        let end = if line <= line_offsets.len() {
+            line_offsets[line - 1] - 1
         } else {
             self.chars().len()
         };

@@ -99,13 +99,13 @@ mod tests {
         ast.expr
             .preorder()
             .map(|e| match &e.kind {
-                crate::syntax::ExprKind::Ident(n) => n.clone(),
+                crate::syntax::ExprKind::Ident(n) => n.to_string(),
                 crate::syntax::ExprKind::Literal(l) => format!("{l:?}"),
-                crate::syntax::ExprKind::Call(c) => c.function.clone(),
+                crate::syntax::ExprKind::Call(c) => c.function.to_string(),
                 crate::syntax::ExprKind::Select(s) => format!(".{}", s.field),
                 crate::syntax::ExprKind::List(_) => "[]".to_string(),
                 crate::syntax::ExprKind::Map(_) => "{}".to_string(),
-                crate::syntax::ExprKind::Struct(s) => s.type_name.clone(),
+                crate::syntax::ExprKind::Struct(s) => s.type_name.to_string(),
                 crate::syntax::ExprKind::Comprehension(_) => "fold".to_string(),
             })
             .collect()

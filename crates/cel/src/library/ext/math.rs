@@ -284,7 +284,7 @@ fn expand_min_max(
         id: ctx.next_id(),
         kind: ExprKind::Call(Box::new(Call {
             target: None,
-            function: function.to_string(),
+            function: function.into(),
             args,
         })),
     };

@@ -76,7 +76,7 @@ fn expand(
     let field = extension_name(ctx, &ext)?;
     let sel = Select {
         operand: msg,
-        field,
+        field: field.into(),
         test_only,
         optional: false,
     };
