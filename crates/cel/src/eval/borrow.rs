@@ -20,7 +20,7 @@ use super::interp::{Ctx, VarCache};
 use super::node::*;
 use crate::error::EvalResult;
 use crate::functions::FnImpl;
-use crate::value::Value;
+use crate::value::{Map, Value};
 
 /// A fold's iteration variable borrowed from the range it iterates, in
 /// place of its slot (see `item.rs`).
@@ -32,8 +32,29 @@ pub(super) struct Item<'v> {
     pub value: &'v Value,
 }
 
-/// The value `n` reads, borrowed, with the number of unit charges the general
-/// path makes reading it; `None` when `n` is not a plain read that succeeds.
+/// A value read by [`peek`]: in place, or read out of a host's map (whose
+/// fields are handed out as owned values).
+pub(super) enum Peeked<'a> {
+    /// Borrowed from a constant, a slot, an activation or a plain map.
+    Ref(&'a Value),
+    /// A field of a host's map, as [`Map::field`] returned it.
+    Owned(Value),
+}
+
+impl std::ops::Deref for Peeked<'_> {
+    type Target = Value;
+
+    #[inline(always)]
+    fn deref(&self) -> &Value {
+        match self {
+            Peeked::Ref(v) => v,
+            Peeked::Owned(v) => v,
+        }
+    }
+}
+
+/// The value `n` reads, with the number of unit charges the general path
+/// makes reading it; `None` when `n` is not a plain read that succeeds.
 ///
 /// Activation variables are found only once resolved into the cache (see
 /// [`Plan::prepare`]).
@@ -42,7 +63,7 @@ pub(super) fn peek<'a>(
     n: &'a Node,
     slots: &'a [EvalResult],
     vars: &'a VarCache<'a>,
-) -> Option<(&'a Value, u64)> {
+) -> Option<(Peeked<'a>, u64)> {
     peek_item(n, slots, vars, None)
 }
 
@@ -53,7 +74,7 @@ pub(super) fn peek_item<'a>(
     slots: &'a [EvalResult],
     vars: &'a VarCache<'a>,
     item: Option<Item<'a>>,
-) -> Option<(&'a Value, u64)> {
+) -> Option<(Peeked<'a>, u64)> {
     let slot = |s: usize| match item {
         Some(it) if it.slot == s => Some(it.value),
         _ => match slots.get(s) {
@@ -62,8 +83,8 @@ pub(super) fn peek_item<'a>(
         },
     };
     match n {
-        Node::Const(v) => Some((v, 0)),
-        Node::Local(s) => slot(*s).map(|v| (v, 1)),
+        Node::Const(v) => Some((Peeked::Ref(v), 0)),
+        Node::Local(s) => slot(*s).map(|v| (Peeked::Ref(v), 1)),
         Node::Attr(a) => {
             let root = match &a.base {
                 Base::Slot(s) => slot(*s)?,
@@ -73,12 +94,22 @@ pub(super) fn peek_item<'a>(
                 },
                 _ => return None,
             };
-            let mut v = root;
+            let mut v = Peeked::Ref(root);
             for q in &a.quals {
-                match (v, &q.kind) {
-                    (Value::Map(m), QualKind::Field(f)) if !q.optional => v = f.select_ref(m)?,
-                    _ => return None,
+                let QualKind::Field(f) = &q.kind else {
+                    return None;
+                };
+                if q.optional {
+                    return None;
                 }
+                // The general path selects with `FieldName::select` first:
+                // the same lookup, the same value.
+                v = match v {
+                    Peeked::Ref(Value::Map(m @ Map::Values(_))) => Peeked::Ref(f.select_ref(m)?),
+                    Peeked::Ref(Value::Map(m)) => Peeked::Owned(f.select(m)?),
+                    Peeked::Owned(Value::Map(m)) => Peeked::Owned(f.select(&m)?),
+                    _ => return None,
+                };
             }
             Some((v, 1 + a.quals.len() as u64))
         }
@@ -154,7 +185,10 @@ impl Plan {
     ) -> Option<EvalResult> {
         self.prepare(n, cx);
         let (v, k) = peek_item(n, cx.slots, &cx.vars, item)?;
-        let v = v.clone();
+        let v = match v {
+            Peeked::Ref(v) => v.clone(),
+            Peeked::Owned(v) => v,
+        };
         Some(cx.charge_run::<T>(k, 0).map(|()| v))
     }
 
@@ -184,14 +218,15 @@ impl Plan {
         self.prepare(&op.args[1], cx);
         let (a, na) = peek_item(&op.args[0], cx.slots, &cx.vars, item)?;
         let (b, nb) = peek_item(&op.args[1], cx.slots, &cx.vars, item)?;
+        let (a, b): (&Value, &Value) = (&a, &b);
         if let Some(v) = op.int_result(a, b) {
             return Some(cx.charge_run::<T>(na + nb, op.int_cost()).map(|()| v));
         }
         let r = (op.f)(a, b).map_err(|e| e.at(op.meta.id));
         let c = if !T {
             0
-        } else if op.meta.custom {
-            cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok())
+        } else if op.meta.custom.is_some() {
+            cost::call_cost(&op.meta, &[a, b], r.as_ref().ok())
         } else {
             let rhs = if op.args[1].as_const().is_some() {
                 op.const_size
@@ -220,9 +255,10 @@ impl Plan {
         let (r, args_cost, cost) = match c.args.as_slice() {
             [x] => {
                 let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
+                let a: &Value = &a;
                 let r = self.dispatch(c, &[a]);
                 let cost = if T {
-                    cost::cost_of(&self.env, &c.meta, &[a], r.as_ref().ok())
+                    cost::call_cost(&c.meta, &[a], r.as_ref().ok())
                 } else {
                     0
                 };
@@ -231,9 +267,10 @@ impl Plan {
             [x, y] => {
                 let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
                 let (b, nb) = peek_item(y, cx.slots, &cx.vars, item)?;
+                let (a, b): (&Value, &Value) = (&a, &b);
                 let r = self.dispatch(c, &[a, b]);
                 let cost = if T {
-                    cost::cost_of(&self.env, &c.meta, &[a, b], r.as_ref().ok())
+                    cost::call_cost(&c.meta, &[a, b], r.as_ref().ok())
                 } else {
                     0
                 };

@@ -64,9 +64,11 @@ impl Plan {
                 && let [arg] = call.args.as_slice()
             {
                 self.prepare(arg, cx);
-                if let Some((Value::Int(n), k)) = peek(arg, cx.slots, &cx.vars) {
+                if let Some((read, k)) = peek(arg, cx.slots, &cx.vars)
+                    && let Value::Int(n) = *read
+                {
                     let before = buf.len();
-                    push_int(buf, *n);
+                    push_int(buf, n);
                     let digits = (buf.len() - before) as u64;
                     if T {
                         let call_cost = call.meta.rule.cost_sized(|_| 1);

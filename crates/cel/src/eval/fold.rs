@@ -17,6 +17,24 @@ use crate::error::{EvalError, EvalResult};
 use crate::syntax::ExprId;
 use crate::value::{List, Value};
 
+/// The elements a fold iterates.
+#[derive(Clone, Copy)]
+pub(super) enum Elements<'v> {
+    /// A plain list's elements, borrowed.
+    Slice(&'v [Value]),
+    /// A host's list, read element by element.
+    Host(&'v List),
+}
+
+impl Elements<'_> {
+    fn len(self) -> usize {
+        match self {
+            Elements::Slice(items) => items.len(),
+            Elements::Host(l) => l.len(),
+        }
+    }
+}
+
 /// An `exists`/`all` over `x <op> k` (see [`Plan::quantifier_compare`]).
 #[derive(Clone, Copy)]
 struct Compare<'a> {
@@ -31,11 +49,16 @@ impl Plan {
     /// `exists` / `all` over a plain list: the fold of the general path
     /// (same accumulator, same result, same cost) without walking the
     /// condition and step nodes: only the predicate is evaluated.
+    ///
+    /// A host's list ([`Elements::Host`]) is read element by element as the
+    /// general loop reads it; an element it cannot read is bound to the
+    /// variable as the error, and the predicate then runs through the
+    /// general path, which reads it from the slot.
     pub(super) fn quantifier<const T: bool>(
         &self,
         c: &Compr,
         cx: &mut Ctx<'_>,
-        items: &[Value],
+        elements: Elements<'_>,
     ) -> EvalResult {
         let exists = c.shape == FoldShape::Exists;
         let (Node::And(ab) | Node::Or(ab)) = &c.step else {
@@ -50,17 +73,18 @@ impl Plan {
         };
         let pred = &ab[1];
         // The condition's cost when no hook or cost function can change it.
-        let plain = |m: &CallMeta| !m.custom && m.rule == cost::CostRule::One;
+        let plain = |m: &CallMeta| m.custom.is_none() && m.rule == cost::CostRule::One;
         let fixed_cond = if plain(nsf_meta) && not_meta.is_none_or(plain) {
             if exists { 3 } else { 2 }
         } else {
             0
         };
-        if let Node::Op2(op) = pred
+        if let Elements::Slice(items) = elements
+            && let Node::Op2(op) = pred
             && let [Node::Local(s), Node::Const(k)] = &op.args
             && *s == c.iter_slot
             && c.iter_slot2.is_none()
-            && (!T || (fixed_cond > 0 && !op.meta.custom))
+            && (!T || (fixed_cond > 0 && op.meta.custom.is_none()))
         {
             let q = Compare {
                 exists,
@@ -72,9 +96,28 @@ impl Plan {
         }
         // The accumulator: a bool or an error (never another value).
         let mut acc: Result<bool, EvalError> = Ok(!exists);
-        for (i, item) in items.iter().enumerate() {
+        for i in 0..elements.len() {
             cx.tick()?;
-            let mut binding = self.borrow_list_item(c, cx, i, item);
+            let owned: Value;
+            let item = match elements {
+                Elements::Slice(items) => items
+                    .get(i)
+                    .ok_or_else(|| EvalError::msg("internal error: fold range")),
+                Elements::Host(l) => match l.try_get(i) {
+                    Ok(v) => {
+                        owned = v.unwrap_or(Value::Null);
+                        Ok(&owned)
+                    }
+                    Err(e) => Err(e),
+                },
+            };
+            let mut binding = match item {
+                Ok(item) => Some(self.borrow_list_item(c, cx, i, item)),
+                Err(e) => {
+                    self.bind_list_result(c, cx, i, Err(e));
+                    None
+                }
+            };
             // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
             let tested: Result<bool, ()> = match &acc {
                 Ok(b) => Ok(if exists { !b } else { *b }),
@@ -92,16 +135,15 @@ impl Plan {
                 let mut cost = 1; // the accumulator
                 if exists {
                     let not = tested.map(Value::Bool);
-                    cost += not_meta.map_or(1, |m| {
-                        cost::cost_of(&self.env, m, &[&acc_v], not.as_ref().ok())
-                    });
+                    cost +=
+                        not_meta.map_or(1, |m| cost::call_cost(m, &[&acc_v], not.as_ref().ok()));
                 }
                 let tested_v = match tested {
                     Ok(b) => Value::Bool(b),
                     Err(_) => Value::Null,
                 };
                 let out = Value::Bool(tested != Ok(false));
-                cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
+                cost += cost::call_cost(nsf_meta, &[&tested_v], Some(&out));
                 cost
             };
             if tested == Ok(false) {
@@ -111,7 +153,10 @@ impl Plan {
             // The condition, then the step `acc || p` / `acc && p` reading the
             // accumulator (acc is neutral or an error here).
             cx.charge_seq::<T>(&[cond_cost, 1])?;
-            let p = self.eval_item::<T>(pred, cx, &mut binding);
+            let p = match &mut binding {
+                Some(b) => self.eval_item::<T>(pred, cx, b),
+                None => self.eval_node::<T>(pred, cx),
+            };
             abort_on!(p);
             quantifier_step(&mut acc, p, exists, 0);
         }
