@@ -32,29 +32,14 @@ pub(super) struct Item<'v> {
     pub value: &'v Value,
 }
 
-/// A value read by [`peek`]: in place, or read out of a host's map (whose
-/// fields are handed out as owned values).
-pub(super) enum Peeked<'a> {
-    /// Borrowed from a constant, a slot, an activation or a plain map.
-    Ref(&'a Value),
-    /// A field of a host's map, as [`Map::field`] returned it.
-    Owned(Value),
-}
-
-impl std::ops::Deref for Peeked<'_> {
-    type Target = Value;
-
-    #[inline(always)]
-    fn deref(&self) -> &Value {
-        match self {
-            Peeked::Ref(v) => v,
-            Peeked::Owned(v) => v,
-        }
-    }
-}
+/// Where [`peek`] keeps a value it reads out of a host's map (whose fields are
+/// handed out as owned values), so that it can lend it like the values it
+/// reads in place.
+pub(super) type Owned = Option<Value>;
 
 /// The value `n` reads, with the number of unit charges the general path
-/// makes reading it; `None` when `n` is not a plain read that succeeds.
+/// makes reading it; `None` when `n` is not a plain read that succeeds. A
+/// field of a host's map is read into `owned` and lent from there.
 ///
 /// Activation variables are found only once resolved into the cache (see
 /// [`Plan::prepare`]).
@@ -63,18 +48,23 @@ pub(super) fn peek<'a>(
     n: &'a Node,
     slots: &'a [EvalResult],
     vars: &'a VarCache<'a>,
-) -> Option<(Peeked<'a>, u64)> {
-    peek_item(n, slots, vars, None)
+    owned: &'a mut Owned,
+) -> Option<(&'a Value, u64)> {
+    peek_item::<false>(n, slots, vars, None, owned)
 }
 
-/// [`peek`] with `item`, when given, as the value of its slot.
+/// [`peek`] with `item`, when given, as the value of its slot; fields of
+/// host maps are read only with `HOST` (which the fold bodies choose when
+/// their element is a host's map: for plain data, the reads stay as cheap as
+/// they are without hosts).
 #[inline(always)]
-pub(super) fn peek_item<'a>(
+pub(super) fn peek_item<'a, const HOST: bool>(
     n: &'a Node,
     slots: &'a [EvalResult],
     vars: &'a VarCache<'a>,
     item: Option<Item<'a>>,
-) -> Option<(Peeked<'a>, u64)> {
+    owned: &'a mut Owned,
+) -> Option<(&'a Value, u64)> {
     let slot = |s: usize| match item {
         Some(it) if it.slot == s => Some(it.value),
         _ => match slots.get(s) {
@@ -83,8 +73,8 @@ pub(super) fn peek_item<'a>(
         },
     };
     match n {
-        Node::Const(v) => Some((Peeked::Ref(v), 0)),
-        Node::Local(s) => slot(*s).map(|v| (Peeked::Ref(v), 1)),
+        Node::Const(v) => Some((v, 0)),
+        Node::Local(s) => slot(*s).map(|v| (v, 1)),
         Node::Attr(a) => {
             let root = match &a.base {
                 Base::Slot(s) => slot(*s)?,
@@ -94,27 +84,47 @@ pub(super) fn peek_item<'a>(
                 },
                 _ => return None,
             };
-            let mut v = Peeked::Ref(root);
-            for q in &a.quals {
-                let QualKind::Field(f) = &q.kind else {
-                    return None;
-                };
-                if q.optional {
-                    return None;
-                }
-                // The general path selects with `FieldName::select` first:
-                // the same lookup, the same value.
-                v = match v {
-                    Peeked::Ref(Value::Map(m @ Map::Values(_))) => Peeked::Ref(f.select_ref(m)?),
-                    Peeked::Ref(Value::Map(m)) => Peeked::Owned(f.select(m)?),
-                    Peeked::Owned(Value::Map(m)) => Peeked::Owned(f.select(&m)?),
+            let mut v = root;
+            for (i, q) in a.quals.iter().enumerate() {
+                match (v, &q.kind) {
+                    (Value::Map(m), QualKind::Field(f)) if !q.optional => match f.select_ref(m) {
+                        Some(x) => v = x,
+                        None => {
+                            if !HOST {
+                                return None;
+                            }
+                            let Map::Provided(_) = m else { return None };
+                            let read = read_host_fields(m, a.quals.get(i..)?)?;
+                            v = owned.insert(read);
+                            break;
+                        }
+                    },
                     _ => return None,
-                };
+                }
             }
             Some((v, 1 + a.quals.len() as u64))
         }
         _ => None,
     }
+}
+
+/// The fields `quals` select from the host's map `m` and the maps below it,
+/// each read as the general path reads it first (`FieldName::select`: the
+/// same lookup, the same value); `None` when one is not a plain field
+/// selection that finds a value.
+#[inline(never)]
+fn read_host_fields(m: &Map, quals: &[Qual]) -> Option<Value> {
+    let (first, rest) = quals.split_first()?;
+    let field = |q: &Qual, m: &Map| match &q.kind {
+        QualKind::Field(f) if !q.optional => f.select(m),
+        _ => None,
+    };
+    let mut v = field(first, m)?;
+    for q in rest {
+        let Value::Map(m) = &v else { return None };
+        v = field(q, m)?;
+    }
+    Some(v)
 }
 
 impl Ctx<'_> {
@@ -170,25 +180,23 @@ impl Plan {
     /// through the general path).
     #[inline]
     pub(super) fn eval_read<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
-        self.read_item::<T>(n, cx, None)
+        self.read_item::<T, false>(n, cx, None)
             .unwrap_or_else(|| self.eval_node::<T>(n, cx))
     }
 
     /// The plain read `n` with `item` in its slot, copied out of place;
     /// `None` when `n` is not a plain read that succeeds.
     #[inline(always)]
-    pub(super) fn read_item<const T: bool>(
+    pub(super) fn read_item<const T: bool, const HOST: bool>(
         &self,
         n: &Node,
         cx: &mut Ctx<'_>,
         item: Option<Item<'_>>,
     ) -> Option<EvalResult> {
         self.prepare(n, cx);
-        let (v, k) = peek_item(n, cx.slots, &cx.vars, item)?;
-        let v = match v {
-            Peeked::Ref(v) => v.clone(),
-            Peeked::Owned(v) => v,
-        };
+        let mut owned = None;
+        let (v, k) = peek_item::<HOST>(n, cx.slots, &cx.vars, item, &mut owned)?;
+        let v = v.clone();
         Some(cx.charge_run::<T>(k, 0).map(|()| v))
     }
 
@@ -208,7 +216,7 @@ impl Plan {
     /// A binary operator on two borrowed operands; `None` when either is not
     /// a plain read.
     #[inline(always)]
-    pub(super) fn op2_borrowed<const T: bool>(
+    pub(super) fn op2_borrowed<const T: bool, const HOST: bool>(
         &self,
         op: &Op2,
         cx: &mut Ctx<'_>,
@@ -216,9 +224,9 @@ impl Plan {
     ) -> Option<EvalResult> {
         self.prepare(&op.args[0], cx);
         self.prepare(&op.args[1], cx);
-        let (a, na) = peek_item(&op.args[0], cx.slots, &cx.vars, item)?;
-        let (b, nb) = peek_item(&op.args[1], cx.slots, &cx.vars, item)?;
-        let (a, b): (&Value, &Value) = (&a, &b);
+        let (mut owned_a, mut owned_b) = (None, None);
+        let (a, na) = peek_item::<HOST>(&op.args[0], cx.slots, &cx.vars, item, &mut owned_a)?;
+        let (b, nb) = peek_item::<HOST>(&op.args[1], cx.slots, &cx.vars, item, &mut owned_b)?;
         if let Some(v) = op.int_result(a, b) {
             return Some(cx.charge_run::<T>(na + nb, op.int_cost()).map(|()| v));
         }
@@ -243,7 +251,7 @@ impl Plan {
     /// A call of one or two borrowed arguments; `None` when an argument is
     /// not a plain read.
     #[inline(always)]
-    pub(super) fn call_borrowed<const T: bool>(
+    pub(super) fn call_borrowed<const T: bool, const HOST: bool>(
         &self,
         c: &Call,
         cx: &mut Ctx<'_>,
@@ -254,8 +262,8 @@ impl Plan {
         }
         let (r, args_cost, cost) = match c.args.as_slice() {
             [x] => {
-                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
-                let a: &Value = &a;
+                let mut owned = None;
+                let (a, na) = peek_item::<HOST>(x, cx.slots, &cx.vars, item, &mut owned)?;
                 let r = self.dispatch(c, &[a]);
                 let cost = if T {
                     cost::call_cost(&c.meta, &[a], r.as_ref().ok())
@@ -265,9 +273,9 @@ impl Plan {
                 (r, na, cost)
             }
             [x, y] => {
-                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
-                let (b, nb) = peek_item(y, cx.slots, &cx.vars, item)?;
-                let (a, b): (&Value, &Value) = (&a, &b);
+                let (mut owned_a, mut owned_b) = (None, None);
+                let (a, na) = peek_item::<HOST>(x, cx.slots, &cx.vars, item, &mut owned_a)?;
+                let (b, nb) = peek_item::<HOST>(y, cx.slots, &cx.vars, item, &mut owned_b)?;
                 let r = self.dispatch(c, &[a, b]);
                 let cost = if T {
                     cost::call_cost(&c.meta, &[a, b], r.as_ref().ok())

@@ -64,9 +64,8 @@ impl Plan {
                 && let [arg] = call.args.as_slice()
             {
                 self.prepare(arg, cx);
-                if let Some((read, k)) = peek(arg, cx.slots, &cx.vars)
-                    && let Value::Int(n) = *read
-                {
+                let mut owned = None;
+                if let Some((&Value::Int(n), k)) = peek(arg, cx.slots, &cx.vars, &mut owned) {
                     let before = buf.len();
                     push_int(buf, n);
                     let digits = (buf.len() - before) as u64;

@@ -17,6 +17,21 @@ use crate::error::{EvalError, EvalResult};
 use crate::syntax::ExprId;
 use crate::value::{List, Value};
 
+/// What each iteration of an `exists`/`all` fold needs (see
+/// [`Plan::quantifier`]).
+struct Quantifier<'a> {
+    exists: bool,
+    /// The loop condition's cost when no hook or cost function can change it
+    /// (0: computed per iteration).
+    fixed_cond: u64,
+    /// The `!_` of `exists`' condition.
+    not_meta: Option<&'a CallMeta>,
+    /// The condition's `@not_strictly_false`.
+    nsf_meta: &'a CallMeta,
+    /// The predicate.
+    pred: &'a Node,
+}
+
 /// The elements a fold iterates.
 #[derive(Clone, Copy)]
 pub(super) enum Elements<'v> {
@@ -24,15 +39,6 @@ pub(super) enum Elements<'v> {
     Slice(&'v [Value]),
     /// A host's list, read element by element.
     Host(&'v List),
-}
-
-impl Elements<'_> {
-    fn len(self) -> usize {
-        match self {
-            Elements::Slice(items) => items.len(),
-            Elements::Host(l) => l.len(),
-        }
-    }
 }
 
 /// An `exists`/`all` over `x <op> k` (see [`Plan::quantifier_compare`]).
@@ -94,71 +100,44 @@ impl Plan {
             };
             return self.quantifier_compare::<T>(cx, items, q);
         }
+        let q = Quantifier {
+            exists,
+            fixed_cond,
+            not_meta,
+            nsf_meta,
+            pred,
+        };
         // The accumulator: a bool or an error (never another value).
         let mut acc: Result<bool, EvalError> = Ok(!exists);
-        for i in 0..elements.len() {
-            cx.tick()?;
-            let owned: Value;
-            let item = match elements {
-                Elements::Slice(items) => items
-                    .get(i)
-                    .ok_or_else(|| EvalError::msg("internal error: fold range")),
-                Elements::Host(l) => match l.try_get(i) {
-                    Ok(v) => {
-                        owned = v.unwrap_or(Value::Null);
-                        Ok(&owned)
+        match elements {
+            Elements::Slice(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    cx.tick()?;
+                    let mut b = self.borrow_list_item(c, cx, i, item);
+                    if !self.quantifier_iteration::<T, false>(cx, &q, &mut acc, Some(&mut b))? {
+                        break;
                     }
-                    Err(e) => Err(e),
-                },
-            };
-            let mut binding = match item {
-                Ok(item) => Some(self.borrow_list_item(c, cx, i, item)),
-                Err(e) => {
-                    self.bind_list_result(c, cx, i, Err(e));
-                    None
                 }
-            };
-            // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
-            let tested: Result<bool, ()> = match &acc {
-                Ok(b) => Ok(if exists { !b } else { *b }),
-                Err(_) => Err(()),
-            };
-            let cond_cost = if !T {
-                0
-            } else if fixed_cond > 0 {
-                fixed_cond
-            } else {
-                let acc_v = match &acc {
-                    Ok(b) => Value::Bool(*b),
-                    Err(_) => Value::Null,
-                };
-                let mut cost = 1; // the accumulator
-                if exists {
-                    let not = tested.map(Value::Bool);
-                    cost +=
-                        not_meta.map_or(1, |m| cost::call_cost(m, &[&acc_v], not.as_ref().ok()));
-                }
-                let tested_v = match tested {
-                    Ok(b) => Value::Bool(b),
-                    Err(_) => Value::Null,
-                };
-                let out = Value::Bool(tested != Ok(false));
-                cost += cost::call_cost(nsf_meta, &[&tested_v], Some(&out));
-                cost
-            };
-            if tested == Ok(false) {
-                cx.charge::<T>(cond_cost)?;
-                break;
             }
-            // The condition, then the step `acc || p` / `acc && p` reading the
-            // accumulator (acc is neutral or an error here).
-            cx.charge_seq::<T>(&[cond_cost, 1])?;
-            let p = match &mut binding {
-                Some(b) => self.eval_item::<T>(pred, cx, b),
-                None => self.eval_node::<T>(pred, cx),
-            };
-            abort_on!(p);
-            quantifier_step(&mut acc, p, exists, 0);
+            Elements::Host(l) => {
+                for i in 0..l.len() {
+                    cx.tick()?;
+                    let more = match l.try_get(i) {
+                        Ok(v) => {
+                            let item = v.unwrap_or(Value::Null);
+                            let mut b = self.borrow_list_item(c, cx, i, &item);
+                            self.quantifier_iteration::<T, true>(cx, &q, &mut acc, Some(&mut b))?
+                        }
+                        Err(e) => {
+                            self.bind_list_result(c, cx, i, Err(e));
+                            self.quantifier_iteration::<T, true>(cx, &q, &mut acc, None)?
+                        }
+                    };
+                    if !more {
+                        break;
+                    }
+                }
+            }
         }
         set_slot(cx, c.iter_slot, Ok(Value::Null));
         if let Some(s2) = c.iter_slot2 {
@@ -166,6 +145,64 @@ impl Plan {
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)
+    }
+
+    /// One iteration of [`Plan::quantifier`] on the bound element `binding`
+    /// (`None`: an element the host could not read, bound to the slot as the
+    /// error): the loop condition, then the step. `Ok(false)` when the
+    /// condition ends the fold.
+    #[inline(always)]
+    fn quantifier_iteration<const T: bool, const HOST: bool>(
+        &self,
+        cx: &mut Ctx<'_>,
+        q: &Quantifier<'_>,
+        acc: &mut Result<bool, EvalError>,
+        binding: Option<&mut Binding<'_>>,
+    ) -> EvalResult<bool> {
+        let exists = q.exists;
+        // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
+        let tested: Result<bool, ()> = match &*acc {
+            Ok(b) => Ok(if exists { !b } else { *b }),
+            Err(_) => Err(()),
+        };
+        let cond_cost = if !T {
+            0
+        } else if q.fixed_cond > 0 {
+            q.fixed_cond
+        } else {
+            let acc_v = match &*acc {
+                Ok(b) => Value::Bool(*b),
+                Err(_) => Value::Null,
+            };
+            let mut cost = 1; // the accumulator
+            if exists {
+                let not = tested.map(Value::Bool);
+                cost += q
+                    .not_meta
+                    .map_or(1, |m| cost::call_cost(m, &[&acc_v], not.as_ref().ok()));
+            }
+            let tested_v = match tested {
+                Ok(b) => Value::Bool(b),
+                Err(_) => Value::Null,
+            };
+            let out = Value::Bool(tested != Ok(false));
+            cost += cost::call_cost(q.nsf_meta, &[&tested_v], Some(&out));
+            cost
+        };
+        if tested == Ok(false) {
+            cx.charge::<T>(cond_cost)?;
+            return Ok(false);
+        }
+        // The condition, then the step `acc || p` / `acc && p` reading the
+        // accumulator (acc is neutral or an error here).
+        cx.charge_seq::<T>(&[cond_cost, 1])?;
+        let p = match binding {
+            Some(b) => self.eval_item::<T, HOST>(q.pred, cx, b),
+            None => self.eval_node::<T>(q.pred, cx),
+        };
+        abort_on!(p);
+        quantifier_step(acc, p, exists, 0);
+        Ok(true)
     }
 
     /// `exists` / `all` whose predicate is `x <op> constant` on the
@@ -277,7 +314,7 @@ impl Plan {
             cx.tick()?;
             let mut binding = self.borrow_list_item(c, cx, i, item);
             if let Some(ca) = filter {
-                match self.eval_item::<T>(&ca.cond, cx, &mut binding) {
+                match self.eval_item::<T, false>(&ca.cond, cx, &mut binding) {
                     Ok(Value::Bool(true)) => {}
                     Ok(Value::Bool(false)) => continue,
                     Ok(_) => {
@@ -293,7 +330,7 @@ impl Plan {
                     }
                 }
             }
-            let elem = self.eval_item::<T>(&append.elem, cx, &mut binding);
+            let elem = self.eval_item::<T, false>(&append.elem, cx, &mut binding);
             abort_on!(elem);
             cx.charge::<T>(1 + append.list_cost)?; // the accumulator, the list literal
             match (&mut acc, elem) {

@@ -380,7 +380,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_op2<const T: bool>(&self, op: &Op2, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.op2_borrowed::<T>(op, cx, None) {
+        if let Some(r) = self.op2_borrowed::<T, false>(op, cx, None) {
             return r;
         }
         self.op2_with::<T>(op, cx, |n, cx| self.eval_node::<T>(n, cx))
@@ -445,8 +445,8 @@ impl Plan {
     #[inline(never)]
     fn eval_matches<const T: bool>(&self, m: &Matches, cx: &mut Ctx<'_>) -> EvalResult {
         self.prepare(&m.target, cx);
-        if let Some((t, nt)) = super::borrow::peek(&m.target, cx.slots, &cx.vars) {
-            let t: &Value = &t;
+        let mut owned = None;
+        if let Some((t, nt)) = super::borrow::peek(&m.target, cx.slots, &cx.vars, &mut owned) {
             let r = match_target(m, t);
             let c = if T { self.matches_cost(m, t, &r) } else { 0 };
             cx.charge_run::<T>(nt, c)?;
@@ -649,7 +649,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.call_borrowed::<T>(c, cx, None) {
+        if let Some(r) = self.call_borrowed::<T, false>(c, cx, None) {
             return r;
         }
         let n = c.args.len();
