@@ -139,17 +139,24 @@ fn collect_type_params(t: &Type, out: &mut Vec<String>) {
 /// separately as they are evaluated; an argument that evaluated to an error
 /// is passed as `null` (both have size 1 in every cel-go cost function).
 /// Register with [`crate::EnvBuilder::add_overload_cost`].
-pub type OverloadCostFn = Arc<dyn Fn(&[Value], Option<&Value>) -> u64 + Send + Sync>;
+pub type OverloadCostFn = Arc<dyn Fn(&[&Value], Option<&Value>) -> u64 + Send + Sync>;
+
+/// The runtime cost of the calls of one call site, as a [`RuntimeCostHook`]
+/// resolved it: given the arguments (receiver first, failed ones as `null`)
+/// and the result (`None` when the call failed), the whole cost of the call,
+/// or `None` to fall back to the built-in rules for this call.
+pub type CallCostFn = Arc<dyn Fn(&[&Value], Option<&Value>) -> Option<u64> + Send + Sync>;
 
 /// A host's runtime call-cost estimator (cel-go's `ActualCostEstimator`, as
-/// Kubernetes installs one): given the function name, the overload id the
-/// call was bound to (the checked reference's single id, or `""` when the call
-/// is dispatched dynamically, exactly as cel-go reports it), the arguments and
-/// the result, the whole cost of the call, or `None` to fall back to the
-/// built-in rules. Consulted after the per-overload cost functions.
+/// Kubernetes installs one), resolved once per call site when a program is
+/// planned: given the function name and the overload id the call was bound
+/// to (the checked reference's single id, or `""` when the call is dispatched
+/// dynamically, exactly as cel-go reports it), the [`CallCostFn`] that prices
+/// that site's calls, or `None` when the built-in rules price every one of
+/// them (the call then takes the engine's paths that never build an argument
+/// list). Consulted after the per-overload cost functions.
 /// Install with [`crate::EnvBuilder::runtime_cost_hook`].
-pub type RuntimeCostHook =
-    Arc<dyn Fn(&str, &str, &[Value], Option<&Value>) -> Option<u64> + Send + Sync>;
+pub type RuntimeCostHook = Arc<dyn Fn(&str, &str) -> Option<CallCostFn> + Send + Sync>;
 
 /// A function: a name and its overloads.
 #[derive(Clone, Debug)]

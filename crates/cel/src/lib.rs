@@ -61,7 +61,9 @@ pub use diagnostics::{Issue, Issues};
 pub use env::{AstValidator, Env, EnvBuilder, EnvOptions, Library};
 pub use error::{ErrorKind, EvalError, EvalResult};
 pub use eval::{EvalOptions, Evaluation};
-pub use functions::{ClosureFn, FnImpl, Function, Overload, OverloadCostFn, RuntimeCostHook};
+pub use functions::{
+    CallCostFn, ClosureFn, FnImpl, Function, Overload, OverloadCostFn, RuntimeCostHook,
+};
 pub use program::Program;
 pub use types::Type;
 pub use value::Value;

@@ -3,8 +3,8 @@
 //!
 //! The planner gives common shapes dedicated nodes (`exists`/`all` over
 //! `x <op> constant`, `map`/`filter` appending to a local vector, string
-//! concatenation chains built in one buffer) that it uses only when no host cost hook can see the calls; a hook that declines
-//! every call (returns `None`) therefore switches an environment to the
+//! concatenation chains built in one buffer) that it uses only when no host cost hook can see the calls; a hook that gives
+//! every call site a cost function declining every call (returns `None`) therefore switches an environment to the
 //! general paths without changing a single cost. Each expression below is
 //! evaluated in both environments, without a limit and under every limit
 //! from 0 to its full cost: value, error and reported cost must agree, and
@@ -69,7 +69,7 @@ fn data() -> Value {
 fn env(declining_hook: bool) -> Env {
     let mut b = cel::library::full().variable("self", Type::Dyn);
     if declining_hook {
-        b = b.runtime_cost_hook(Arc::new(|_, _, _, _| None));
+        b = b.runtime_cost_hook(Arc::new(|_, _| Some(Arc::new(|_, _| None))));
     }
     b.build()
 }

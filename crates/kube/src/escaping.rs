@@ -21,11 +21,24 @@ pub fn is_plain_identifier(name: &str) -> bool {
     let Some(first) = bytes.first() else {
         return false;
     };
-    !first.is_ascii_digit()
-        && bytes
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || c == b'_')
-        && !bytes.windows(2).any(|w| w == b"__")
+    if first.is_ascii_digit() {
+        return false;
+    }
+    // Letters, digits and single underscores, in one pass (field names are read per object).
+    let mut after_underscore = false;
+    for &c in bytes {
+        if c == b'_' {
+            if after_underscore {
+                return false;
+            }
+            after_underscore = true;
+        } else if c.is_ascii_alphanumeric() {
+            after_underscore = false;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 /// The CEL field name of property `name`, or `None` when the property is not accessible.

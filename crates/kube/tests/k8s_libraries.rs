@@ -114,11 +114,13 @@ fn cost_env() -> Env {
         .library(jsonpatch::JsonPatch)
         .library(Optionals::default())
         .library(semver::SemverLib { version: 1 });
-    b = b.runtime_cost_hook(Arc::new(
-        |f: &str, id: &str, args: &[Value], result: Option<&Value>| {
-            cost::call_cost(f, id, args, result.unwrap_or(&Value::Null))
-        },
-    ));
+    b = b.runtime_cost_hook(Arc::new(|f: &str, id: &str| {
+        let site = cost::RuntimeCost::of(f, id)?;
+        let priced: cel::CallCostFn = Arc::new(move |args: &[&Value], result: Option<&Value>| {
+            site.cost(args, result.unwrap_or(&Value::Null))
+        });
+        Some(priced)
+    }));
     b.build()
 }
 

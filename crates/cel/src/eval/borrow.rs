@@ -20,7 +20,7 @@ use super::interp::{Ctx, VarCache};
 use super::node::*;
 use crate::error::EvalResult;
 use crate::functions::FnImpl;
-use crate::value::Value;
+use crate::value::{Map, Value};
 
 /// A fold's iteration variable borrowed from the range it iterates, in
 /// place of its slot (see `item.rs`).
@@ -32,8 +32,14 @@ pub(super) struct Item<'v> {
     pub value: &'v Value,
 }
 
-/// The value `n` reads, borrowed, with the number of unit charges the general
-/// path makes reading it; `None` when `n` is not a plain read that succeeds.
+/// Where [`peek`] keeps a value it reads out of a host's map (whose fields are
+/// handed out as owned values), so that it can lend it like the values it
+/// reads in place.
+pub(super) type Owned = Option<Value>;
+
+/// The value `n` reads, with the number of unit charges the general path
+/// makes reading it; `None` when `n` is not a plain read that succeeds. A
+/// field of a host's map is read into `owned` and lent from there.
 ///
 /// Activation variables are found only once resolved into the cache (see
 /// [`Plan::prepare`]).
@@ -42,17 +48,22 @@ pub(super) fn peek<'a>(
     n: &'a Node,
     slots: &'a [EvalResult],
     vars: &'a VarCache<'a>,
+    owned: &'a mut Owned,
 ) -> Option<(&'a Value, u64)> {
-    peek_item(n, slots, vars, None)
+    peek_item::<false>(n, slots, vars, None, owned)
 }
 
-/// [`peek`] with `item`, when given, as the value of its slot.
+/// [`peek`] with `item`, when given, as the value of its slot; fields of
+/// host maps are read only with `HOST` (which the fold bodies choose when
+/// their element is a host's map: for plain data, the reads stay as cheap as
+/// they are without hosts).
 #[inline(always)]
-pub(super) fn peek_item<'a>(
+pub(super) fn peek_item<'a, const HOST: bool>(
     n: &'a Node,
     slots: &'a [EvalResult],
     vars: &'a VarCache<'a>,
     item: Option<Item<'a>>,
+    owned: &'a mut Owned,
 ) -> Option<(&'a Value, u64)> {
     let slot = |s: usize| match item {
         Some(it) if it.slot == s => Some(it.value),
@@ -74,9 +85,20 @@ pub(super) fn peek_item<'a>(
                 _ => return None,
             };
             let mut v = root;
-            for q in &a.quals {
+            for (i, q) in a.quals.iter().enumerate() {
                 match (v, &q.kind) {
-                    (Value::Map(m), QualKind::Field(f)) if !q.optional => v = f.select_ref(m)?,
+                    (Value::Map(m), QualKind::Field(f)) if !q.optional => match f.select_ref(m) {
+                        Some(x) => v = x,
+                        None => {
+                            if !HOST {
+                                return None;
+                            }
+                            let Map::Provided(_) = m else { return None };
+                            let read = read_host_fields(m, a.quals.get(i..)?)?;
+                            v = owned.insert(read);
+                            break;
+                        }
+                    },
                     _ => return None,
                 }
             }
@@ -84,6 +106,25 @@ pub(super) fn peek_item<'a>(
         }
         _ => None,
     }
+}
+
+/// The fields `quals` select from the host's map `m` and the maps below it,
+/// each read as the general path reads it first (`FieldName::select`: the
+/// same lookup, the same value); `None` when one is not a plain field
+/// selection that finds a value.
+#[inline(never)]
+fn read_host_fields(m: &Map, quals: &[Qual]) -> Option<Value> {
+    let (first, rest) = quals.split_first()?;
+    let field = |q: &Qual, m: &Map| match &q.kind {
+        QualKind::Field(f) if !q.optional => f.select(m),
+        _ => None,
+    };
+    let mut v = field(first, m)?;
+    for q in rest {
+        let Value::Map(m) = &v else { return None };
+        v = field(q, m)?;
+    }
+    Some(v)
 }
 
 impl Ctx<'_> {
@@ -139,21 +180,22 @@ impl Plan {
     /// through the general path).
     #[inline]
     pub(super) fn eval_read<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
-        self.read_item::<T>(n, cx, None)
+        self.read_item::<T, false>(n, cx, None)
             .unwrap_or_else(|| self.eval_node::<T>(n, cx))
     }
 
     /// The plain read `n` with `item` in its slot, copied out of place;
     /// `None` when `n` is not a plain read that succeeds.
     #[inline(always)]
-    pub(super) fn read_item<const T: bool>(
+    pub(super) fn read_item<const T: bool, const HOST: bool>(
         &self,
         n: &Node,
         cx: &mut Ctx<'_>,
         item: Option<Item<'_>>,
     ) -> Option<EvalResult> {
         self.prepare(n, cx);
-        let (v, k) = peek_item(n, cx.slots, &cx.vars, item)?;
+        let mut owned = None;
+        let (v, k) = peek_item::<HOST>(n, cx.slots, &cx.vars, item, &mut owned)?;
         let v = v.clone();
         Some(cx.charge_run::<T>(k, 0).map(|()| v))
     }
@@ -174,7 +216,7 @@ impl Plan {
     /// A binary operator on two borrowed operands; `None` when either is not
     /// a plain read.
     #[inline(always)]
-    pub(super) fn op2_borrowed<const T: bool>(
+    pub(super) fn op2_borrowed<const T: bool, const HOST: bool>(
         &self,
         op: &Op2,
         cx: &mut Ctx<'_>,
@@ -182,16 +224,17 @@ impl Plan {
     ) -> Option<EvalResult> {
         self.prepare(&op.args[0], cx);
         self.prepare(&op.args[1], cx);
-        let (a, na) = peek_item(&op.args[0], cx.slots, &cx.vars, item)?;
-        let (b, nb) = peek_item(&op.args[1], cx.slots, &cx.vars, item)?;
+        let (mut owned_a, mut owned_b) = (None, None);
+        let (a, na) = peek_item::<HOST>(&op.args[0], cx.slots, &cx.vars, item, &mut owned_a)?;
+        let (b, nb) = peek_item::<HOST>(&op.args[1], cx.slots, &cx.vars, item, &mut owned_b)?;
         if let Some(v) = op.int_result(a, b) {
             return Some(cx.charge_run::<T>(na + nb, op.int_cost()).map(|()| v));
         }
         let r = (op.f)(a, b).map_err(|e| e.at(op.meta.id));
         let c = if !T {
             0
-        } else if op.meta.custom {
-            cost::cost_of(&self.env, &op.meta, &[a, b], r.as_ref().ok())
+        } else if op.meta.custom.is_some() {
+            cost::call_cost(&op.meta, &[a, b], r.as_ref().ok())
         } else {
             let rhs = if op.args[1].as_const().is_some() {
                 op.const_size
@@ -208,7 +251,7 @@ impl Plan {
     /// A call of one or two borrowed arguments; `None` when an argument is
     /// not a plain read.
     #[inline(always)]
-    pub(super) fn call_borrowed<const T: bool>(
+    pub(super) fn call_borrowed<const T: bool, const HOST: bool>(
         &self,
         c: &Call,
         cx: &mut Ctx<'_>,
@@ -219,21 +262,23 @@ impl Plan {
         }
         let (r, args_cost, cost) = match c.args.as_slice() {
             [x] => {
-                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
+                let mut owned = None;
+                let (a, na) = peek_item::<HOST>(x, cx.slots, &cx.vars, item, &mut owned)?;
                 let r = self.dispatch(c, &[a]);
                 let cost = if T {
-                    cost::cost_of(&self.env, &c.meta, &[a], r.as_ref().ok())
+                    cost::call_cost(&c.meta, &[a], r.as_ref().ok())
                 } else {
                     0
                 };
                 (r, na, cost)
             }
             [x, y] => {
-                let (a, na) = peek_item(x, cx.slots, &cx.vars, item)?;
-                let (b, nb) = peek_item(y, cx.slots, &cx.vars, item)?;
+                let (mut owned_a, mut owned_b) = (None, None);
+                let (a, na) = peek_item::<HOST>(x, cx.slots, &cx.vars, item, &mut owned_a)?;
+                let (b, nb) = peek_item::<HOST>(y, cx.slots, &cx.vars, item, &mut owned_b)?;
                 let r = self.dispatch(c, &[a, b]);
                 let cost = if T {
-                    cost::cost_of(&self.env, &c.meta, &[a, b], r.as_ref().ok())
+                    cost::call_cost(&c.meta, &[a, b], r.as_ref().ok())
                 } else {
                     0
                 };

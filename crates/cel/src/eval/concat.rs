@@ -64,9 +64,10 @@ impl Plan {
                 && let [arg] = call.args.as_slice()
             {
                 self.prepare(arg, cx);
-                if let Some((Value::Int(n), k)) = peek(arg, cx.slots, &cx.vars) {
+                let mut owned = None;
+                if let Some((&Value::Int(n), k)) = peek(arg, cx.slots, &cx.vars, &mut owned) {
                     let before = buf.len();
-                    push_int(buf, *n);
+                    push_int(buf, n);
                     let digits = (buf.len() - before) as u64;
                     if T {
                         let call_cost = call.meta.rule.cost_sized(|_| 1);

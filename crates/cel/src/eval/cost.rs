@@ -1,9 +1,13 @@
 //! Runtime call costs, as cel-go's `CostTracker.costCall`: a cost function
 //! attached to the overload first, then the host's hook, then cel-go's
-//! built-in rules keyed by the overload id the call was bound to.
+//! built-in rules keyed by the overload id the call was bound to. Which of
+//! them can decide a call site is resolved when the program is planned
+//! ([`CustomCost::resolve`]); a call pays for a custom cost only where one
+//! applies.
 
 use super::node::CallMeta;
 use crate::env::Env;
+use crate::functions::{CallCostFn, OverloadCostFn};
 use crate::value::Value;
 
 /// cel-go's `actualSize`: the size of sized values, 1 for anything else
@@ -80,18 +84,60 @@ fn ceil_f64(x: f64) -> u64 {
     if (t as f64) < x { t + 1 } else { t }
 }
 
+/// How a call site's cost is decided beyond the built-in rule, resolved when
+/// the program is planned.
+#[derive(Clone)]
+pub(crate) enum CustomCost {
+    /// A cost function attached to the overload: it decides every call.
+    Overload(OverloadCostFn),
+    /// The host's hook as resolved for the site: it decides, or leaves the
+    /// call to the built-in rule.
+    Hook(CallCostFn),
+}
+
+impl CustomCost {
+    /// The site's custom cost: the overload's cost function first, then the
+    /// host's hook resolved for `function` and `overload_id` (cel-go's
+    /// `CostTracker.costCall` order).
+    pub(crate) fn resolve(env: &Env, function: &str, overload_id: &str) -> Option<CustomCost> {
+        if !overload_id.is_empty()
+            && let Some(f) = env.overload_cost(overload_id)
+        {
+            return Some(CustomCost::Overload(f.clone()));
+        }
+        let hook = env.cost_hook()?;
+        hook(function, overload_id).map(CustomCost::Hook)
+    }
+}
+
 /// The cost of one call with `args` (receiver first; failed arguments as
 /// `null`) and `result` (`None` when the call failed).
-pub(crate) fn call_cost(env: &Env, meta: &CallMeta, args: &[Value], result: Option<&Value>) -> u64 {
-    if let Some(f) = &meta.cost_fn {
-        return f(args, result);
+#[inline]
+pub(crate) fn call_cost(meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
+    match &meta.custom {
+        None => match meta.rule {
+            CostRule::One => 1,
+            rule => rule.cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v))),
+        },
+        Some(custom) => custom_cost(custom, meta.rule, args, result),
     }
-    if let Some(h) = env.cost_hook()
-        && let Some(c) = h(&meta.function, &meta.overload_id, args, result)
-    {
-        return c;
+}
+
+/// [`call_cost`] when a cost function or the host's hook may decide.
+#[inline(never)]
+fn custom_cost(
+    custom: &CustomCost,
+    rule: CostRule,
+    args: &[&Value],
+    result: Option<&Value>,
+) -> u64 {
+    match custom {
+        CustomCost::Overload(f) => f(args, result),
+        CustomCost::Hook(h) => match h(args, result) {
+            Some(c) => c,
+            None => rule.cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v))),
+        },
     }
-    meta.rule.cost(args)
 }
 
 /// cel-go's default cost rules, by overload id.
@@ -137,6 +183,7 @@ impl CostRule {
         }
     }
 
+    #[cfg(test)]
     pub(crate) fn cost(self, args: &[Value]) -> u64 {
         self.cost_sized(|i| args.get(i).map_or(1, actual_size))
     }
@@ -163,26 +210,6 @@ impl CostRule {
             CostRule::Contains => ceil_tenth(size(0)).saturating_mul(ceil_tenth(size(1))),
         }
     }
-}
-
-/// The cost of a call whose arguments are borrowed: the built-in rule when
-/// nothing custom applies (no argument list is built), else [`call_cost`].
-#[inline(always)]
-pub(crate) fn cost_of(env: &Env, meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
-    if !meta.custom {
-        return match meta.rule {
-            CostRule::One => 1,
-            rule => rule.cost_sized(|i| args.get(i).map_or(1, |v| actual_size(v))),
-        };
-    }
-    custom_cost_of(env, meta, args, result)
-}
-
-/// [`cost_of`] when a cost function or the host's hook may decide.
-#[inline(never)]
-fn custom_cost_of(env: &Env, meta: &CallMeta, args: &[&Value], result: Option<&Value>) -> u64 {
-    let owned: Vec<Value> = args.iter().map(|v| (*v).clone()).collect();
-    call_cost(env, meta, &owned, result)
 }
 
 /// cel-go's default rules by overload id (tests).

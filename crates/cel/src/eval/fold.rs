@@ -17,6 +17,30 @@ use crate::error::{EvalError, EvalResult};
 use crate::syntax::ExprId;
 use crate::value::{List, Value};
 
+/// What each iteration of an `exists`/`all` fold needs (see
+/// [`Plan::quantifier`]).
+struct Quantifier<'a> {
+    exists: bool,
+    /// The loop condition's cost when no hook or cost function can change it
+    /// (0: computed per iteration).
+    fixed_cond: u64,
+    /// The `!_` of `exists`' condition.
+    not_meta: Option<&'a CallMeta>,
+    /// The condition's `@not_strictly_false`.
+    nsf_meta: &'a CallMeta,
+    /// The predicate.
+    pred: &'a Node,
+}
+
+/// The elements a fold iterates.
+#[derive(Clone, Copy)]
+pub(super) enum Elements<'v> {
+    /// A plain list's elements, borrowed.
+    Slice(&'v [Value]),
+    /// A host's list, read element by element.
+    Host(&'v List),
+}
+
 /// An `exists`/`all` over `x <op> k` (see [`Plan::quantifier_compare`]).
 #[derive(Clone, Copy)]
 struct Compare<'a> {
@@ -31,11 +55,16 @@ impl Plan {
     /// `exists` / `all` over a plain list: the fold of the general path
     /// (same accumulator, same result, same cost) without walking the
     /// condition and step nodes: only the predicate is evaluated.
+    ///
+    /// A host's list ([`Elements::Host`]) is read element by element as the
+    /// general loop reads it; an element it cannot read is bound to the
+    /// variable as the error, and the predicate then runs through the
+    /// general path, which reads it from the slot.
     pub(super) fn quantifier<const T: bool>(
         &self,
         c: &Compr,
         cx: &mut Ctx<'_>,
-        items: &[Value],
+        elements: Elements<'_>,
     ) -> EvalResult {
         let exists = c.shape == FoldShape::Exists;
         let (Node::And(ab) | Node::Or(ab)) = &c.step else {
@@ -50,17 +79,18 @@ impl Plan {
         };
         let pred = &ab[1];
         // The condition's cost when no hook or cost function can change it.
-        let plain = |m: &CallMeta| !m.custom && m.rule == cost::CostRule::One;
+        let plain = |m: &CallMeta| m.custom.is_none() && m.rule == cost::CostRule::One;
         let fixed_cond = if plain(nsf_meta) && not_meta.is_none_or(plain) {
             if exists { 3 } else { 2 }
         } else {
             0
         };
-        if let Node::Op2(op) = pred
+        if let Elements::Slice(items) = elements
+            && let Node::Op2(op) = pred
             && let [Node::Local(s), Node::Const(k)] = &op.args
             && *s == c.iter_slot
             && c.iter_slot2.is_none()
-            && (!T || (fixed_cond > 0 && !op.meta.custom))
+            && (!T || (fixed_cond > 0 && op.meta.custom.is_none()))
         {
             let q = Compare {
                 exists,
@@ -70,50 +100,44 @@ impl Plan {
             };
             return self.quantifier_compare::<T>(cx, items, q);
         }
+        let q = Quantifier {
+            exists,
+            fixed_cond,
+            not_meta,
+            nsf_meta,
+            pred,
+        };
         // The accumulator: a bool or an error (never another value).
         let mut acc: Result<bool, EvalError> = Ok(!exists);
-        for (i, item) in items.iter().enumerate() {
-            cx.tick()?;
-            let mut binding = self.borrow_list_item(c, cx, i, item);
-            // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
-            let tested: Result<bool, ()> = match &acc {
-                Ok(b) => Ok(if exists { !b } else { *b }),
-                Err(_) => Err(()),
-            };
-            let cond_cost = if !T {
-                0
-            } else if fixed_cond > 0 {
-                fixed_cond
-            } else {
-                let acc_v = match &acc {
-                    Ok(b) => Value::Bool(*b),
-                    Err(_) => Value::Null,
-                };
-                let mut cost = 1; // the accumulator
-                if exists {
-                    let not = tested.map(Value::Bool);
-                    cost += not_meta.map_or(1, |m| {
-                        cost::cost_of(&self.env, m, &[&acc_v], not.as_ref().ok())
-                    });
+        match elements {
+            Elements::Slice(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    cx.tick()?;
+                    let mut b = self.borrow_list_item(c, cx, i, item);
+                    if !self.quantifier_iteration::<T, false>(cx, &q, &mut acc, Some(&mut b))? {
+                        break;
+                    }
                 }
-                let tested_v = match tested {
-                    Ok(b) => Value::Bool(b),
-                    Err(_) => Value::Null,
-                };
-                let out = Value::Bool(tested != Ok(false));
-                cost += cost::cost_of(&self.env, nsf_meta, &[&tested_v], Some(&out));
-                cost
-            };
-            if tested == Ok(false) {
-                cx.charge::<T>(cond_cost)?;
-                break;
             }
-            // The condition, then the step `acc || p` / `acc && p` reading the
-            // accumulator (acc is neutral or an error here).
-            cx.charge_seq::<T>(&[cond_cost, 1])?;
-            let p = self.eval_item::<T>(pred, cx, &mut binding);
-            abort_on!(p);
-            quantifier_step(&mut acc, p, exists, 0);
+            Elements::Host(l) => {
+                for i in 0..l.len() {
+                    cx.tick()?;
+                    let more = match l.try_get(i) {
+                        Ok(v) => {
+                            let item = v.unwrap_or(Value::Null);
+                            let mut b = self.borrow_list_item(c, cx, i, &item);
+                            self.quantifier_iteration::<T, true>(cx, &q, &mut acc, Some(&mut b))?
+                        }
+                        Err(e) => {
+                            self.bind_list_result(c, cx, i, Err(e));
+                            self.quantifier_iteration::<T, true>(cx, &q, &mut acc, None)?
+                        }
+                    };
+                    if !more {
+                        break;
+                    }
+                }
+            }
         }
         set_slot(cx, c.iter_slot, Ok(Value::Null));
         if let Some(s2) = c.iter_slot2 {
@@ -121,6 +145,64 @@ impl Plan {
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         acc.map(Value::Bool)
+    }
+
+    /// One iteration of [`Plan::quantifier`] on the bound element `binding`
+    /// (`None`: an element the host could not read, bound to the slot as the
+    /// error): the loop condition, then the step. `Ok(false)` when the
+    /// condition ends the fold.
+    #[inline(always)]
+    fn quantifier_iteration<const T: bool, const HOST: bool>(
+        &self,
+        cx: &mut Ctx<'_>,
+        q: &Quantifier<'_>,
+        acc: &mut Result<bool, EvalError>,
+        binding: Option<&mut Binding<'_>>,
+    ) -> EvalResult<bool> {
+        let exists = q.exists;
+        // Loop condition: @not_strictly_false(!acc) / @not_strictly_false(acc).
+        let tested: Result<bool, ()> = match &*acc {
+            Ok(b) => Ok(if exists { !b } else { *b }),
+            Err(_) => Err(()),
+        };
+        let cond_cost = if !T {
+            0
+        } else if q.fixed_cond > 0 {
+            q.fixed_cond
+        } else {
+            let acc_v = match &*acc {
+                Ok(b) => Value::Bool(*b),
+                Err(_) => Value::Null,
+            };
+            let mut cost = 1; // the accumulator
+            if exists {
+                let not = tested.map(Value::Bool);
+                cost += q
+                    .not_meta
+                    .map_or(1, |m| cost::call_cost(m, &[&acc_v], not.as_ref().ok()));
+            }
+            let tested_v = match tested {
+                Ok(b) => Value::Bool(b),
+                Err(_) => Value::Null,
+            };
+            let out = Value::Bool(tested != Ok(false));
+            cost += cost::call_cost(q.nsf_meta, &[&tested_v], Some(&out));
+            cost
+        };
+        if tested == Ok(false) {
+            cx.charge::<T>(cond_cost)?;
+            return Ok(false);
+        }
+        // The condition, then the step `acc || p` / `acc && p` reading the
+        // accumulator (acc is neutral or an error here).
+        cx.charge_seq::<T>(&[cond_cost, 1])?;
+        let p = match binding {
+            Some(b) => self.eval_item::<T, HOST>(q.pred, cx, b),
+            None => self.eval_node::<T>(q.pred, cx),
+        };
+        abort_on!(p);
+        quantifier_step(acc, p, exists, 0);
+        Ok(true)
     }
 
     /// `exists` / `all` whose predicate is `x <op> constant` on the
@@ -232,7 +314,7 @@ impl Plan {
             cx.tick()?;
             let mut binding = self.borrow_list_item(c, cx, i, item);
             if let Some(ca) = filter {
-                match self.eval_item::<T>(&ca.cond, cx, &mut binding) {
+                match self.eval_item::<T, false>(&ca.cond, cx, &mut binding) {
                     Ok(Value::Bool(true)) => {}
                     Ok(Value::Bool(false)) => continue,
                     Ok(_) => {
@@ -248,7 +330,7 @@ impl Plan {
                     }
                 }
             }
-            let elem = self.eval_item::<T>(&append.elem, cx, &mut binding);
+            let elem = self.eval_item::<T, false>(&append.elem, cx, &mut binding);
             abort_on!(elem);
             cx.charge::<T>(1 + append.list_cost)?; // the accumulator, the list literal
             match (&mut acc, elem) {

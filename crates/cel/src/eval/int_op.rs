@@ -80,7 +80,9 @@ impl super::node::Op2 {
     #[inline(always)]
     pub(super) fn int_result(&self, a: &Value, b: &Value) -> Option<Value> {
         match (self.int, a, b) {
-            (Some(op), Value::Int(x), Value::Int(y)) if !self.meta.custom => op.apply(*x, *y),
+            (Some(op), Value::Int(x), Value::Int(y)) if self.meta.custom.is_none() => {
+                op.apply(*x, *y)
+            }
             _ => None,
         }
     }
@@ -91,7 +93,7 @@ impl super::node::Op2 {
         let (Some(op), Value::Int(x), Value::Int(y)) = (self.int, a, b) else {
             return None;
         };
-        if self.meta.custom {
+        if self.meta.custom.is_some() {
             return None;
         }
         op.compare(*x, *y)

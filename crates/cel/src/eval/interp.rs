@@ -15,6 +15,7 @@ use std::time::Instant;
 use super::Plan;
 use super::borrow::cost_limit_exceeded;
 use super::cost;
+use super::fold::Elements;
 use super::node::*;
 use super::planner::map_key;
 use crate::activation::Activation;
@@ -323,7 +324,7 @@ impl Plan {
         let out = Value::Bool(!matches!(v, Ok(Value::Bool(false))));
         if T {
             let a = v.as_ref().unwrap_or(&NULL);
-            cx.charge::<T>(cost::cost_of(&self.env, meta, &[a], Some(&out)))?;
+            cx.charge::<T>(cost::call_cost(meta, &[a], Some(&out)))?;
         }
         Ok(out)
     }
@@ -338,7 +339,7 @@ impl Plan {
         };
         if T {
             let a = a.as_ref().unwrap_or(&NULL);
-            cx.charge::<T>(cost::cost_of(&self.env, &op.meta, &[a], r.as_ref().ok()))?;
+            cx.charge::<T>(cost::call_cost(&op.meta, &[a], r.as_ref().ok()))?;
         }
         r
     }
@@ -379,7 +380,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_op2<const T: bool>(&self, op: &Op2, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.op2_borrowed::<T>(op, cx, None) {
+        if let Some(r) = self.op2_borrowed::<T, false>(op, cx, None) {
             return r;
         }
         self.op2_with::<T>(op, cx, |n, cx| self.eval_node::<T>(n, cx))
@@ -431,7 +432,7 @@ impl Plan {
         };
         if T {
             let (x, y) = (a.unwrap_or(&NULL), b.unwrap_or(&NULL));
-            cx.charge::<T>(cost::cost_of(&self.env, meta, &[x, y], r.as_ref().ok()))?;
+            cx.charge::<T>(cost::call_cost(meta, &[x, y], r.as_ref().ok()))?;
         }
         if let Ok(v) = &r
             && cx.max_size != usize::MAX
@@ -444,7 +445,8 @@ impl Plan {
     #[inline(never)]
     fn eval_matches<const T: bool>(&self, m: &Matches, cx: &mut Ctx<'_>) -> EvalResult {
         self.prepare(&m.target, cx);
-        if let Some((t, nt)) = super::borrow::peek(&m.target, cx.slots, &cx.vars) {
+        let mut owned = None;
+        if let Some((t, nt)) = super::borrow::peek(&m.target, cx.slots, &cx.vars, &mut owned) {
             let r = match_target(m, t);
             let c = if T { self.matches_cost(m, t, &r) } else { 0 };
             cx.charge_run::<T>(nt, c)?;
@@ -465,8 +467,8 @@ impl Plan {
 
     /// The cost of `matches` on target `t` with result `r`.
     fn matches_cost(&self, m: &Matches, t: &Value, r: &EvalResult) -> u64 {
-        if m.meta.custom {
-            cost::cost_of(&self.env, &m.meta, &[t, &m.pattern], r.as_ref().ok())
+        if m.meta.custom.is_some() {
+            cost::call_cost(&m.meta, &[t, &m.pattern], r.as_ref().ok())
         } else {
             let pattern = m.pattern_size;
             m.meta.rule.cost_sized(|i| {
@@ -647,7 +649,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.call_borrowed::<T>(c, cx, None) {
+        if let Some(r) = self.call_borrowed::<T, false>(c, cx, None) {
             return r;
         }
         let n = c.args.len();
@@ -683,7 +685,17 @@ impl Plan {
             },
         };
         if T {
-            cx.charge::<T>(cost::call_cost(&self.env, &c.meta, args, r.as_ref().ok()))?;
+            let c = match args {
+                [] => cost::call_cost(&c.meta, &[], r.as_ref().ok()),
+                [a] => cost::call_cost(&c.meta, &[a], r.as_ref().ok()),
+                [a, b] => cost::call_cost(&c.meta, &[a, b], r.as_ref().ok()),
+                [a, b, d] => cost::call_cost(&c.meta, &[a, b, d], r.as_ref().ok()),
+                _ => {
+                    let refs: Vec<&Value> = args.iter().collect();
+                    cost::call_cost(&c.meta, &refs, r.as_ref().ok())
+                }
+            };
+            cx.charge::<T>(c)?;
         }
         if let Ok(v) = &r
             && cx.max_size != usize::MAX
@@ -740,12 +752,13 @@ impl Plan {
         let range = self.eval_node::<T>(&c.range, cx)?;
         if c.shape != FoldShape::General
             && let Value::List(l) = &range
-            && let Some(items) = l.as_slice()
         {
-            return match c.shape {
-                FoldShape::Append => self.append_fold::<T>(c, cx, items),
-                _ => self.quantifier::<T>(c, cx, items),
-            };
+            match (c.shape, l.as_slice()) {
+                (FoldShape::Append, Some(items)) => return self.append_fold::<T>(c, cx, items),
+                (FoldShape::Append, None) => {}
+                (_, Some(items)) => return self.quantifier::<T>(c, cx, Elements::Slice(items)),
+                (_, None) => return self.quantifier::<T>(c, cx, Elements::Host(l)),
+            }
         }
         let init = self.eval_node::<T>(&c.accu_init, cx);
         abort_on!(init);
@@ -810,7 +823,7 @@ impl Plan {
     /// Binds element `i` of the range, or the error a host's list gave for
     /// it (data it cannot read): the variable then holds that error.
     #[inline(always)]
-    fn bind_list_result(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: EvalResult) {
+    pub(super) fn bind_list_result(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: EvalResult) {
         match c.iter_slot2 {
             Some(s2) => {
                 set_slot(cx, c.iter_slot, Ok(Value::Int(i as i64)));
@@ -857,7 +870,7 @@ impl Plan {
         };
         if T {
             let first = r.as_ref().unwrap_or(&NULL);
-            let c = cost::cost_of(&self.env, &a.add, &[first, &NULL], r.as_ref().ok());
+            let c = cost::call_cost(&a.add, &[first, &NULL], r.as_ref().ok());
             cx.charge::<T>(c)?;
         }
         r

@@ -41,8 +41,9 @@ impl<'v> Binding<'v> {
 
 impl Plan {
     /// Evaluates `n` as [`Plan::eval_node`] does with `b`'s element in its
-    /// slot.
-    pub(super) fn eval_item<const T: bool>(
+    /// slot; with `HOST`, fields of host maps are read in place too (the
+    /// folds choose it for elements that are host maps).
+    pub(super) fn eval_item<const T: bool, const HOST: bool>(
         &self,
         n: &Node,
         cx: &mut Ctx<'_>,
@@ -50,19 +51,21 @@ impl Plan {
     ) -> EvalResult {
         match n {
             Node::Const(v) => Ok(v.clone()),
-            Node::Local(_) | Node::Attr(_) => match self.read_item::<T>(n, cx, Some(b.item)) {
-                Some(r) => r,
-                None => self.eval_bound::<T>(n, cx, b),
-            },
+            Node::Local(_) | Node::Attr(_) => {
+                match self.read_item::<T, HOST>(n, cx, Some(b.item)) {
+                    Some(r) => r,
+                    None => self.eval_bound::<T>(n, cx, b),
+                }
+            }
             Node::Op2(op) => {
-                if let Some(r) = self.op2_borrowed::<T>(op, cx, Some(b.item)) {
+                if let Some(r) = self.op2_borrowed::<T, HOST>(op, cx, Some(b.item)) {
                     return r;
                 }
-                self.op2_with::<T>(op, cx, |n, cx| self.eval_item::<T>(n, cx, b))
+                self.op2_with::<T>(op, cx, |n, cx| self.eval_item::<T, HOST>(n, cx, b))
             }
-            Node::And(ab) => logic_with(ab, false, cx, |n, cx| self.eval_item::<T>(n, cx, b)),
-            Node::Or(ab) => logic_with(ab, true, cx, |n, cx| self.eval_item::<T>(n, cx, b)),
-            Node::Call(c) => match self.call_borrowed::<T>(c, cx, Some(b.item)) {
+            Node::And(ab) => logic_with(ab, false, cx, |n, cx| self.eval_item::<T, HOST>(n, cx, b)),
+            Node::Or(ab) => logic_with(ab, true, cx, |n, cx| self.eval_item::<T, HOST>(n, cx, b)),
+            Node::Call(c) => match self.call_borrowed::<T, HOST>(c, cx, Some(b.item)) {
                 Some(r) => r,
                 None => self.eval_bound::<T>(n, cx, b),
             },

@@ -60,7 +60,6 @@ pub struct Plan {
     root: Node,
     n_slots: usize,
     block_exprs: Vec<Option<Node>>,
-    env: Env,
     presence_cost: u64,
     max_size: usize,
 }
@@ -76,7 +75,6 @@ impl Plan {
                 root,
                 n_slots: p.n_slots,
                 block_exprs: std::mem::take(&mut p.block_exprs),
-                env: env.clone(),
                 presence_cost: env.options().presence_test_cost,
                 max_size: env.options().max_value_size.unwrap_or(usize::MAX),
             }),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::EvalError;
-use crate::functions::{FnImpl, OverloadCostFn};
+use crate::functions::FnImpl;
 use crate::syntax::ExprId;
 use crate::types::Type;
 use crate::value::{Key, Map, Value};
@@ -93,20 +93,16 @@ pub(crate) struct OptOr {
     pub non_optional_passes: bool,
 }
 
-/// What a call is, for cost tracking and the host's cost hook.
+/// What a call is, for cost tracking.
 pub(crate) struct CallMeta {
     pub id: ExprId,
     pub function: Arc<str>,
-    /// The overload id cel-go reports: the checked reference's only id, or "".
-    /// Only kept when `custom` (nothing else reads it): "" otherwise.
-    pub overload_id: Arc<str>,
-    /// A cost function attached to that overload.
-    pub cost_fn: Option<OverloadCostFn>,
     /// The built-in rule for the overload id.
     pub rule: super::cost::CostRule,
-    /// True when the cost may come from outside the built-in rule (an
-    /// overload cost function or the host's hook): the arguments are needed.
-    pub custom: bool,
+    /// A cost function attached to the overload, or the host's hook as
+    /// resolved for this call: the arguments are needed. `None`: the
+    /// built-in rule prices every call.
+    pub custom: Option<super::cost::CustomCost>,
 }
 
 /// Where an attribute's value comes from.
@@ -177,12 +173,20 @@ impl FieldName {
         Some(v)
     }
 
-    /// `m.name` (`None`: absent), as [`Map::field`].
+    /// `m.name` (`None`: absent), as [`Map::field`]; a host's map gets the
+    /// hint too ([`crate::value::MapProvider::field_hinted`]).
     #[inline]
     pub(crate) fn select(&self, m: &Map) -> Option<Value> {
         match m {
             Map::Values(_) => self.select_ref(m).cloned(),
-            Map::Provided(_) => m.field(&self.name),
+            Map::Provided(p) => {
+                let at = self.hint.load(Ordering::Relaxed);
+                let (v, found) = p.field_hinted(&self.name, at)?;
+                if found != at {
+                    self.hint.store(found, Ordering::Relaxed);
+                }
+                Some(v)
+            }
         }
     }
 }

@@ -381,24 +381,11 @@ impl<'a> Planner<'a> {
             Some(r) if r.overload_ids.len() == 1 => &r.overload_ids[0],
             _ => "",
         };
-        let cost_fn = if overload_id.is_empty() {
-            None
-        } else {
-            self.env.overload_cost(overload_id).cloned()
-        };
-        let custom = cost_fn.is_some() || self.env.cost_hook().is_some();
-        let rule = super::cost::CostRule::of(overload_id);
         CallMeta {
             id,
             function: shared_name(function).unwrap_or_else(|| function.into()),
-            overload_id: if custom {
-                overload_id.into()
-            } else {
-                shared_name("").unwrap_or_else(|| "".into())
-            },
-            cost_fn,
-            rule,
-            custom,
+            rule: super::cost::CostRule::of(overload_id),
+            custom: super::cost::CustomCost::resolve(self.env, function, overload_id),
         }
     }
 
@@ -776,7 +763,7 @@ impl<'a> Planner<'a> {
             return Ok(None);
         }
         let add = self.meta(id, "_+_");
-        if add.custom {
+        if add.custom.is_some() {
             return Ok(None);
         }
         let left = self.plan(a)?;
@@ -784,7 +771,7 @@ impl<'a> Planner<'a> {
         let int_to_string = matches!(&operand, Node::Call(call)
             if &*call.meta.function == "string"
                 && call.args.len() == 1
-                && !call.meta.custom
+                && call.meta.custom.is_none()
                 && self.int_dispatches_to_std_string(b.id));
         let part = ConcatPart {
             operand,
@@ -934,7 +921,8 @@ fn append_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize
         Node::List(l) => l.elems.is_empty(),
         _ => false,
     };
-    let appends = |n: &Node| matches!(n, Node::AccuAppend(a) if a.slot == acc && !a.add.custom);
+    let appends =
+        |n: &Node| matches!(n, Node::AccuAppend(a) if a.slot == acc && a.add.custom.is_none());
     let step_ok = match step {
         Node::CondAttr(c) => appends(&c.truthy) && is_acc(&c.falsy),
         other => appends(other),

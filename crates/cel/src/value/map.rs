@@ -30,6 +30,15 @@ pub trait MapProvider: fmt::Debug + Send + Sync {
         self.get(KeyRef::String(name))
     }
 
+    /// [`MapProvider::field`] with a position hint: `hint` is what this method last returned
+    /// for the same field name at the same place of an expression (any value at first, and
+    /// possibly one a different map returned), so that maps of one shape can find the field
+    /// without a search. Returns the field and the hint to keep; the value must be exactly
+    /// what [`MapProvider::field`] returns, whatever the hint. The default ignores the hint.
+    fn field_hinted(&self, name: &str, hint: usize) -> Option<(Value, usize)> {
+        self.field(name).map(|v| (v, hint))
+    }
+
     /// [`MapProvider::get`] that can fail: `Err` when the host's data under `key` cannot be
     /// read as a CEL value (Kubernetes: data that does not fit its schema). Index, `in` and
     /// optional lookups go through this; the default never fails.

@@ -3,7 +3,8 @@
 //!
 //! The planner picks dedicated nodes (borrowed operands, fold loops, string
 //! concatenation chains) only where no host cost hook could observe them; an
-//! environment whose hook declines every call (returns `None`) therefore
+//! environment whose hook gives every call site a cost function that declines
+//! every call (returns `None`) therefore
 //! evaluates through the general paths with the same costs. [`DiffHarness`]
 //! runs an expression in both environments with cost tracking under a limit,
 //! and untracked, and reports any difference in value, error or cost.
@@ -15,7 +16,7 @@ use cel::EnvBuilder;
 use super::fuzz_env::{COST_LIMIT, Harness};
 
 /// The same variables in two environments: one as given, one with a cost
-/// hook that declines every call.
+/// hook whose cost functions decline every call.
 pub struct DiffHarness {
     fast: Harness,
     general: Harness,
@@ -26,7 +27,9 @@ impl DiffHarness {
     pub fn new(builder: impl Fn() -> EnvBuilder) -> DiffHarness {
         DiffHarness {
             fast: Harness::new(builder()),
-            general: Harness::new(builder().runtime_cost_hook(Arc::new(|_, _, _, _| None))),
+            general: Harness::new(
+                builder().runtime_cost_hook(Arc::new(|_, _| Some(Arc::new(|_, _| None)))),
+            ),
         }
     }
 

@@ -244,14 +244,7 @@ pub fn estimate_call(
             cost_only(arg0?.size.multiply_by_cost_factor(traversal))
         }
         "ip.isCanonical" => cost_only(arg0?.size.multiply_by_cost_factor(2.0 * traversal)),
-        "masked"
-        | "prefixLength"
-        | "family"
-        | "isUnspecified"
-        | "isLoopback"
-        | "isLinkLocalMulticast"
-        | "isLinkLocalUnicast"
-        | "isGlobalUnicast" => fixed(1),
+        f if is_ip_or_cidr_accessor(f) => fixed(1),
         "containsIP" if !args.is_empty() => {
             let sz = range(4, 16);
             let mut c = sz.saturating_add(sz).multiply_by_cost_factor(traversal);
@@ -288,6 +281,21 @@ pub fn estimate_call(
         "_==_" if args.len() == 2 => estimate_equals(&args[0], &args[1]),
         _ => None,
     }
+}
+
+/// The IP and CIDR accessors and predicates, which cost 1 statically and at runtime.
+fn is_ip_or_cidr_accessor(function: &str) -> bool {
+    matches!(
+        function,
+        "masked"
+            | "prefixLength"
+            | "family"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast"
+    )
 }
 
 /// Go's `uint64(math.Ceil(float64(a) / float64(b)))`.
@@ -367,96 +375,177 @@ fn ceil_factor(n: u64, f: f64) -> u64 {
     mul_factor(n, f)
 }
 
-/// Kubernetes' `CallCost`. `args` holds the receiver first for member calls;
-/// `result` is the call's result.
-pub fn call_cost(function: &str, overload_id: &str, args: &[Value], result: &Value) -> Option<u64> {
-    let t = STRING_TRAVERSAL_COST_FACTOR;
-    match function {
-        "check" => Some(AUTHZ_CHECK_COST),
-        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
-        | "allowed" | "reason" | "error" | "errored" => Some(1),
-        "fieldSelector" | "labelSelector" if args.len() >= 2 => {
-            let n = actual_size(&args[1]);
-            Some(selector_cost(range(n, n)).max)
-        }
-        "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
-            Some(args.first().map_or(0, traversal_cost))
-        }
-        "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey" => {
-            Some(ceil_factor(actual_size(args.first()?), t))
-        }
-        "replace" | "split" => Some(ceil_factor(actual_size(args.first()?), 2.0 * t)),
-        "join" if !args.is_empty() => Some(ceil_factor(actual_size(result), 2.0 * t)),
-        "find" | "findAll" if args.len() >= 2 => {
-            let s = ((1.0 + actual_size(&args[0]) as f64) * t).ceil() as u64;
-            let r = ceil_factor(actual_size(&args[1]), REGEX_STRING_LENGTH_COST_FACTOR);
-            Some(s.saturating_mul(r))
-        }
-        "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" | "semver" | "isSemver" => {
-            Some(ceil_factor(actual_size(args.first()?), t))
-        }
-        "ip" => {
-            let a = args.first()?;
-            if overload_id == "cidr_ip" {
-                return Some(1);
+/// Kubernetes' `CallCost` for the calls of one function and overload, chosen once per call
+/// site ([`RuntimeCost::of`]); [`RuntimeCost::cost`] prices one call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RuntimeCost {
+    /// A fixed cost (authorization checks and accessors, IP and CIDR predicates, quantity,
+    /// semver and URL accessors, `format.named`).
+    Fixed(u64),
+    /// `fieldSelector`/`labelSelector`: by the selector's length.
+    Selector,
+    /// `isSorted`, `sum`, `max`, `min`, `indexOf`, `lastIndexOf`, `includes`: the traversal
+    /// cost of the receiver.
+    Traversal,
+    /// ⌈f·size(receiver or first argument)⌉.
+    FirstSize(f64),
+    /// `join`: ⌈0.2·size(result)⌉.
+    JoinResult,
+    /// `find`, `findAll`: string length times regex length.
+    Find,
+    /// `ip(string)`; `cidr.ip()` (`cidr`: 1).
+    Ip {
+        /// The `cidr_ip` overload.
+        cidr: bool,
+    },
+    /// `containsIP`; `string`: the string overload adds the string's traversal.
+    ContainsIp {
+        /// The `cidr_contains_ip_string` overload.
+        string: bool,
+    },
+    /// `containsCIDR`; `string`: the string overload adds the string's traversal.
+    ContainsCidr {
+        /// The `cidr_contains_cidr_string` overload.
+        string: bool,
+    },
+    /// `format.validate`: by the string and the format's regex size.
+    Validate,
+    /// `_==_` on Kubernetes' opaque types: 1 (else cel-go's default).
+    Equals,
+}
+
+impl RuntimeCost {
+    /// The cost function Kubernetes attaches to calls of `function` bound to `overload_id`, if
+    /// any (`None`: cel-go's defaults price them).
+    pub fn of(function: &str, overload_id: &str) -> Option<RuntimeCost> {
+        let t = STRING_TRAVERSAL_COST_FACTOR;
+        Some(match function {
+            "check" => RuntimeCost::Fixed(AUTHZ_CHECK_COST),
+            "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace"
+            | "name" | "allowed" | "reason" | "error" | "errored" => RuntimeCost::Fixed(1),
+            "fieldSelector" | "labelSelector" => RuntimeCost::Selector,
+            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
+                RuntimeCost::Traversal
             }
-            Some(ceil_factor(actual_size(a), t))
-        }
-        "ip.isCanonical" => Some(ceil_factor(actual_size(args.first()?), 2.0 * t)),
-        "masked"
-        | "prefixLength"
-        | "family"
-        | "isUnspecified"
-        | "isLoopback"
-        | "isLinkLocalMulticast"
-        | "isLinkLocalUnicast"
-        | "isGlobalUnicast" => Some(1),
-        "containsIP" if args.len() >= 2 => {
-            let cidr = actual_size(&args[0]);
-            let mut c = ceil_factor(cidr + cidr, t);
-            if overload_id == "cidr_contains_ip_string" {
-                c += ceil_factor(actual_size(&args[1]), t);
+            "url"
+            | "lowerAscii"
+            | "upperAscii"
+            | "substring"
+            | "trim"
+            | "jsonpatch.escapeKey"
+            | "cidr"
+            | "isIP"
+            | "isCIDR"
+            | "quantity"
+            | "isQuantity"
+            | "semver"
+            | "isSemver" => RuntimeCost::FirstSize(t),
+            "replace" | "split" | "ip.isCanonical" => RuntimeCost::FirstSize(2.0 * t),
+            "join" => RuntimeCost::JoinResult,
+            "find" | "findAll" => RuntimeCost::Find,
+            "ip" => RuntimeCost::Ip {
+                cidr: overload_id == "cidr_ip",
+            },
+            f if is_ip_or_cidr_accessor(f) => RuntimeCost::Fixed(1),
+            "containsIP" => RuntimeCost::ContainsIp {
+                string: overload_id == "cidr_contains_ip_string",
+            },
+            "containsCIDR" => RuntimeCost::ContainsCidr {
+                string: overload_id == "cidr_contains_cidr_string",
+            },
+            "validate" => RuntimeCost::Validate,
+            "format.named" => RuntimeCost::Fixed(1),
+            "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+            | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => {
+                RuntimeCost::Fixed(1)
             }
-            Some(c)
-        }
-        "containsCIDR" if args.len() >= 2 => {
-            let cidr = actual_size(&args[0]);
-            let mut c = ceil_factor(cidr + cidr, t) + ceil_factor(cidr, t) + 1;
-            if overload_id == "cidr_contains_cidr_string" {
-                c += ceil_factor(actual_size(&args[1]), t);
+            "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
+                RuntimeCost::Fixed(1)
             }
-            Some(c)
-        }
-        "validate" if args.len() >= 2 => {
-            let f = downcast::<FormatValue>(&args[0])?;
-            let s = ((1.0 + actual_size(&args[1]) as f64) * t).ceil() as u64;
-            let r = ceil_factor(f.0.max_regex_size, REGEX_STRING_LENGTH_COST_FACTOR);
-            Some(s.saturating_mul(r))
-        }
-        "format.named" => Some(1),
-        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
-        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => Some(1),
-        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
-            Some(1)
-        }
-        "_==_" if args.len() == 2 => match &args[0] {
-            Value::Opaque(o) => {
-                let n = o.type_name();
-                let kube = matches!(
-                    n,
-                    IP_TYPE_NAME
-                        | CIDR_TYPE_NAME
-                        | QUANTITY_TYPE_NAME
-                        | SEMVER_TYPE_NAME
-                        | URL_TYPE_NAME
-                        | FORMAT_TYPE_NAME
-                ) || n.starts_with("kubernetes.authorization.");
-                kube.then_some(1)
-            }
-            _ => None,
-        },
-        _ => None,
+            "_==_" => RuntimeCost::Equals,
+            _ => return None,
+        })
     }
+
+    /// The cost of one call: `args` holds the receiver first for member calls; `result` is
+    /// the call's result. `None` leaves the call to cel-go's defaults.
+    pub fn cost(self, args: &[&Value], result: &Value) -> Option<u64> {
+        let t = STRING_TRAVERSAL_COST_FACTOR;
+        match self {
+            RuntimeCost::Fixed(n) => Some(n),
+            RuntimeCost::Selector if args.len() >= 2 => {
+                let n = actual_size(args[1]);
+                Some(selector_cost(range(n, n)).max)
+            }
+            RuntimeCost::Traversal => Some(args.first().map_or(0, |a| traversal_cost(a))),
+            RuntimeCost::FirstSize(f) => Some(ceil_factor(actual_size(args.first()?), f)),
+            RuntimeCost::JoinResult if !args.is_empty() => {
+                Some(ceil_factor(actual_size(result), 2.0 * t))
+            }
+            RuntimeCost::Find if args.len() >= 2 => {
+                let s = ((1.0 + actual_size(args[0]) as f64) * t).ceil() as u64;
+                let r = ceil_factor(actual_size(args[1]), REGEX_STRING_LENGTH_COST_FACTOR);
+                Some(s.saturating_mul(r))
+            }
+            RuntimeCost::Ip { cidr } => {
+                let a = args.first()?;
+                if cidr {
+                    return Some(1);
+                }
+                Some(ceil_factor(actual_size(a), t))
+            }
+            RuntimeCost::ContainsIp { string } if args.len() >= 2 => {
+                let cidr = actual_size(args[0]);
+                let mut c = ceil_factor(cidr + cidr, t);
+                if string {
+                    c += ceil_factor(actual_size(args[1]), t);
+                }
+                Some(c)
+            }
+            RuntimeCost::ContainsCidr { string } if args.len() >= 2 => {
+                let cidr = actual_size(args[0]);
+                let mut c = ceil_factor(cidr + cidr, t) + ceil_factor(cidr, t) + 1;
+                if string {
+                    c += ceil_factor(actual_size(args[1]), t);
+                }
+                Some(c)
+            }
+            RuntimeCost::Validate if args.len() >= 2 => {
+                let f = downcast::<FormatValue>(args[0])?;
+                let s = ((1.0 + actual_size(args[1]) as f64) * t).ceil() as u64;
+                let r = ceil_factor(f.0.max_regex_size, REGEX_STRING_LENGTH_COST_FACTOR);
+                Some(s.saturating_mul(r))
+            }
+            RuntimeCost::Equals if args.len() == 2 => match args[0] {
+                Value::Opaque(o) => {
+                    let n = o.type_name();
+                    let kube = matches!(
+                        n,
+                        IP_TYPE_NAME
+                            | CIDR_TYPE_NAME
+                            | QUANTITY_TYPE_NAME
+                            | SEMVER_TYPE_NAME
+                            | URL_TYPE_NAME
+                            | FORMAT_TYPE_NAME
+                    ) || n.starts_with("kubernetes.authorization.");
+                    kube.then_some(1)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Kubernetes' `CallCost` ([`RuntimeCost`]) by function and overload id. `args` holds the
+/// receiver first for member calls; `result` is the call's result.
+pub fn call_cost(
+    function: &str,
+    overload_id: &str,
+    args: &[&Value],
+    result: &Value,
+) -> Option<u64> {
+    RuntimeCost::of(function, overload_id)?.cost(args, result)
 }
 
 #[cfg(test)]
@@ -615,20 +704,20 @@ mod tests {
             call_cost(
                 "containsIP",
                 "cidr_contains_ip_ip",
-                &[c.clone(), i.clone()],
+                &[&c, &i],
                 &Value::Bool(false)
             ),
             Some(1)
         );
         assert_eq!(
-            call_cost("ip", "string_to_ip", &[Value::from("192.169.169.250")], &i),
+            call_cost("ip", "string_to_ip", &[&Value::from("192.169.169.250")], &i),
             Some(2)
         );
         assert_eq!(
             call_cost(
                 "containsCIDR",
                 "cidr_contains_cidr",
-                &[c.clone(), c.clone()],
+                &[&c, &c],
                 &Value::Bool(true)
             ),
             Some(3)
@@ -641,14 +730,14 @@ mod tests {
             call_cost(
                 "indexOf",
                 "string_index_of_string",
-                &[Value::from("x".repeat(59)), Value::from("1")],
+                &[&Value::from("x".repeat(59)), &Value::from("1")],
                 &Value::Int(-1)
             ),
             Some(5)
         );
         let five = Value::list((1..=5).map(Value::Int).collect());
         assert_eq!(
-            call_cost("sum", "list_int_sum_int", &[five], &Value::Int(15)),
+            call_cost("sum", "list_int_sum_int", &[&five], &Value::Int(15)),
             Some(5)
         );
         // validate uses the format's own regex size: dns1123Subdomain 60 → 15; "my-name" → ⌈0.8⌉ = 1.
@@ -660,21 +749,21 @@ mod tests {
             call_cost(
                 "validate",
                 "format-validate",
-                &[(*f).clone(), Value::from("my-name")],
+                &[&*f, &Value::from("my-name")],
                 &Value::optional_none()
             ),
             Some(15)
         );
         let q = quantity::string_to_quantity(&Value::from("1")).unwrap();
         assert_eq!(
-            call_cost("_==_", "equals", &[q.clone(), q], &Value::Bool(true)),
+            call_cost("_==_", "equals", &[&q, &q], &Value::Bool(true)),
             Some(1)
         );
         assert_eq!(
             call_cost(
                 "_==_",
                 "equals",
-                &[Value::Int(1), Value::Int(1)],
+                &[&Value::Int(1), &Value::Int(1)],
                 &Value::Bool(true)
             ),
             None

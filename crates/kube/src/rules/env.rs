@@ -223,33 +223,39 @@ impl EnvSpec {
 /// The runtime call costs of a Kubernetes program, in cel-go's order: the per-overload trackers
 /// of ext.Lists v3 and ext.Sets, then Kubernetes' `CostEstimator.CallCost`, then (in the engine)
 /// cel-go's defaults — except `startsWith`/`endsWith`, whose default changed in cel-go 0.29 and is
-/// settled here for the release modelled.
+/// settled here for the release modelled. Each call site gets the pieces that apply to its
+/// function and overload, chosen when the program is planned; a site none applies to is left to
+/// the engine's built-in rules.
 fn runtime_cost_hook(cel_go_0_29: bool) -> cel::RuntimeCostHook {
-    Arc::new(
-        move |function: &str, overload_id: &str, args: &[Value], result: Option<&Value>| {
+    Arc::new(move |function: &str, overload_id: &str| {
+        let lists = ext::cost::ListsRuntimeCost::of(overload_id);
+        let sets = ext::cost::SetsRuntimeCost::of(overload_id);
+        let kube = cost::RuntimeCost::of(function, overload_id);
+        let prefix = matches!(overload_id, "starts_with_string" | "ends_with_string");
+        if lists.is_none() && sets.is_none() && kube.is_none() && !prefix {
+            return None;
+        }
+        // cel-go ≤ 0.28 charges a prefix test by the receiver's length, 0.29 by the argument's.
+        let prefix_sized = usize::from(cel_go_0_29);
+        let site: cel::CallCostFn = Arc::new(move |args: &[&Value], result: Option<&Value>| {
             let result_or_null = result.unwrap_or(&Value::Null);
-            if let Some(c) = ext::cost::lists_runtime_cost(overload_id, args, result_or_null) {
+            if let Some(c) = lists.and_then(|l| l.cost(args, result_or_null)) {
                 return Some(c);
             }
-            if let Some(c) = ext::cost::sets_runtime_cost(overload_id, args) {
+            if let Some(s) = sets {
+                return Some(s.cost(args));
+            }
+            if let Some(c) = kube.and_then(|k| k.cost(args, result_or_null)) {
                 return Some(c);
             }
-            if let Some(c) = cost::call_cost(function, overload_id, args, result_or_null) {
-                return Some(c);
-            }
-            if matches!(overload_id, "starts_with_string" | "ends_with_string") {
-                // cel-go ≤ 0.28 charges the receiver's length, 0.29 the argument's.
-                let sized = if cel_go_0_29 {
-                    args.get(1)
-                } else {
-                    args.first()
-                };
-                let n = sized.map_or(1, cost::actual_size);
+            if prefix {
+                let n = args.get(prefix_sized).map_or(1, |v| cost::actual_size(v));
                 return Some(cost::mul_factor(n, cost::STRING_TRAVERSAL_COST_FACTOR));
             }
             None
-        },
-    )
+        });
+        Some(site)
+    })
 }
 
 #[cfg(test)]

@@ -43,21 +43,8 @@ impl ObjectView {
     /// Field `name` (CEL, escaped) with the conversion error if its data does not fit its
     /// schema; `Ok(None)` when the field is absent, null or undeclared.
     pub fn read_field(&self, name: &str) -> Result<Option<Value>, ValueError> {
-        let property = if escaping::is_plain_identifier(name) {
-            // Its own escaped spelling (or a reserved word, found under its plain name too):
-            // the common case, without the round trip below.
-            Cow::Borrowed(name)
-        } else {
-            let Some(property) = escaping::unescape(name) else {
-                return Ok(None);
-            };
-            // Only the escaped spelling names a field (`x__dash__y`, not `x-y`), except that a
-            // reserved word is found under its plain name too (`namespace`, 1.31+).
-            if escaping::escape(&property).as_deref() != Some(name) && !escaping::is_reserved(name)
-            {
-                return Ok(None);
-            }
-            property
+        let Some(property) = property_of(name) else {
+            return Ok(None);
         };
         let Some(prop_schema) = self.schema.properties.lookup(property.as_ref()) else {
             return Ok(None);
@@ -65,6 +52,42 @@ impl ObjectView {
         match self.obj.get(property.as_ref()) {
             None | Some(Json::Null) => Ok(None),
             Some(node) => to_value(node, prop_schema).map(Some),
+        }
+    }
+
+    /// [`MapProvider::field_hinted`]: the field where `hint` says (a property position and a
+    /// JSON entry position, see [`pack_hint`]) when both hold `name` itself, else found by
+    /// [`ObjectView::read_field`]'s search, with the positions where it was found.
+    fn field_at(&self, name: &str, hint: usize) -> Option<(Value, usize)> {
+        let (prop_at, json_at) = unpack_hint(hint);
+        let properties = &self.schema.properties;
+        if let Some((key, prop_schema)) = properties.get_index(prop_at)
+            && *key == *name
+            && let Some((json_key, node)) = self.obj.get_index(json_at)
+            && **json_key == *name
+            && escaping::is_plain_identifier(name)
+        {
+            // `name` is its own property name, and keys are unique: what the search finds.
+            return match node {
+                Json::Null => None,
+                node => to_value(node, prop_schema).ok().map(|v| (v, hint)),
+            };
+        }
+        let property = property_of(name)?;
+        let prop_at = properties.lookup_index(property.as_ref())?;
+        let (_, prop_schema) = properties.get_index(prop_at)?;
+        let (node, hint) = match self
+            .obj
+            .iter()
+            .take(HINT_SEARCH_MAX)
+            .position(|(k, _)| **k == *property)
+        {
+            Some(json_at) => (self.obj.get_index(json_at)?.1, pack_hint(prop_at, json_at)),
+            None => (self.obj.get(property.as_ref())?, hint),
+        };
+        match node {
+            Json::Null => None,
+            node => to_value(node, prop_schema).ok().map(|v| (v, hint)),
         }
     }
 
@@ -120,6 +143,10 @@ impl MapProvider for ObjectView {
         self.read_field(name).ok().flatten()
     }
 
+    fn field_hinted(&self, name: &str, hint: usize) -> Option<(Value, usize)> {
+        self.field_at(name, hint)
+    }
+
     fn try_field(&self, name: &str) -> EvalResult<Option<Value>> {
         self.read_field(name).map_err(|e| e.to_eval_error())
     }
@@ -156,6 +183,41 @@ impl MapProvider for ObjectView {
         }
         Some(true)
     }
+}
+
+/// The property a CEL field name selects: a plain identifier is its own spelling (a reserved
+/// word is found under its plain name too); otherwise the escaped spelling of a property
+/// (`x__dash__y` selects `x-y`, `x-y` selects nothing).
+fn property_of(name: &str) -> Option<Cow<'_, str>> {
+    if escaping::is_plain_identifier(name) {
+        return Some(Cow::Borrowed(name));
+    }
+    let property = escaping::unescape(name)?;
+    // Only the escaped spelling names a field, except that a reserved word is found under its
+    // plain name too (`namespace`, 1.31+).
+    if escaping::escape(&property).as_deref() != Some(name) && !escaping::is_reserved(name) {
+        return None;
+    }
+    Some(property)
+}
+
+/// How many entries of an object a hinted field read searches in order for the entry's
+/// position (larger objects are looked up as usual, and their fields keep the old hint).
+const HINT_SEARCH_MAX: usize = 8;
+
+/// A field's position hint: its property's position in the schema in the low half, its entry's
+/// position in the JSON object in the high half (positions past a half do not fit and miss).
+fn pack_hint(prop_at: usize, json_at: usize) -> usize {
+    let half = usize::BITS / 2;
+    let mask = (1usize << half) - 1;
+    (prop_at & mask) | ((json_at & mask) << half)
+}
+
+/// The positions of a [`pack_hint`] hint.
+fn unpack_hint(hint: usize) -> (usize, usize) {
+    let half = usize::BITS / 2;
+    let mask = (1usize << half) - 1;
+    (hint & mask, hint >> half)
 }
 
 /// A JSON object read with `additionalProperties`: every key, unescaped, values typed by the

@@ -138,31 +138,60 @@ fn is_sort_by(id: &str) -> bool {
     id.starts_with("list_") && id.ends_with("_sortByAssociatedKeys")
 }
 
-/// Runtime cost of an ext.Lists (v3) call: `slice`, `lists.range`, `reverse`
+/// The runtime cost function of an ext.Lists (v3) overload, chosen once per
+/// call site ([`ListsRuntimeCost::of`]): `slice`, `lists.range`, `reverse`
 /// ⌊len(result)⌋ + 11; `flatten(d)` ⌊d·len(input)⌋ + 11 (d = 1 without
 /// argument); `distinct`, `sort` ⌊f·n²⌋ + 11 with f = 2 (+0.1 when the first
 /// element is a string or bytes) over the input, `@sortByAssociatedKeys` the
 /// same over the key list.
-pub fn lists_runtime_cost(overload_id: &str, args: &[Value], result: &Value) -> Option<u64> {
-    match overload_id {
-        "list_slice" | "lists_range" | "list_reverse" => {
-            Some(allocating_list_call(1.0, actual_size(result)))
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListsRuntimeCost {
+    /// `slice`, `lists.range`, `reverse`: by the result's length.
+    ResultLength,
+    /// `flatten`, `flatten(d)`: by the input's length and the depth.
+    Flatten,
+    /// `distinct`, `sort`, `@sortByAssociatedKeys`: the n² comparisons over
+    /// argument `usize` (receiver first).
+    SelfCompare(usize),
+}
+
+impl ListsRuntimeCost {
+    /// The cost function of overload `overload_id`, if ext.Lists attaches one.
+    pub fn of(overload_id: &str) -> Option<ListsRuntimeCost> {
+        match overload_id {
+            "list_slice" | "lists_range" | "list_reverse" => Some(ListsRuntimeCost::ResultLength),
+            "list_flatten" | "list_flatten_int" => Some(ListsRuntimeCost::Flatten),
+            "list_distinct" => Some(ListsRuntimeCost::SelfCompare(0)),
+            id if is_sort(id) => Some(ListsRuntimeCost::SelfCompare(0)),
+            id if is_sort_by(id) => Some(ListsRuntimeCost::SelfCompare(1)),
+            _ => None,
         }
-        "list_flatten" | "list_flatten_int" => {
-            let depth = match args.get(1) {
-                Some(Value::Int(d)) => *d as f64,
-                _ => 1.0,
-            };
-            Some(allocating_list_call(
-                depth,
-                args.first().map_or(0, actual_size),
-            ))
-        }
-        "list_distinct" => args.first().map(self_compare),
-        id if is_sort(id) => args.first().map(self_compare),
-        id if is_sort_by(id) => args.get(1).map(self_compare),
-        _ => None,
     }
+
+    /// The cost of one call with `args` (receiver first) and `result`;
+    /// `None` when the compared list is missing.
+    pub fn cost(self, args: &[&Value], result: &Value) -> Option<u64> {
+        match self {
+            ListsRuntimeCost::ResultLength => Some(allocating_list_call(1.0, actual_size(result))),
+            ListsRuntimeCost::Flatten => {
+                let depth = match args.get(1) {
+                    Some(Value::Int(d)) => *d as f64,
+                    _ => 1.0,
+                };
+                Some(allocating_list_call(
+                    depth,
+                    args.first().map_or(0, |a| actual_size(a)),
+                ))
+            }
+            ListsRuntimeCost::SelfCompare(i) => args.get(i).map(|l| self_compare(l)),
+        }
+    }
+}
+
+/// The runtime cost of an ext.Lists (v3) call ([`ListsRuntimeCost`]) by
+/// overload id; `None` for overloads without one.
+pub fn lists_runtime_cost(overload_id: &str, args: &[&Value], result: &Value) -> Option<u64> {
+    ListsRuntimeCost::of(overload_id)?.cost(args, result)
 }
 
 /// What the estimator knows about a call's operands.
@@ -254,14 +283,33 @@ fn sets_factor(overload_id: &str) -> Option<f64> {
     }
 }
 
-/// Runtime cost of an ext.Sets call: 1 + ⌊f·len(a)·len(b)⌋, f = 2 for
+/// The runtime cost function of an ext.Sets overload, chosen once per call
+/// site ([`SetsRuntimeCost::of`]): 1 + ⌊f·len(a)·len(b)⌋, f = 2 for
 /// `sets.equivalent`, 1 otherwise.
-pub fn sets_runtime_cost(overload_id: &str, args: &[Value]) -> Option<u64> {
-    let f = sets_factor(overload_id)?;
-    let a = args.first().map_or(0, actual_size);
-    let b = args.get(1).map_or(0, actual_size);
-    let scaled = a.saturating_mul(b) as f64 * f;
-    Some(CALL_COST.saturating_add(if scaled <= 0.0 { 0 } else { scaled as u64 }))
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SetsRuntimeCost {
+    factor: f64,
+}
+
+impl SetsRuntimeCost {
+    /// The cost function of overload `overload_id`, if ext.Sets attaches one.
+    pub fn of(overload_id: &str) -> Option<SetsRuntimeCost> {
+        sets_factor(overload_id).map(|factor| SetsRuntimeCost { factor })
+    }
+
+    /// The cost of one call with `args`.
+    pub fn cost(self, args: &[&Value]) -> u64 {
+        let a = args.first().map_or(0, |v| actual_size(v));
+        let b = args.get(1).map_or(0, |v| actual_size(v));
+        let scaled = a.saturating_mul(b) as f64 * self.factor;
+        CALL_COST.saturating_add(if scaled <= 0.0 { 0 } else { scaled as u64 })
+    }
+}
+
+/// The runtime cost of an ext.Sets call ([`SetsRuntimeCost`]) by overload
+/// id; `None` for overloads without one.
+pub fn sets_runtime_cost(overload_id: &str, args: &[&Value]) -> Option<u64> {
+    Some(SetsRuntimeCost::of(overload_id)?.cost(args))
 }
 
 /// Estimated cost of an ext.Sets call: ⌈f·size(a)·size(b)⌉ + 1 per bound.
@@ -300,7 +348,7 @@ mod tests {
         assert_eq!(
             lists_runtime_cost(
                 "list_int_sortByAssociatedKeys",
-                &[ints(0), ints(0)],
+                &[&ints(0), &ints(0)],
                 &ints(0)
             ),
             Some(11)
@@ -308,46 +356,46 @@ mod tests {
         assert_eq!(
             lists_runtime_cost(
                 "list_slice",
-                &[ints(4), Value::Int(1), Value::Int(3)],
+                &[&ints(4), &Value::Int(1), &Value::Int(3)],
                 &ints(2)
             ),
             Some(13)
         );
         assert_eq!(
-            lists_runtime_cost("lists_range", &[Value::Int(5)], &ints(5)),
+            lists_runtime_cost("lists_range", &[&Value::Int(5)], &ints(5)),
             Some(16)
         );
         assert_eq!(
-            lists_runtime_cost("list_reverse", &[ints(3)], &ints(3)),
+            lists_runtime_cost("list_reverse", &[&ints(3)], &ints(3)),
             Some(14)
         );
         assert_eq!(
-            lists_runtime_cost("list_flatten", &[ints(4)], &ints(4)),
+            lists_runtime_cost("list_flatten", &[&ints(4)], &ints(4)),
             Some(15)
         );
         assert_eq!(
-            lists_runtime_cost("list_flatten_int", &[ints(4), Value::Int(3)], &ints(4)),
+            lists_runtime_cost("list_flatten_int", &[&ints(4), &Value::Int(3)], &ints(4)),
             Some(23)
         );
         assert_eq!(
-            lists_runtime_cost("list_int_sort", &[ints(3)], &ints(3)),
+            lists_runtime_cost("list_int_sort", &[&ints(3)], &ints(3)),
             Some(29)
         );
         // 2.1 · 9 = 18.900000000000002 → 18.
         assert_eq!(
-            lists_runtime_cost("list_string_sort", &[strs(3)], &strs(3)),
+            lists_runtime_cost("list_string_sort", &[&strs(3)], &strs(3)),
             Some(29)
         );
         assert_eq!(
-            lists_runtime_cost("list_string_sort", &[strs(10)], &strs(10)),
+            lists_runtime_cost("list_string_sort", &[&strs(10)], &strs(10)),
             Some(221)
         );
         assert_eq!(
-            lists_runtime_cost("list_distinct", &[ints(4)], &ints(4)),
+            lists_runtime_cost("list_distinct", &[&ints(4)], &ints(4)),
             Some(43)
         );
         assert_eq!(
-            lists_runtime_cost("size_list", &[ints(4)], &Value::Int(4)),
+            lists_runtime_cost("size_list", &[&ints(4)], &Value::Int(4)),
             None
         );
     }
@@ -355,18 +403,18 @@ mod tests {
     #[test]
     fn sets_runtime_costs_match_cel_go() {
         assert_eq!(
-            sets_runtime_cost("list_sets_contains_list", &[ints(2), ints(3)]),
+            sets_runtime_cost("list_sets_contains_list", &[&ints(2), &ints(3)]),
             Some(7)
         );
         assert_eq!(
-            sets_runtime_cost("list_sets_intersects_list", &[ints(0), ints(3)]),
+            sets_runtime_cost("list_sets_intersects_list", &[&ints(0), &ints(3)]),
             Some(1)
         );
         assert_eq!(
-            sets_runtime_cost("list_sets_equivalent_list", &[ints(2), ints(3)]),
+            sets_runtime_cost("list_sets_equivalent_list", &[&ints(2), &ints(3)]),
             Some(13)
         );
-        assert_eq!(sets_runtime_cost("list_join", &[ints(2)]), None);
+        assert_eq!(sets_runtime_cost("list_join", &[&ints(2)]), None);
     }
 
     #[test]
