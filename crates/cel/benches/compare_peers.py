@@ -6,12 +6,15 @@ Reads <results-dir>/bench_<label>_<run>.jsonl; per peer and expression takes the
 median over runs of the per-evaluation time (eval_ns) and of the warm compile
 time (compile_ns); prints markdown: each peer's time and its ratio to kcel
 (peer / kcel: >1 means kcel is faster), and the geometric mean of the ratios.
+kcel is the driver on the `kcel` binary's allocator (mimalloc); when the run has
+`kcel-system` (the same driver on the system allocator), the tables are printed
+again with it as the base.
 """
 import glob, json, math, os, re, statistics, sys
 
 ORDER = ["kcel", "celcpp", "celrust", "celrustpy", "bufbuild", "marcbachmann",
          "celpython_interp", "celpython_compiled"]
-NAMES = {"kcel": "kcel", "celcpp": "cel-cpp (py)", "celrust": "cel-rust 0.15",
+NAMES = {"kcel": "kcel", "kcel-system": "kcel (system allocator)", "celcpp": "cel-cpp (py)", "celrust": "cel-rust 0.15",
          "celrustpy": "cel-rust 0.14.5 (py)", "bufbuild": "@bufbuild/cel",
          "marcbachmann": "@marcbachmann/cel-js", "celpython_interp": "cel-python interp",
          "celpython_compiled": "cel-python compiled"}
@@ -49,13 +52,13 @@ def medians(runs, field):
     return out
 
 
-def table(title, ids, peers, med):
+def table(title, ids, peers, med, base_label="kcel"):
     lines = [f"### {title}", "",
              "| expr | " + " | ".join(NAMES.get(p, p) for p in peers) + " |",
              "|---|" + "---|" * len(peers)]
     ratios = {p: [] for p in peers}
     for i in ids:
-        base = med.get(("kcel", i))
+        base = med.get((base_label, i))
         cells = [fmt_ns(base) if base is not None else "FAIL"]
         for p in peers[1:]:
             v = med.get((p, i))
@@ -67,7 +70,7 @@ def table(title, ids, peers, med):
             else:
                 cells.append(fmt_ns(v))
         lines.append(f"| {i} | " + " | ".join(cells) + " |")
-    geo = ["" if p == "kcel" else
+    geo = ["" if p == base_label else
            (f"**{math.exp(sum(map(math.log, ratios[p])) / len(ratios[p])):.3g}×** ({len(ratios[p])})"
             if ratios[p] else "-") for p in peers]
     lines.append("| geomean ratio (n) | " + " | ".join(geo) + " |")
@@ -87,6 +90,12 @@ def main():
     print(table("Evaluation time per call (kcel with cost tracking on)", ids, peers, medians(runs, "eval_ns")))
     print()
     print(table("Compile time (warm, repeated)", ids, peers, medians(runs, "compile_ns")))
+    if "kcel-system" in peers:
+        others = ["kcel-system"] + [p for p in peers if p not in ("kcel", "kcel-system")]
+        for title, key in (("Evaluation time per call", "eval_ns"), ("Compile time", "compile_ns")):
+            print()
+            print(table(f"{title}, kcel on the system allocator", ids, others, medians(runs, key),
+                        "kcel-system"))
     failures = [f"- {NAMES.get(p, p)} {i}: " + str(r.get("error") or r.get("result")).replace("\n", " ")
                 for p in peers for i in ids for r in runs[p].get(i, [])[:1] if not r.get("ok")]
     if failures:
