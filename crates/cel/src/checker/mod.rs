@@ -204,7 +204,7 @@ impl FromIterator<(ExprId, Type)> for NodeTypes {
 /// What the resolved nodes of a checked expression refer to, by node id: the
 /// references in the order resolved, and a table from node id to position
 /// for the ids the parser allocates (below the expression's node count, or
-/// below [`DENSE_IDS`] for a table built without one); other ids, which only
+/// below 65,536 for a table built without one); other ids, which only
 /// hand-built trees have, are found by a scan. An expression has references
 /// on a few of its nodes: two small vectors, none when nothing resolved,
 /// where a hash table costs a table sized for every node.

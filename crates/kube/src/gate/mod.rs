@@ -6,7 +6,7 @@
 //! threads); reviews every CRD found as kube-apiserver reviews a CRD being created
 //! (`crds.rs`); then validates each other document against the CRD serving it, on up to
 //! [`GateOptions::jobs`] threads, file by file as the files are read, with the records in input
-//! order ([`stream`]; [`stream()`] hands each record on as soon as it is known). Errors (exit code 2 of [`Report::exit_code`]):
+//! order ([`mod@stream`]; [`stream()`] hands each record on as soon as it is known). Errors (exit code 2 of [`Report::exit_code`]):
 //!
 //! - a path, file or document that cannot be read: not found, not UTF-8, too large, a YAML or
 //!   JSON syntax error, a document that is not an object;
