@@ -42,7 +42,11 @@ use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use kcel_kube::{CrdId, Request, Validator};
 use serde_json::Value;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 mod worst_case;
+
+use common::yaml_files;
 
 /// The `kcel` binary's allocator (crates/cli/src/main.rs).
 #[global_allocator]
@@ -74,21 +78,6 @@ fn shared_dir() -> Option<PathBuf> {
         dir.display()
     );
     None
-}
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            yaml_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(p);
-        }
-    }
 }
 
 fn load_crds(dir: &Path) -> Result<Vec<CustomResourceDefinition>, String> {
