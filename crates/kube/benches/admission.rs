@@ -165,7 +165,12 @@ fn bench(c: &mut Criterion) -> Result<(), String> {
         if !v.is_valid() {
             return Err(format!("App {i} is invalid: {}", v.status.message));
         }
-        prepared.push(v.object.ok_or("no object")?);
+        prepared.push(
+            v.object
+                .ok_or("no object")?
+                .to_json()
+                .map_err(|e| e.to_string())?,
+        );
     }
     let mut g = c.benchmark_group("crd-rules");
     g.throughput(Throughput::Elements(OBJECTS as u64));

@@ -39,6 +39,7 @@ use kcel_kube::crd::CustomResourceDefinition;
 use kcel_kube::pipeline::{KubeVersion, RuleRequest, RuleValidator};
 use kcel_kube::rules::CelRuleStep;
 use kcel_kube::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
+use kcel_kube::values::Json;
 use kcel_kube::{CrdId, Request, Validator};
 use serde_json::Value;
 
@@ -159,7 +160,7 @@ fn compile(validator: &Validator, versions: &[&CrdVersion<'_>]) -> Result<(), St
 struct Example {
     step: usize,
     document: Value,
-    prepared: Value,
+    prepared: Json,
 }
 
 fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
@@ -244,7 +245,11 @@ fn bench_gateway_api(c: &mut Criterion, shared: &Path) -> Result<(), String> {
                         r.status.message
                     ));
                 }
-                let prepared = r.object.ok_or("a successful response has no object")?;
+                let prepared = r
+                    .object
+                    .ok_or("a successful response has no object")?
+                    .to_json()
+                    .map_err(|e| e.to_string())?;
                 examples.push(Example {
                     step,
                     document: doc,
@@ -359,7 +364,11 @@ fn bench_big_object(c: &mut Criterion) -> Result<(), String> {
                 r.status.message
             ));
         }
-        let prepared = r.object.ok_or("a successful response has no object")?;
+        let prepared = r
+            .object
+            .ok_or("a successful response has no object")?
+            .to_json()
+            .map_err(|e| e.to_string())?;
         let schema = crd
             .version("v1")
             .and_then(|v| v.open_api_v3_schema())

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use kcel_kube::Validator;
 use kcel_kube::pipeline::{KubeVersion, RuleRequest, RuleValidator};
 use kcel_kube::rules::CelRuleStep;
+use kcel_kube::values::Json;
 
 #[path = "../benches/worst_case/mod.rs"]
 mod worst_case;
@@ -56,6 +57,7 @@ fn run(variant: &str, stage: &str) -> Result<(), String> {
                 .version("v1")
                 .and_then(|v| v.open_api_v3_schema())
                 .ok_or("the generated CRD has no schema")?;
+            let object = Json::from_serde(&object).map_err(|e| e.to_string())?;
             let out = step.validate(&RuleRequest {
                 schema,
                 object: &object,

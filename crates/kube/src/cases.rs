@@ -19,7 +19,7 @@ use crate::crd::CustomResourceDefinition;
 use crate::crd_review::review_crd;
 use crate::pipeline::json::Parsed;
 use crate::pipeline::status::Status;
-use crate::pipeline::{FieldValidation, KubeVersion, Operation};
+use crate::pipeline::{FieldValidation, KubeVersion, Operation, StoredObject};
 use crate::validator::{CrdId, Request, Validator};
 
 /// A case id or a CRD id: YAML 1.1 may have made it a boolean (`n` → `false`).
@@ -232,7 +232,7 @@ fn run_case(
     if mode != Some(FieldValidation::Ignore) && !reported.is_empty() {
         r.insert("unknownFields".into(), json!(reported));
     }
-    if let Some(mut o) = verdict.object {
+    if let Some(mut o) = verdict.object.map(StoredObject::into_value) {
         if let Some(Value::Object(m)) = o.get_mut("metadata") {
             m.shift_remove("uid");
             m.shift_remove("creationTimestamp");

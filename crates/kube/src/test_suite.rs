@@ -21,7 +21,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::crd::CustomResourceDefinition;
-use crate::pipeline::{FieldValidation, Operation};
+use crate::pipeline::{FieldValidation, Operation, StoredObject};
 use crate::{CrdId, Request, Validator};
 
 /// The two lists of tests of a suite.
@@ -227,7 +227,7 @@ impl Target<'_> {
         let r = self.validator.validate(request)?;
         let failed = !r.is_valid();
         Ok(Applied {
-            object: r.object,
+            object: r.object.map(StoredObject::into_value),
             message: failed.then_some(r.status.message),
         })
     }

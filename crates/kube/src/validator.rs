@@ -24,6 +24,7 @@ use crate::load::load_file;
 use crate::pipeline::status::{Cause, Status};
 use crate::pipeline::{
     DecodeError, FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response,
+    StoredObject,
 };
 use crate::rules::{CelRuleStep, RuleStepError};
 use crate::version::KubeVersion;
@@ -387,7 +388,7 @@ pub struct Verdict {
     pub warnings: Vec<String>,
     /// The object as it would be stored (decoded, pruned, defaulted, prepared), unless
     /// decoding failed.
-    pub object: Option<Value>,
+    pub object: Option<StoredObject>,
     /// `unknown field "<path>"` for each pruned field, in Kubernetes' order.
     pub unknown_fields: Vec<String>,
     /// `duplicate field "<path>"` for each repeated key of a JSON body, in document order.

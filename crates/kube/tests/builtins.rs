@@ -350,7 +350,7 @@ fn unknown_fields_strict_warn_ignore() {
         "{}",
         answer(&got)
     );
-    let object = got.object.expect("object");
+    let object = got.object.expect("object").into_value();
     assert_eq!(object.pointer("/spec/a"), None);
     assert_eq!(object.pointer("/spec/ports/0/b"), None);
 }
@@ -379,7 +379,7 @@ fn cluster_scoped_kinds() {
         let ns = got
             .object
             .as_ref()
-            .and_then(|o| o.pointer("/metadata/namespace"));
+            .and_then(|o| o.as_value().pointer("/metadata/namespace"));
         assert_eq!(ns, None, "{kind}: {}", answer(&got));
     }
     for (api_version, kind) in [
@@ -394,7 +394,7 @@ fn cluster_scoped_kinds() {
         let ns = got
             .object
             .as_ref()
-            .and_then(|o| o.pointer("/metadata/namespace"));
+            .and_then(|o| o.as_value().pointer("/metadata/namespace"));
         assert_eq!(ns, Some(&json!("default")), "{kind}: {}", answer(&got));
     }
 }

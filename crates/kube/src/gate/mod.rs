@@ -44,6 +44,7 @@ use crate::documents::{
 };
 use crate::error::Error;
 use crate::field::FieldError;
+use crate::pipeline::StoredObject;
 use crate::pipeline::status::Status;
 use crate::report::{Outcome, Record, Report};
 use crate::validator::{Request, Validator, ValidatorBuilder, Verdict};
@@ -684,7 +685,12 @@ impl Gate<'_> {
         // object goes through the pipeline again (the server validates the mutated object),
         // then the validating policies see it. The stored old object carries its defaults too.
         let mut mutated = None;
-        let stored = self.defaulted(verdict.object.as_ref().unwrap_or(&written));
+        let stored = self.defaulted(
+            verdict
+                .object
+                .as_ref()
+                .map_or(&written, StoredObject::as_value),
+        );
         let stored = &stored;
         let stored_old = old.map(|o| self.defaulted(o));
         let namespace = self.options.namespace.as_deref();
@@ -717,7 +723,12 @@ impl Gate<'_> {
                             };
                         }
                     }
-                    mutated = Some(verdict.object.clone().unwrap_or(object));
+                    mutated = Some(
+                        verdict
+                            .object
+                            .clone()
+                            .map_or(object, StoredObject::into_value),
+                    );
                     if !verdict.is_valid() {
                         let mut record = head.answer(verdict);
                         record.mutated = mutated;
@@ -727,7 +738,12 @@ impl Gate<'_> {
                 _ => {}
             },
         }
-        let object = self.defaulted(verdict.object.as_ref().unwrap_or(&written));
+        let object = self.defaulted(
+            verdict
+                .object
+                .as_ref()
+                .map_or(&written, StoredObject::as_value),
+        );
         let admitted = self.policies.admit(
             &self.validator,
             Some(&object),

@@ -26,6 +26,7 @@ pub mod openapi;
 pub(crate) mod prepare;
 pub(crate) mod prune;
 pub mod status;
+mod stored;
 pub(crate) mod trail;
 
 #[cfg(test)]
@@ -38,12 +39,14 @@ use serde_json::{Map, Value};
 use crate::crd::{CustomResourceDefinition, CustomResourceDefinitionVersion};
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::schema_props::JsonSchemaProps;
+use crate::values::{Json, ValueError};
 pub use crate::version::KubeVersion;
 pub use decode::DecodeError;
 use objectmeta::{NameRule, NamespaceRule};
 use openapi::{NodePlan, Patterns, SchemaValidator};
 use prepare::{meta_str, set_meta};
 pub use status::Status;
+pub use stored::StoredObject;
 use trail::Trail;
 
 /// The detail of the error appended when a blocking error skips the CEL rules.
@@ -77,9 +80,9 @@ pub struct RuleRequest<'a> {
     /// The CRD version's `openAPIV3Schema`.
     pub schema: &'a JsonSchemaProps,
     /// The object after decoding, defaulting and `BeforeCreate`/`BeforeUpdate`.
-    pub object: &'a Value,
+    pub object: &'a Json,
     /// The stored object on updates.
-    pub old_object: Option<&'a Value>,
+    pub old_object: Option<&'a Json>,
     /// Whether ratcheting applies (updates).
     pub ratcheting: bool,
     /// The Kubernetes release whose rules and texts apply.
@@ -141,7 +144,7 @@ pub struct Response {
     /// A decode error (the object never reached validation).
     pub decode_error: Option<DecodeError>,
     /// The object after decoding, defaulting and the strategy's preparation.
-    pub object: Option<Value>,
+    pub object: Option<StoredObject>,
     /// The `metav1.Status` answered (success, or the failure with its causes).
     pub status: Status,
     /// The warnings returned with the answer.
@@ -540,7 +543,7 @@ impl<'a> Pipeline<'a> {
                     duplicate_fields,
                     unknown_fields,
                     decode_error: None,
-                    object: Some(obj),
+                    object: Some(obj.into()),
                     status: Status::failure(400, "BadRequest", message),
                     warnings,
                     rules_skipped: false,
@@ -585,15 +588,14 @@ impl<'a> Pipeline<'a> {
             duplicate_fields: duplicate_fields.clone(),
             unknown_fields: unknown_fields.clone(),
             decode_error: None,
-            object: Some(obj),
+            object: Some(obj.into()),
             status: Status::failure(400, "BadRequest", prepare::NAMESPACE_MISMATCH.into()),
             warnings,
             rules_skipped: false,
         };
         let has_status = self.version.has_status_subresource();
         let mut errs = Vec::new();
-        let rules_skipped;
-        match (operation, &old) {
+        let (obj, rules_skipped) = match (operation, &old) {
             (Operation::Create, _) | (_, None) => {
                 // The create handler, then `Store.create`, then `BeforeCreate`.
                 prepare::wipe_system_fields(&mut obj);
@@ -602,7 +604,7 @@ impl<'a> Pipeline<'a> {
                 }
                 prepare::generate_name(&mut obj, options.name_suffix.as_deref());
                 prepare::prepare_for_create(&mut obj, has_status);
-                rules_skipped = self.validate_create(&obj, kv, &mut errs, &mut warnings);
+                self.validate_create(obj, kv, &mut errs, &mut warnings)
             }
             (Operation::Update(_), Some(old)) => {
                 if meta_str(&obj, "resourceVersion").is_empty() {
@@ -612,14 +614,7 @@ impl<'a> Pipeline<'a> {
                     return mismatch(obj, warnings);
                 }
                 prepare::prepare_for_update(&mut obj, old, has_status);
-                rules_skipped = self.validate_update(
-                    &obj,
-                    old,
-                    options.ratcheting,
-                    kv,
-                    &mut errs,
-                    &mut warnings,
-                );
+                self.validate_update(obj, old, options.ratcheting, kv, &mut errs, &mut warnings)
             }
             (Operation::UpdateStatus(_), Some(old)) => {
                 if meta_str(&obj, "resourceVersion").is_empty() {
@@ -628,25 +623,30 @@ impl<'a> Pipeline<'a> {
                 if !prepare::ensure_namespace(&mut obj, &expected_ns) {
                     return mismatch(obj, warnings);
                 }
-                obj = prepare::prepare_for_status_update(&obj, old);
-                rules_skipped = self.validate_status_update(
-                    &obj,
+                let obj = prepare::prepare_for_status_update(&obj, old);
+                self.validate_status_update(
+                    obj,
                     old,
                     options.ratcheting,
                     kv,
                     &mut errs,
                     &mut warnings,
-                );
+                )
             }
-        }
+        };
         let status = if errs.is_empty() {
             Status::success()
         } else {
             // The status names the object's own group and kind (`ObjectKinds(obj)`).
-            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-            let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+            let api_version = obj.str_field("apiVersion");
             let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-            Status::invalid(group, kind, meta_str(&obj, "name"), &errs, kv)
+            Status::invalid(
+                group,
+                obj.str_field("kind"),
+                obj.meta_str("name"),
+                &errs,
+                kv,
+            )
         };
         Response {
             duplicate_fields,
@@ -750,18 +750,20 @@ impl<'a> Pipeline<'a> {
         errs
     }
 
-    /// The CEL step (§1.5): skipped with one extra error after a blocking error.
+    /// The CEL step (§1.5): skipped with one extra error after a blocking error. The rules
+    /// read the object as [`Json`], into which it moves (so the stored object is that tree);
+    /// returns the object and whether rules were skipped for want of a [`RuleValidator`].
     fn rules_step(
         &self,
-        obj: &Value,
+        obj: Value,
         old: Option<&Value>,
         ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
-    ) -> bool {
+    ) -> (StoredObject, bool) {
         if !self.prepared.has_rules {
-            return false;
+            return (obj.into(), false);
         }
         if errs.iter().any(is_blocking) {
             let value = if kv.at_least(34) {
@@ -770,36 +772,51 @@ impl<'a> Pipeline<'a> {
                 BadValue::String("null".into())
             };
             errs.push(FieldError::invalid(Path::root(), value, RULES_NOT_CHECKED));
-            return false;
+            return (obj.into(), false);
         }
         let Some(rules) = self.rules else {
-            return true;
+            return (obj.into(), true);
+        };
+        let internal = |e: ValueError| FieldError::internal(Path::root(), e.to_string());
+        let obj = match Json::from_serde_owned(obj) {
+            Ok(o) => o,
+            Err((e, obj)) => {
+                errs.push(internal(e));
+                return (obj.into(), false);
+            }
+        };
+        let old = match old.map(Json::from_serde).transpose() {
+            Ok(o) => o,
+            Err(e) => {
+                errs.push(internal(e));
+                return (obj.into(), false);
+            }
         };
         let out = rules.validate(&RuleRequest {
             schema: self.schema(),
-            object: obj,
-            old_object: old,
+            object: &obj,
+            old_object: old.as_ref(),
             ratcheting: ratcheting && old.is_some(),
             kube_version: kv,
         });
         errs.extend(out.errors);
         warnings.extend(out.warnings);
-        false
+        (obj.into(), false)
     }
 
     fn validate_create(
         &self,
-        obj: &Value,
+        obj: Value,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
-    ) -> bool {
-        let tm = self.type_meta(obj);
+    ) -> (StoredObject, bool) {
+        let tm = self.type_meta(&obj);
         if !tm.is_empty() {
             errs.extend(tm);
-            return false;
+            return (obj.into(), false);
         }
-        let meta = meta_of(obj);
+        let meta = meta_of(&obj);
         let mpath = Path::new("metadata");
         errs.extend(objectmeta::validate_object_meta(
             &meta,
@@ -808,12 +825,12 @@ impl<'a> Pipeline<'a> {
             true,
             &mpath,
         ));
-        errs.extend(self.openapi(obj, None, kv));
-        self.scale_spec(obj, errs);
-        self.scale_status(obj, errs);
-        errs.extend(self.embedded(obj));
-        errs.extend(self.list_types(obj));
-        let skipped = self.rules_step(obj, None, false, kv, errs, warnings);
+        errs.extend(self.openapi(&obj, None, kv));
+        self.scale_spec(&obj, errs);
+        self.scale_status(&obj, errs);
+        errs.extend(self.embedded(&obj));
+        errs.extend(self.list_types(&obj));
+        let (obj, skipped) = self.rules_step(obj, None, false, kv, errs, warnings);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_object_meta(
                 &meta,
@@ -826,7 +843,7 @@ impl<'a> Pipeline<'a> {
         if errs.is_empty() && self.finalizer_warnings {
             warnings.extend(finalizer_warnings(&meta, None));
         }
-        skipped
+        (obj, skipped)
     }
 
     fn common_update(&self, obj: &Value, old: &Value, errs: &mut Vec<FieldError>) {
@@ -866,41 +883,43 @@ impl<'a> Pipeline<'a> {
 
     fn validate_update(
         &self,
-        obj: &Value,
+        obj: Value,
         old: &Value,
         ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
-    ) -> bool {
-        if !self.update_metadata(obj, old, errs) {
-            return false;
+    ) -> (StoredObject, bool) {
+        if !self.update_metadata(&obj, old, errs) {
+            return (obj.into(), false);
         }
-        errs.extend(self.openapi(obj, Some(old).filter(|_| ratcheting), kv));
-        self.scale_spec(obj, errs);
-        self.scale_status(obj, errs);
-        errs.extend(self.embedded(obj));
+        errs.extend(self.openapi(&obj, Some(old).filter(|_| ratcheting), kv));
+        self.scale_spec(&obj, errs);
+        self.scale_status(&obj, errs);
+        errs.extend(self.embedded(&obj));
         if self.list_types(old).is_empty() {
-            errs.extend(self.list_types(obj));
+            errs.extend(self.list_types(&obj));
         }
-        let skipped = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
-        if errs.is_empty() && self.finalizer_warnings {
-            warnings.extend(finalizer_warnings(&meta_of(obj), Some(&meta_of(old))));
+        // Read before the rule step takes the object over.
+        let meta = self.finalizer_warnings.then(|| meta_of(&obj));
+        let (obj, skipped) = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
+        if let Some(meta) = meta.filter(|_| errs.is_empty()) {
+            warnings.extend(finalizer_warnings(&meta, Some(&meta_of(old))));
         }
-        skipped
+        (obj, skipped)
     }
 
     fn validate_status_update(
         &self,
-        obj: &Value,
+        obj: Value,
         old: &Value,
         ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
-    ) -> bool {
-        if !self.update_metadata(obj, old, errs) {
-            return false;
+    ) -> (StoredObject, bool) {
+        if !self.update_metadata(&obj, old, errs) {
+            return (obj.into(), false);
         }
         if let (Some(status_schema), Some(status)) = (self.status_schema(), obj.get("status")) {
             let v = self.schema_validator(kv);
@@ -918,8 +937,8 @@ impl<'a> Pipeline<'a> {
             };
             errs.extend(out.errors.iter().map(|e| e.to_field_error(&base)));
         }
-        self.scale_status(obj, errs);
-        let new_lt = self.list_types(obj);
+        self.scale_status(&obj, errs);
+        let new_lt = self.list_types(&obj);
         if !new_lt.is_empty() && self.list_types(old).is_empty() {
             errs.extend(new_lt);
         }

@@ -73,7 +73,7 @@ fn duplicate_keys_are_warnings_in_warn_mode_and_silent_in_ignore_mode() {
         ]
     );
     // The last value wins.
-    let obj = r.object.expect("object");
+    let obj = r.object.expect("object").into_value();
     assert_eq!(obj.pointer("/spec/a"), Some(&json!(2)));
     assert_eq!(obj.pointer("/spec/b/c"), Some(&json!("y")));
 

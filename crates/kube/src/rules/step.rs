@@ -5,11 +5,10 @@
 use std::sync::Arc;
 
 use crate::crd::CustomResourceDefinition;
-use crate::field::{FieldError, Path};
+use crate::field::Path;
 use crate::pipeline::{RuleOutcome, RuleRequest, RuleValidator};
 use crate::schema_props::JsonSchemaProps;
 use crate::structural::{Structural, StructuralError};
-use crate::values::Json;
 
 use super::env::RUNTIME_CEL_COST_BUDGET;
 use super::{EnvLoader, SchemaRules};
@@ -82,22 +81,10 @@ impl RuleValidator for CelRuleStep {
         let Some(validator) = &self.validator else {
             return RuleOutcome::default();
         };
-        let internal = |e: String| RuleOutcome {
-            errors: vec![FieldError::internal(Path::root(), e)],
-            warnings: Vec::new(),
-        };
-        let obj = match Json::from_serde(request.object) {
-            Ok(o) => o,
-            Err(e) => return internal(e.to_string()),
-        };
-        let old = match request.old_object.map(Json::from_serde).transpose() {
-            Ok(o) => o,
-            Err(e) => return internal(e.to_string()),
-        };
         let out = validator.validate(
             &Path::root(),
-            &obj,
-            old.as_ref(),
+            request.object,
+            request.old_object,
             request.ratcheting,
             RUNTIME_CEL_COST_BUDGET,
         );

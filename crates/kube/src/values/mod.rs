@@ -123,6 +123,54 @@ impl Json {
         Converter::default().convert(v, 0)
     }
 
+    /// [`Json::from_serde`] of a document it takes over: each container of `v` is freed as soon
+    /// as its entries moved, so the two trees never both exist whole. A document nested deeper
+    /// than [`MAX_CEL_DOCUMENT_DEPTH`] is given back untouched with the error.
+    #[expect(
+        clippy::result_large_err,
+        reason = "the document is given back whole, not boxed, on the rare failure"
+    )]
+    pub fn from_serde_owned(v: serde_json::Value) -> Result<Json, (ValueError, serde_json::Value)> {
+        if nests_deeper(&v, MAX_CEL_DOCUMENT_DEPTH, 0) {
+            return Err((ValueError::TooDeep, v));
+        }
+        Ok(Converter::default().convert_owned(v))
+    }
+
+    /// The document as `serde_json` holds it: keys in document order, `Int`s as integers and
+    /// `Double`s as floats (so `1.0` stays a float), the inverse of [`Json::from_serde`] on
+    /// decoded documents (whose integers fit int64).
+    pub fn to_serde(&self) -> serde_json::Value {
+        match self {
+            Json::Null => serde_json::Value::Null,
+            Json::Bool(b) => serde_json::Value::Bool(*b),
+            Json::Int(i) => serde_json::Value::Number((*i).into()),
+            Json::Double(d) => serde_json::Number::from_f64(*d)
+                .map_or(serde_json::Value::Null, serde_json::Value::Number),
+            Json::String(s) => serde_json::Value::String(s.to_string()),
+            Json::Array(items) => {
+                serde_json::Value::Array(items.iter().map(Json::to_serde).collect())
+            }
+            Json::Object(o) => serde_json::Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_serde()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The string under `key` of an object (`None` when absent, not a string, or `self` is not
+    /// an object).
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        match self {
+            Json::Object(o) => match o.get(key) {
+                Some(Json::String(s)) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Go's `%T` of the value as the API server holds it (for error messages).
     pub fn go_type_name(&self) -> &'static str {
         match self {
@@ -192,10 +240,7 @@ impl Converter {
         Ok(match v {
             serde_json::Value::Null => Json::Null,
             serde_json::Value::Bool(b) => Json::Bool(*b),
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(i) => Json::Int(i),
-                None => Json::Double(n.as_f64().unwrap_or(f64::NAN)),
-            },
+            serde_json::Value::Number(n) => number(n),
             serde_json::Value::String(s) => Json::String(s.as_str().into()),
             serde_json::Value::Array(a) => {
                 // Collected straight into the shared slice (one allocation of the exact size);
@@ -227,6 +272,56 @@ impl Converter {
                 Json::Object(Arc::new(JsonObject::new(entries)))
             }
         })
+    }
+
+    /// [`Converter::convert`] of a document it takes over, whose depth the caller checked
+    /// ([`nests_deeper`]).
+    fn convert_owned(&mut self, v: serde_json::Value) -> Json {
+        self.convert_owned_at(v, 0)
+    }
+
+    fn convert_owned_at(&mut self, v: serde_json::Value, depth: usize) -> Json {
+        match v {
+            serde_json::Value::Null => Json::Null,
+            serde_json::Value::Bool(b) => Json::Bool(b),
+            serde_json::Value::Number(n) => number(&n),
+            serde_json::Value::String(s) => Json::String(s.into()),
+            // Collected straight into the shared slice (one allocation of the exact size).
+            serde_json::Value::Array(a) => Json::Array(
+                a.into_iter()
+                    .map(|x| self.convert_owned_at(x, depth + 1))
+                    .collect(),
+            ),
+            serde_json::Value::Object(m) => {
+                let mut entries = json_object::Entries::with_capacity(m.len());
+                for (position, (k, x)) in m.into_iter().enumerate() {
+                    let key = self.key(depth, position, &k);
+                    entries.push((key, self.convert_owned_at(x, depth + 1)));
+                }
+                Json::Object(Arc::new(JsonObject::new(entries)))
+            }
+        }
+    }
+}
+
+/// A JSON number as [`Json`] holds it: integers that fit int64 as `Int`, any other as `Double`.
+fn number(n: &serde_json::Number) -> Json {
+    match n.as_i64() {
+        Some(i) => Json::Int(i),
+        None => Json::Double(n.as_f64().unwrap_or(f64::NAN)),
+    }
+}
+
+/// Whether a node of `v` (at `depth`) lies deeper than `limit`: the depth at which
+/// [`Json::from_serde`] gives up.
+fn nests_deeper(v: &serde_json::Value, limit: usize, depth: usize) -> bool {
+    if depth > limit {
+        return true;
+    }
+    match v {
+        serde_json::Value::Array(a) => a.iter().any(|x| nests_deeper(x, limit, depth + 1)),
+        serde_json::Value::Object(m) => m.values().any(|x| nests_deeper(x, limit, depth + 1)),
+        _ => false,
     }
 }
 

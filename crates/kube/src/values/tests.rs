@@ -205,20 +205,7 @@ fn conversion_shares_repeated_keys_and_keeps_every_document_intact() {
     ]});
     let converted = Json::from_serde(&doc).expect("json");
     // Round trip: every key and value in place, in document order.
-    fn back(j: &Json) -> serde_json::Value {
-        match j {
-            Json::Null => serde_json::Value::Null,
-            Json::Bool(b) => json!(b),
-            Json::Int(i) => json!(i),
-            Json::Double(d) => json!(d),
-            Json::String(s) => json!(s.as_ref()),
-            Json::Array(a) => serde_json::Value::Array(a.iter().map(back).collect()),
-            Json::Object(o) => {
-                serde_json::Value::Object(o.iter().map(|(k, v)| (k.to_string(), back(v))).collect())
-            }
-        }
-    }
-    assert_eq!(back(&converted), doc);
+    assert_eq!(converted.to_serde().to_string(), doc.to_string());
     let Json::Object(root) = &converted else {
         panic!("object expected")
     };
@@ -343,4 +330,42 @@ fn evaluation_fails_on_data_that_does_not_fit_its_schema() {
         eval("has(self.ok) && !has(self.f)"),
         Ok(Value::Bool(true))
     ));
+}
+
+#[test]
+fn owned_conversion_equals_the_borrowed_one_and_round_trips_number_forms_and_order() {
+    let text = r#"{"z":1,"a":{"y":1.0,"b":[1e3,-0.5,9223372036854775807,-9223372036854775808]},"m":[{"k":"v","j":null,"i":true}],"s":"x"}"#;
+    let doc: serde_json::Value = serde_json::from_str(text).expect("json");
+    let borrowed = Json::from_serde(&doc).expect("json");
+    let owned = Json::from_serde_owned(doc.clone()).expect("json");
+    assert_eq!(owned, borrowed);
+    assert!(
+        matches!(&owned, Json::Object(o) if o.get("a").and_then(|a| match a {
+        Json::Object(a) => a.get("y").cloned(),
+        _ => None,
+    }) == Some(Json::Double(1.0)))
+    );
+    assert_eq!(owned.to_serde().to_string(), doc.to_string());
+    assert_eq!(owned.to_serde().to_string(), text.replace("1e3", "1000.0"));
+    assert_eq!(owned.str_field("s"), Some("x"));
+    assert_eq!(owned.str_field("z"), None);
+    assert_eq!(Json::Int(1).str_field("s"), None);
+}
+
+#[test]
+fn owned_conversion_gives_a_too_deep_document_back_untouched() {
+    let mut doc = json!("leaf");
+    for _ in 0..=MAX_CEL_DOCUMENT_DEPTH {
+        doc = json!([doc]);
+    }
+    assert_eq!(Json::from_serde(&doc), Err(ValueError::TooDeep));
+    match Json::from_serde_owned(doc.clone()) {
+        Err((ValueError::TooDeep, back)) => assert_eq!(back, doc),
+        other => panic!("expected TooDeep, got {other:?}"),
+    }
+    // One level less converts.
+    let Some(inner) = doc.get(0).cloned() else {
+        panic!("array expected")
+    };
+    assert!(Json::from_serde_owned(inner).is_ok());
 }
