@@ -12,6 +12,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use indexmap::Equivalent;
+
 use super::Plan;
 use super::borrow::cost_limit_exceeded;
 use super::cost;
@@ -44,6 +46,10 @@ pub(crate) struct Ctx<'a> {
 }
 
 pub(super) static NULL: Value = Value::Null;
+
+/// Up to this many members, `x in [constants]` compares `x` with each member
+/// instead of hashing it (the key equality the hash lookup uses).
+const IN_SET_SCAN_MAX: usize = 8;
 
 /// Errors that end evaluation instead of flowing as CEL error values.
 #[inline]
@@ -279,12 +285,13 @@ impl Plan {
         let v = self.eval_node::<T>(&h.operand, cx);
         abort_on!(v);
         cx.charge::<T>(self.presence_cost)?;
-        match v? {
+        let r = match v? {
             // has() on an optional: absent when empty, else on the value.
-            Value::Optional(None) => Ok(Value::Bool(false)),
-            Value::Optional(Some(x)) => ops::has_field(&x, &h.field).map_err(|e| e.at(h.id)),
-            v => ops::has_field(&v, &h.field).map_err(|e| e.at(h.id)),
-        }
+            Value::Optional(None) => return Ok(Value::Bool(false)),
+            Value::Optional(Some(x)) => has_field(&x, &h.field),
+            v => has_field(&v, &h.field),
+        };
+        r.map_err(|e| e.at(h.id))
     }
 
     /// `a && b` (`or == false`) or `a || b` (`or == true`): the right side
@@ -363,9 +370,16 @@ impl Plan {
     #[inline(never)]
     fn eval_in_set<const T: bool>(&self, s: &InSet, cx: &mut Ctx<'_>) -> EvalResult {
         let v = self.eval_node::<T>(&s.elem, cx)?;
-        Ok(Value::Bool(
-            KeyRef::from_value(&v).is_some_and(|k| s.set.contains(&k)),
-        ))
+        let Some(k) = KeyRef::from_value(&v) else {
+            return Ok(Value::Bool(false));
+        };
+        // A small set is searched in order: cheaper than hashing the key.
+        let found = if s.set.len() <= IN_SET_SCAN_MAX {
+            s.set.iter().any(|m| k.equivalent(m))
+        } else {
+            s.set.contains(&k)
+        };
+        Ok(Value::Bool(found))
     }
 
     #[inline(never)]
@@ -964,6 +978,16 @@ fn first_field<'q>(root: &Value, quals: &'q [Qual]) -> Option<(Value, &'q [Qual]
     match (root, &q.kind) {
         (Value::Map(m), QualKind::Field(f)) if !q.optional => Some((f.select(m)?, rest)),
         _ => None,
+    }
+}
+
+/// `has(v.field)`: a map's field read where the site last found it
+/// ([`FieldName::is_set`]), anything else as [`ops::has_field`].
+#[inline]
+fn has_field(v: &Value, field: &FieldName) -> EvalResult {
+    match v {
+        Value::Map(m) => field.is_set(m).map(Value::Bool),
+        v => ops::has_field(v, field),
     }
 }
 

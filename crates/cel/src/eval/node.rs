@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::error::EvalError;
+use crate::error::{EvalError, EvalResult};
 use crate::functions::FnImpl;
 use crate::syntax::ExprId;
 use crate::types::Type;
@@ -189,6 +189,24 @@ impl FieldName {
             }
         }
     }
+
+    /// Whether `m.name` is set (`has(m.name)`), with a host's read error
+    /// ([`Map::try_field`]); a host's map gets the hint
+    /// ([`crate::value::MapProvider::try_field_hinted`]).
+    #[inline]
+    pub(crate) fn is_set(&self, m: &Map) -> EvalResult<bool> {
+        match m {
+            Map::Values(_) => Ok(self.select_ref(m).is_some()),
+            Map::Provided(p) => {
+                let at = self.hint.load(Ordering::Relaxed);
+                let (v, found) = p.try_field_hinted(&self.name, at)?;
+                if found != at {
+                    self.hint.store(found, Ordering::Relaxed);
+                }
+                Ok(v.is_some())
+            }
+        }
+    }
 }
 
 impl From<&str> for FieldName {
@@ -226,7 +244,7 @@ pub(crate) struct CondAttr {
 pub(crate) struct Has {
     pub id: ExprId,
     pub operand: Node,
-    pub field: Arc<str>,
+    pub field: FieldName,
 }
 
 pub(crate) struct Op1 {

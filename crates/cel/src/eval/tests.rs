@@ -734,6 +734,11 @@ fn expressions_through_the_parser() {
         "google.protobuf.Timestamp == type(timestamp('2009-02-13T23:31:30Z'))",
         "[[1, 2], [3]].map(l, l.map(x, x * 2)) == [[2, 4], [6]]",
         "1 in [1, 2] && !(3 in [1, 2]) && dyn(1.0) in [1, 2]",
+        // Constant sets, small (searched in order) and large (hashed): numbers by value.
+        "[1u, 2.0, 'a', true, 7, -1].all(x, x in [1, 2, 'a', true, 7u, -1.0])",
+        "![3, 'b', false, 1.5, null, [1], 3u].exists(x, x in [1, 2.0, 'a', true])",
+        "[1u, 2.0, 'a', true, 7, -1].all(x, x in [1, 2, 'a', true, 7u, -1.0, 'c', 'd', 'e', 10])",
+        "![3, 'b', false, 1.5, null, [1]].exists(x, x in [1, 2.0, 'a', true, 'c', 'd', 'e', 10, 11])",
     ];
     let errors = [
         ("9223372036854775807 + 1", "integer overflow"),

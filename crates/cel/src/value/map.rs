@@ -30,13 +30,22 @@ pub trait MapProvider: fmt::Debug + Send + Sync {
         self.get(KeyRef::String(name))
     }
 
-    /// [`MapProvider::field`] with a position hint: `hint` is what this method last returned
-    /// for the same field name at the same place of an expression (any value at first, and
-    /// possibly one a different map returned), so that maps of one shape can find the field
-    /// without a search. Returns the field and the hint to keep; the value must be exactly
-    /// what [`MapProvider::field`] returns, whatever the hint. The default ignores the hint.
+    /// [`MapProvider::field`] with a position hint: `hint` is what this method (or
+    /// [`MapProvider::try_field_hinted`]) last returned for the same field name at the same
+    /// place of an expression — 0 at first, and possibly what a different map returned there:
+    /// another provider's hint, or a plain map's entry position —, so that maps of one shape
+    /// can find the field without a search. Returns the field and the hint to keep; the value
+    /// must be exactly what [`MapProvider::field`] returns, whatever the hint. The default
+    /// ignores the hint.
     fn field_hinted(&self, name: &str, hint: usize) -> Option<(Value, usize)> {
         self.field(name).map(|v| (v, hint))
+    }
+
+    /// [`MapProvider::try_field`] with a position hint as [`MapProvider::field_hinted`] takes
+    /// it: the outcome must be exactly what [`MapProvider::try_field`] returns, whatever the
+    /// hint (`has()` reads fields through this). The default ignores the hint.
+    fn try_field_hinted(&self, name: &str, hint: usize) -> EvalResult<(Option<Value>, usize)> {
+        self.try_field(name).map(|v| (v, hint))
     }
 
     /// [`MapProvider::get`] that can fail: `Err` when the host's data under `key` cannot be
@@ -205,9 +214,10 @@ fn lookup<'m>(m: &'m IndexMap<Key, Value>, key: KeyRef<'_>) -> Option<&'m Value>
 }
 
 /// `a == b` for names: those of at most 16 bytes (field and variable names)
-/// compared as two machine words each, without a call to `memcmp`.
+/// compared as two machine words each, without a call to `memcmp` (hosts
+/// comparing field names use it too).
 #[inline(always)]
-pub(crate) fn names_equal(a: &str, b: &str) -> bool {
+pub fn names_equal(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

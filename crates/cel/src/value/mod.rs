@@ -19,8 +19,7 @@ use std::sync::Arc;
 
 pub use key::{Key, KeyRef};
 pub use list::{List, ListProvider};
-pub(crate) use map::names_equal;
-pub use map::{Map, MapProvider};
+pub use map::{Map, MapProvider, names_equal};
 pub use opaque::Opaque;
 pub use time::{Civil, Duration, Timestamp};
 

@@ -148,7 +148,8 @@ impl SchemaRules {
             _ => Ratchet::none(),
         };
         let mut out = RuleFindings::default();
-        out.remaining_budget = self.walk(&mut out, path, obj, old, &ratchet, budget, 0);
+        out.remaining_budget =
+            self.walk(&mut out, &Trail::Root(path), obj, old, &ratchet, budget, 0);
         out
     }
 
@@ -156,7 +157,7 @@ impl SchemaRules {
     fn walk(
         &self,
         out: &mut RuleFindings,
-        path: &Path,
+        path: &Trail<'_>,
         obj: &Json,
         old: Option<&Json>,
         ratchet: &Ratchet<'_>,
@@ -202,7 +203,7 @@ impl SchemaRules {
                         .and_then(|ix| ix.get(&*self.schema, item));
                     budget = v.walk(
                         out,
-                        &path.index(i),
+                        &Trail::Index(path, i),
                         item,
                         old_item,
                         &ratchet.index(i),
@@ -228,7 +229,7 @@ impl SchemaRules {
                         let old_v = old_map.and_then(|o| o.get(k));
                         budget = v.walk(
                             out,
-                            &path.key(k),
+                            &Trail::Key(path, k),
                             value,
                             old_v,
                             &ratchet.key(k),
@@ -248,7 +249,7 @@ impl SchemaRules {
                         let old_v = old_map.and_then(|o| o.get(k));
                         budget = v.walk(
                             out,
-                            &path.child(k),
+                            &Trail::Child(path, k),
                             value,
                             old_v,
                             &ratchet.key(k),
@@ -282,16 +283,22 @@ impl SchemaRules {
     fn validate_rules(
         &self,
         out: &mut RuleFindings,
-        path: &Path,
+        trail: &Trail<'_>,
         obj: &Json,
         old: Option<&Json>,
         ratchet: &Ratchet<'_>,
         budget: i64,
     ) -> i64 {
         let mut remaining = budget;
+        if self.setup_error.is_none() && self.rules.is_empty() {
+            return remaining;
+        }
+        // The node's field path, built once an error is reported.
+        let mut path_cell = None;
+        let mut path = || -> Path { path_cell.get_or_insert_with(|| trail.path()).clone() };
         if let Some(e) = &self.setup_error {
             out.errors.push(FieldError::invalid(
-                path.clone(),
+                path(),
                 self.schema_type(),
                 format!("rule compiler initialization error: {e}"),
             ));
@@ -302,32 +309,24 @@ impl SchemaRules {
         }
         if remaining <= 0 {
             out.errors.push(FieldError::invalid(
-                path.clone(),
+                path(),
                 self.schema_type(),
                 "validation failed due to running out of cost budget, no further validation rules will be run",
             ));
             return -1;
         }
-        let self_value = self.cel_value(obj);
-        let old_value = match (self.uses_old_self, old) {
-            (true, Some(o)) => Some(self.cel_value(o)),
-            _ => None,
+        let (self_value, self_error) = split(self.cel_value(obj));
+        let (old_self, old_error) = match (self.uses_old_self, old) {
+            (true, Some(o)) => split(self.cel_value(o)),
+            _ => (None, None),
         };
+        let conversion_error = self_error.or(old_error);
         let activation = RuleActivation {
-            self_value: self_value.as_ref().ok().cloned(),
-            old_self: old_value.as_ref().and_then(|v| v.as_ref().ok().cloned()),
+            self_value,
+            old_self,
         };
-        let optional_activation = RuleActivation {
-            self_value: activation.self_value.clone(),
-            old_self: Some(match &activation.old_self {
-                Some(v) => Value::optional_of(v.clone()),
-                None => Value::optional_none(),
-            }),
-        };
-        let conversion_error = self_value
-            .as_ref()
-            .err()
-            .or_else(|| old_value.as_ref().and_then(|v| v.as_ref().err()));
+        // `oldSelf` as an optional, for the rules with `optionalOldSelf`: built on first use.
+        let mut optional_activation: Option<RuleActivation> = None;
         let options = EvalOptions {
             track_cost: true,
             cost_limit: Some(self.per_call_limit),
@@ -337,7 +336,7 @@ impl SchemaRules {
             let rule = &compiled.rule;
             if let Some(e) = &compiled.error {
                 out.errors.push(FieldError::invalid(
-                    path.clone(),
+                    path(),
                     self.schema_type(),
                     format!("rule compile error: {e}"),
                 ));
@@ -350,16 +349,16 @@ impl SchemaRules {
             if compiled.uses_old_self && old.is_none() && !optional_old_self {
                 continue;
             }
-            if let Some(e) = conversion_error {
+            if let Some(e) = &conversion_error {
                 out.errors.push(FieldError::invalid(
-                    path.clone(),
+                    path(),
                     self.schema_type(),
                     format!("{e} evaluating rule: {}", rule_error_string(rule)),
                 ));
                 continue;
             }
             let act = if optional_old_self {
-                &optional_activation
+                optional_activation.get_or_insert_with(|| activation.with_optional_old_self())
             } else {
                 &activation
             };
@@ -367,7 +366,7 @@ impl SchemaRules {
             let cost = ev.cost.unwrap_or(0);
             if cost > i64::MAX as u64 || cost as i64 > remaining {
                 out.errors.push(FieldError::invalid(
-                    path.clone(),
+                    path(),
                     self.schema_type(),
                     "validation failed due to running out of cost budget, no further validation rules will be run",
                 ));
@@ -393,11 +392,8 @@ impl SchemaRules {
                         ),
                         _ => (format!("{e} evaluating rule: {rs}"), false),
                     };
-                    out.errors.push(FieldError::invalid(
-                        path.clone(),
-                        self.schema_type(),
-                        detail,
-                    ));
+                    out.errors
+                        .push(FieldError::invalid(path(), self.schema_type(), detail));
                     if stop {
                         return -1;
                     }
@@ -408,9 +404,9 @@ impl SchemaRules {
                 continue;
             }
             let current_path = if compiled.normalized_field_path.is_empty() {
-                path.clone()
+                path()
             } else {
-                path.child(&compiled.normalized_field_path)
+                path().child(&compiled.normalized_field_path)
             };
             let ratchets = !compiled.uses_old_self && ratchet.should_ratchet();
             let add = |out: &mut RuleFindings, e: FieldError| {
@@ -524,19 +520,79 @@ fn rule_message_or_default(rule: &crate::schema_props::ValidationRule) -> String
     }
 }
 
+/// A value, or why there is none.
+fn split<E>(r: Result<Value, E>) -> (Option<Value>, Option<E>) {
+    match r {
+        Ok(v) => (Some(v), None),
+        Err(e) => (None, Some(e)),
+    }
+}
+
 /// `self` and `oldSelf` of one node.
 struct RuleActivation {
     self_value: Option<Value>,
     old_self: Option<Value>,
 }
 
+impl RuleActivation {
+    /// The same bindings with `oldSelf` as an optional (`optionalOldSelf` rules).
+    fn with_optional_old_self(&self) -> RuleActivation {
+        RuleActivation {
+            self_value: self.self_value.clone(),
+            old_self: Some(match &self.old_self {
+                Some(v) => Value::optional_of(v.clone()),
+                None => Value::optional_none(),
+            }),
+        }
+    }
+}
+
 impl cel::Activation for RuleActivation {
     fn resolve(&self, name: &str) -> Option<Value> {
+        self.resolve_ref(name).cloned()
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
         match name {
-            SCOPED_VAR_NAME => self.self_value.clone(),
-            OLD_SCOPED_VAR_NAME => self.old_self.clone(),
+            SCOPED_VAR_NAME => self.self_value.as_ref(),
+            OLD_SCOPED_VAR_NAME => self.old_self.as_ref(),
             _ => None,
         }
+    }
+}
+
+/// Where the walk is: the field path of a node, built only when a rule reports there.
+enum Trail<'a> {
+    /// Where validation started.
+    Root(&'a Path),
+    /// A property of the parent.
+    Child(&'a Trail<'a>, &'a str),
+    /// A list element of the parent.
+    Index(&'a Trail<'a>, usize),
+    /// A map value of the parent.
+    Key(&'a Trail<'a>, &'a str),
+}
+
+impl Trail<'_> {
+    /// The field path.
+    fn path(&self) -> Path {
+        let mut steps = Vec::new();
+        let mut at = self;
+        let root = loop {
+            match at {
+                Trail::Root(p) => break *p,
+                Trail::Child(parent, _) | Trail::Index(parent, _) | Trail::Key(parent, _) => {
+                    steps.push(at);
+                    at = parent;
+                }
+            }
+        };
+        steps.iter().rev().fold(root.clone(), |p, step| match step {
+            Trail::Root(_) => p,
+            Trail::Child(_, name) => p.child(name),
+            Trail::Index(_, i) => p.index(*i),
+            Trail::Key(_, k) => p.key(k),
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use cel::value::{Key, KeyRef, Map, MapProvider};
+use cel::value::{Key, KeyRef, Map, MapProvider, names_equal};
 use cel::{EvalResult, Value};
 
 use super::{Json, JsonObject, Unknown, ValueError, to_value};
@@ -55,39 +55,45 @@ impl ObjectView {
         }
     }
 
-    /// [`MapProvider::field_hinted`]: the field where `hint` says (a property position and a
-    /// JSON entry position, see [`pack_hint`]) when both hold `name` itself, else found by
-    /// [`ObjectView::read_field`]'s search, with the positions where it was found.
-    fn field_at(&self, name: &str, hint: usize) -> Option<(Value, usize)> {
-        let (prop_at, json_at) = unpack_hint(hint);
+    /// Where field `name` (CEL, escaped) is, looked up where `hint` says first (a property
+    /// position and a JSON entry position, see [`pack_hint`]): its JSON node (not null), its
+    /// property schema and the hint to keep. `None` when the field is absent, null or
+    /// undeclared, as [`ObjectView::read_field`] finds it.
+    fn locate(&self, name: &str, hint: usize) -> Option<(&Json, &Arc<Structural>, usize)> {
+        let (prop_at, json_at, own_name) = unpack_hint(hint);
         let properties = &self.schema.properties;
-        if let Some((key, prop_schema)) = properties.get_index(prop_at)
-            && *key == *name
-            && let Some((json_key, node)) = self.obj.get_index(json_at)
-            && **json_key == *name
-            && escaping::is_plain_identifier(name)
-        {
-            // `name` is its own property name, and keys are unique: what the search finds.
-            return match node {
-                Json::Null => None,
-                node => to_value(node, prop_schema).ok().map(|v| (v, hint)),
-            };
-        }
-        let property = property_of(name)?;
-        let prop_at = properties.lookup_index(property.as_ref())?;
-        let (_, prop_schema) = properties.get_index(prop_at)?;
-        let (node, hint) = match self
-            .obj
-            .iter()
-            .take(HINT_SEARCH_MAX)
-            .position(|(k, _)| **k == *property)
-        {
-            Some(json_at) => (self.obj.get_index(json_at)?.1, pack_hint(prop_at, json_at)),
-            None => (self.obj.get(property.as_ref())?, hint),
+        // The property: at the hinted position when the site's name is known to select the
+        // property of its own spelling (the flag) and that property is there.
+        let (prop_at, prop_schema, property) = match properties.get_index(prop_at) {
+            Some((key, prop_schema)) if own_name && names_equal(key, name) => {
+                (prop_at, prop_schema, Cow::Borrowed(name))
+            }
+            _ => {
+                let property = property_of(name)?;
+                let prop_at = properties.lookup_index(property.as_ref())?;
+                (prop_at, properties.get_index(prop_at)?.1, property)
+            }
+        };
+        let own_name = *property == *name;
+        // The entry: at the hinted position, else searched in order among the first entries
+        // (remembering where), else looked up.
+        let (node, json_at) = match self.obj.get_index(json_at) {
+            Some((key, node)) if names_equal(key, &property) => (node, json_at),
+            _ => match self
+                .obj
+                .iter()
+                .take(HINT_SEARCH_MAX)
+                .position(|(k, _)| names_equal(k, &property))
+            {
+                Some(at) => (self.obj.get_index(at)?.1, at),
+                // Searched whole: absent.
+                None if self.obj.len() <= HINT_SEARCH_MAX => return None,
+                None => (self.obj.get(property.as_ref())?, json_at),
+            },
         };
         match node {
             Json::Null => None,
-            node => to_value(node, prop_schema).ok().map(|v| (v, hint)),
+            node => Some((node, prop_schema, pack_hint(prop_at, json_at, own_name))),
         }
     }
 
@@ -144,7 +150,18 @@ impl MapProvider for ObjectView {
     }
 
     fn field_hinted(&self, name: &str, hint: usize) -> Option<(Value, usize)> {
-        self.field_at(name, hint)
+        let (node, schema, hint) = self.locate(name, hint)?;
+        to_value(node, schema).ok().map(|v| (v, hint))
+    }
+
+    fn try_field_hinted(&self, name: &str, hint: usize) -> EvalResult<(Option<Value>, usize)> {
+        match self.locate(name, hint) {
+            None => Ok((None, hint)),
+            Some((node, schema, hint)) => match to_value(node, schema) {
+                Ok(v) => Ok((Some(v), hint)),
+                Err(e) => Err(e.to_eval_error()),
+            },
+        }
     }
 
     fn try_field(&self, name: &str) -> EvalResult<Option<Value>> {
@@ -192,6 +209,12 @@ fn property_of(name: &str) -> Option<Cow<'_, str>> {
     if escaping::is_plain_identifier(name) {
         return Some(Cow::Borrowed(name));
     }
+    // `__<reserved word>__` is that word's escaped spelling.
+    if let Some(word) = name.strip_prefix("__").and_then(|s| s.strip_suffix("__"))
+        && escaping::is_reserved(word)
+    {
+        return Some(Cow::Borrowed(word));
+    }
     let property = escaping::unescape(name)?;
     // Only the escaped spelling names a field, except that a reserved word is found under its
     // plain name too (`namespace`, 1.31+).
@@ -206,18 +229,28 @@ fn property_of(name: &str) -> Option<Cow<'_, str>> {
 const HINT_SEARCH_MAX: usize = 8;
 
 /// A field's position hint: its property's position in the schema in the low half, its entry's
-/// position in the JSON object in the high half (positions past a half do not fit and miss).
-fn pack_hint(prop_at: usize, json_at: usize) -> usize {
+/// position in the JSON object in the high half below the top bit (positions past a half do not
+/// fit and miss), and in the top bit whether the site's CEL name selects the property of its own
+/// spelling (a plain identifier: `property_of` is the name itself). Only [`ObjectView`] sets
+/// that bit; the other hints a site may hold (0 at first, a plain map's entry position) never
+/// have it, so a hint with it set was made for the same name.
+fn pack_hint(prop_at: usize, json_at: usize, own_name: bool) -> usize {
     let half = usize::BITS / 2;
-    let mask = (1usize << half) - 1;
-    (prop_at & mask) | ((json_at & mask) << half)
+    let low = (1usize << half) - 1;
+    let high = (1usize << (half - 1)) - 1;
+    (prop_at & low) | ((json_at & high) << half) | (usize::from(own_name) << (usize::BITS - 1))
 }
 
-/// The positions of a [`pack_hint`] hint.
-fn unpack_hint(hint: usize) -> (usize, usize) {
+/// The positions and the flag of a [`pack_hint`] hint.
+fn unpack_hint(hint: usize) -> (usize, usize, bool) {
     let half = usize::BITS / 2;
-    let mask = (1usize << half) - 1;
-    (hint & mask, hint >> half)
+    let low = (1usize << half) - 1;
+    let high = (1usize << (half - 1)) - 1;
+    (
+        hint & low,
+        (hint >> half) & high,
+        hint >> (usize::BITS - 1) == 1,
+    )
 }
 
 /// A JSON object read with `additionalProperties`: every key, unescaped, values typed by the
@@ -261,5 +294,94 @@ impl MapProvider for MapView {
 
     fn keys(&self) -> Box<dyn Iterator<Item = Key> + '_> {
         Box::new(self.obj.keys().map(|k| Key::String(k.clone())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema_props::JsonSchemaProps;
+
+    fn view(doc: serde_json::Value, schema: &Arc<Structural>) -> ObjectView {
+        let Json::Object(obj) = Json::from_serde(&doc).expect("json") else {
+            panic!("not an object");
+        };
+        ObjectView::new(obj, schema.clone())
+    }
+
+    /// A read's outcome in comparable form: the value's debug text or the error's.
+    fn outcome(r: EvalResult<Option<Value>>) -> String {
+        match r {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[test]
+    fn hinted_reads_find_what_plain_reads_find_whatever_the_hint() {
+        let props: JsonSchemaProps = serde_json::from_value(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string"},
+                "namespace": {"type": "string"},
+                "x-y": {"type": "integer"},
+                "__if__": {"type": "string"},
+                "if": {"type": "string"},
+                "b": {"type": "integer"},
+                "o": {"type": "object", "properties": {"c": {"type": "string"}}},
+            }
+        }))
+        .expect("props");
+        let schema = Arc::new(Structural::from_props(&props).expect("structural"));
+        let docs = [
+            json!({"a": "1", "namespace": "ns", "x-y": 3, "b": 4, "o": {"c": "x"}}),
+            json!({"o": {}, "b": 5, "x-y": 6, "namespace": "other", "a": "2"}),
+            json!({"b": "not an int", "a": null, "__if__": "raw", "if": "word"}),
+            json!({"u1": 1, "u2": 2, "u3": 3, "u4": 4, "u5": 5, "u6": 6, "u7": 7, "u8": 8,
+                   "a": "late", "b": 9}),
+            json!({}),
+        ];
+        let names = [
+            "a",
+            "namespace",
+            "__namespace__",
+            "x__dash__y",
+            "x-y",
+            "__if__",
+            "if",
+            "b",
+            "o",
+            "missing",
+            "u1",
+            "a__b",
+        ];
+        let views: Vec<ObjectView> = docs.iter().map(|d| view(d.clone(), &schema)).collect();
+        for name in names {
+            // Hints a site may hold: its first, plain maps' entry positions, and what reading
+            // each document at that site left.
+            let mut hints = vec![0, 1, 5, 100];
+            for v in &views {
+                for h in hints.clone() {
+                    if let Some((_, found)) = v.field_hinted(name, h) {
+                        hints.push(found);
+                    }
+                    if let Ok((_, found)) = v.try_field_hinted(name, h) {
+                        hints.push(found);
+                    }
+                }
+            }
+            for v in &views {
+                let expected = outcome(v.try_field(name));
+                let expected_field = format!("{:?}", v.field(name));
+                for &h in &hints {
+                    let got = outcome(v.try_field_hinted(name, h).map(|(x, _)| x));
+                    assert_eq!(got, expected, "try_field_hinted {name} hint {h:#x}");
+                    let got = format!("{:?}", v.field_hinted(name, h).map(|(x, _)| x));
+                    assert_eq!(got, expected_field, "field_hinted {name} hint {h:#x}");
+                }
+            }
+        }
     }
 }
