@@ -89,6 +89,29 @@ const AFTER_PRIMARY: TokSet = RELATION_OPS.union(CALC_OPS).union(TokSet::of(&[
     Tok::RBrace,
     Tok::Eof,
 ]));
+/// Tokens that are a whole primary on their own (unless a call, selection,
+/// index or operator follows).
+const LEAF: TokSet = TokSet::of(&[
+    Tok::True,
+    Tok::False,
+    Tok::Null,
+    Tok::NumFloat,
+    Tok::NumInt,
+    Tok::NumUint,
+    Tok::String,
+    Tok::Bytes,
+    Tok::Ident,
+]);
+/// Tokens that end an expression wherever one appears: after a [`LEAF`]
+/// token, nothing of the expression's rules matches them.
+const LEAF_END: TokSet = TokSet::of(&[
+    Tok::Eof,
+    Tok::RParen,
+    Tok::Comma,
+    Tok::RBracket,
+    Tok::RBrace,
+    Tok::Colon,
+]);
 const ESC_IDENT: TokSet = TokSet::of(&[Tok::Ident, Tok::EscIdent]);
 const MSG_OPEN: TokSet = TokSet::of(&[
     Tok::RBrace,
@@ -667,9 +690,37 @@ impl Parser<'_> {
         if !self.enter(Rule::Expr) {
             return self.error_node(here);
         }
-        let e = self.expr_inner(rec);
+        let e = match self.leaf(rec) {
+            Some(e) => e,
+            None => self.expr_inner(rec),
+        };
         self.leave(Rule::Expr);
         e
+    }
+
+    /// The fast path of `expr` for a lone literal or identifier that ends the
+    /// expression (`true`, a call argument `'a'`, a macro variable `x`): the
+    /// same node, ids and depth checks as the descent through every
+    /// precedence level, which would match nothing after the primary.
+    /// `None` when the expression is anything else.
+    fn leaf(&mut self, rec: TokSet) -> Option<Expr> {
+        if !LEAF.contains(self.cur()) || !LEAF_END.contains(self.la(2)) {
+            return None;
+        }
+        let here = self.tok().offset;
+        // `relation` and `calc` are entered on the way down.
+        if !self.enter(Rule::Relation) {
+            return Some(self.error_node(here));
+        }
+        let e = if self.enter(Rule::Calc) {
+            let e = self.primary(rec);
+            self.leave(Rule::Calc);
+            e
+        } else {
+            self.error_node(here)
+        };
+        self.leave(Rule::Relation);
+        Some(e)
     }
 
     fn expr_inner(&mut self, rec: TokSet) -> Expr {
