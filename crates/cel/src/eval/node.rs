@@ -8,6 +8,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use smallvec::SmallVec;
+
 use crate::error::EvalError;
 use crate::functions::FnImpl;
 use crate::syntax::ExprId;
@@ -107,8 +109,9 @@ pub(crate) struct CallMeta {
 
 /// Where an attribute's value comes from.
 pub(crate) enum Base {
-    /// Activation variables, tried in order.
-    Vars(Vec<VarRef>),
+    /// Activation variables, tried in order (one for a checked expression:
+    /// kept inline, no allocation).
+    Vars(SmallVec<[VarRef; 1]>),
     /// A comprehension variable or accumulator.
     Slot(usize),
     /// A `cel.block` slot (evaluated lazily, once per block evaluation).
@@ -135,7 +138,8 @@ pub(crate) const VAR_CACHE: usize = 4;
 pub(crate) struct Attr {
     pub id: ExprId,
     pub base: Base,
-    pub quals: Vec<Qual>,
+    /// The qualifiers, in order (most attributes have one, kept inline).
+    pub quals: SmallVec<[Qual; 1]>,
 }
 
 /// One qualifier: `.field`, `[constant]` or `[expr]`, possibly optional.
@@ -157,7 +161,9 @@ pub(crate) enum QualKind {
 /// index, so a lookup first compares that entry's key (an inline cache; a
 /// miss searches the map as usual and moves the hint).
 pub(crate) struct FieldName {
-    name: Arc<str>,
+    /// Inline up to 24 bytes (nearly every field name): planning allocates
+    /// nothing for it.
+    name: crate::syntax::Name,
     hint: AtomicUsize,
 }
 

@@ -9,6 +9,8 @@
 
 use std::sync::Arc;
 
+use smallvec::{SmallVec, smallvec};
+
 use super::node::*;
 use crate::checker::CheckedAst;
 use crate::env::Env;
@@ -269,8 +271,8 @@ impl<'a> Planner<'a> {
         }
         Node::Attr(Box::new(Attr {
             id,
-            base: Base::Vars(vec![self.var_ref(&r.name, 0)]),
-            quals: Vec::new(),
+            base: Base::Vars(smallvec![self.var_ref(&r.name, 0)]),
+            quals: SmallVec::new(),
         }))
     }
 
@@ -319,7 +321,7 @@ impl<'a> Planner<'a> {
                 return Node::Const(Value::type_value(t));
             }
         }
-        let mut names = Vec::new();
+        let mut names = SmallVec::new();
         for k in (1..=segs.len()).rev() {
             let name = segs[..k].join(".");
             for cand in self.container_candidates(&name) {
@@ -887,7 +889,7 @@ fn local_attr(id: ExprId, l: Local) -> Node {
     Node::Attr(Box::new(Attr {
         id,
         base,
-        quals: Vec::new(),
+        quals: SmallVec::new(),
     }))
 }
 
@@ -983,7 +985,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
         Node::Local(s) => Node::Attr(Box::new(Attr {
             id: q.id,
             base: Base::Slot(s),
-            quals: vec![q],
+            quals: smallvec![q],
         })),
         Node::CondAttr(mut c) => {
             let q2 = clone_qual(&q);
@@ -1004,7 +1006,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
                     Node::Attr(Box::new(Attr {
                         id,
                         base: Base::Rel(Node::CondAttr(c)),
-                        quals: vec![q],
+                        quals: smallvec![q],
                     }))
                 }
             }
@@ -1012,7 +1014,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
         other => Node::Attr(Box::new(Attr {
             id: q.id,
             base: Base::Rel(other),
-            quals: vec![q],
+            quals: smallvec![q],
         })),
     }
 }

@@ -202,7 +202,9 @@ struct Parser<'a> {
     opts: &'a ParserOptions,
     max_depth: usize,
     ids: Ids,
-    /// Visitor depth (counted nodes on the deepest path) by node id.
+    /// Visitor depth (counted nodes on the deepest path) by node id; ids past
+    /// its end (nodes created later, or never given a depth) have depth 0,
+    /// so a tree of leaves allocates nothing here.
     vdepth: Vec<u32>,
     macro_calls: HashMap<ExprId, Expr>,
     /// (offset, message) in report order; `None` offset for internal errors.
@@ -248,8 +250,6 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
     let nodes = toks.len() + 16;
     let mut offsets = Vec::with_capacity(nodes);
     offsets.push(-1);
-    let mut vdepth = Vec::with_capacity(nodes);
-    vdepth.push(0);
     let mut p = Parser {
         src: text,
         toks,
@@ -264,7 +264,7 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
             offsets,
             call_offset: 0,
         },
-        vdepth,
+        vdepth: Vec::new(),
         macro_calls: HashMap::new(),
         errors: Vec::new(),
         syntax_error_count: 0,
@@ -400,7 +400,6 @@ impl Parser<'_> {
     // ----- ids and nodes -----------------------------------------------------
 
     fn new_id(&mut self, offset: u32) -> ExprId {
-        self.vdepth.push(0);
         self.ids.alloc(offset as i32)
     }
 
@@ -415,6 +414,13 @@ impl Parser<'_> {
     fn set_vdepth(&mut self, id: ExprId, d: u32) {
         if let Ok(i) = usize::try_from(id) {
             if self.vdepth.len() <= i {
+                if d == 0 {
+                    return;
+                }
+                if self.vdepth.capacity() == 0 {
+                    // Sized once for the nodes the parse expects.
+                    self.vdepth.reserve(self.ids.offsets.capacity().max(i + 1));
+                }
                 self.vdepth.resize(i + 1, 0);
             }
             self.vdepth[i] = d;
@@ -1528,8 +1534,6 @@ impl Parser<'_> {
                 };
                 expander(&mut ctx, &mut target, &mut args)
             };
-            self.vdepth
-                .resize(usize::try_from(self.ids.next).unwrap_or(0), 0);
             match result {
                 Ok(Some(expansion)) => {
                     self.set_vdepth(expansion.id, depth);
