@@ -222,10 +222,41 @@ struct Parser<'a> {
     depth: [usize; 3],
     /// cel-go's visitor depth limit was exceeded (reported once, at the end).
     vdepth_exceeded: bool,
+    /// The macros' names (from the environment, else built at the first call).
+    macro_names: Option<MacroNames>,
+}
+
+/// A one-bit-per-name filter of a set of macro names: a call whose name's bit
+/// is clear is no macro, found without a scan of the macros (operators and
+/// most functions). An environment builds it once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MacroNames(u128);
+
+impl MacroNames {
+    /// The filter of `macros`' names.
+    pub(crate) fn of(macros: &[super::Macro]) -> Self {
+        MacroNames(macros.iter().fold(0, |b, m| b | Self::bit(&m.name)))
+    }
+
+    fn bit(name: &str) -> u128 {
+        let h = name
+            .bytes()
+            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+        1 << (h % 128)
+    }
+
+    /// False when no macro is named `name`.
+    fn may_contain(self, name: &str) -> bool {
+        self.0 & Self::bit(name) != 0
+    }
 }
 
 /// Parses `source` into a macro-expanded AST.
-pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<Ast, Issues> {
+pub(crate) fn parse_source(
+    source: Arc<Source>,
+    opts: &ParserOptions,
+    macro_names: Option<MacroNames>,
+) -> Result<Ast, Issues> {
     let mut issues = Issues::new(source.clone());
     let text = source.text();
     // A text of at most the limit in bytes is within it in code points: count
@@ -276,6 +307,7 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
         quiet: 0,
         depth: [0; 3],
         vdepth_exceeded: false,
+        macro_names,
     };
     for e in lex_errors.into_iter().take(opts.error_reporting_limit + 1) {
         p.errors.push((Some(e.offset as usize), 0, e.message));
@@ -1501,7 +1533,16 @@ impl Parser<'_> {
         // compared last, after the cheap tests).
         let mut vararg = None;
         let mut exact = None;
-        for m in &self.opts.macros {
+        let opts = self.opts;
+        let macro_names = *self
+            .macro_names
+            .get_or_insert_with(|| MacroNames::of(&opts.macros));
+        let macros = if macro_names.may_contain(function) {
+            &opts.macros[..]
+        } else {
+            &[][..]
+        };
+        for m in macros {
             if m.receiver_style != receiver
                 || m.arg_count.is_some_and(|n| n != args.len())
                 || m.name != function
