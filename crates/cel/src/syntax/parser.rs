@@ -1211,7 +1211,7 @@ impl Parser<'_> {
             .max()
             .unwrap_or(0);
         self.set_vdepth(id, d);
-        Expr::new(id, ExprKind::Struct(Struct { type_name, fields }))
+        Expr::new(id, ExprKind::Struct(Box::new(Struct { type_name, fields })))
     }
 
     /// `fieldInitializerList : optField ':' expr (',' optField ':' expr)*`
@@ -1339,10 +1339,10 @@ impl Parser<'_> {
         self.set_vdepth(id, d);
         Expr::new(
             id,
-            ExprKind::List(List {
+            ExprKind::List(Box::new(List {
                 elements,
                 optional_indices,
-            }),
+            })),
         )
     }
 
