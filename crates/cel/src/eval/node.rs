@@ -8,8 +8,6 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use smallvec::SmallVec;
-
 use crate::error::EvalError;
 use crate::functions::FnImpl;
 use crate::syntax::ExprId;
@@ -109,9 +107,8 @@ pub(crate) struct CallMeta {
 
 /// Where an attribute's value comes from.
 pub(crate) enum Base {
-    /// Activation variables, tried in order (one for a checked expression:
-    /// kept inline, no allocation).
-    Vars(SmallVec<[VarRef; 1]>),
+    /// Activation variables, tried in order.
+    Vars(Vec<VarRef>),
     /// A comprehension variable or accumulator.
     Slot(usize),
     /// A `cel.block` slot (evaluated lazily, once per block evaluation).
@@ -122,8 +119,7 @@ pub(crate) enum Base {
 
 /// A candidate activation variable of an attribute.
 pub(crate) struct VarRef {
-    /// The name (inline up to 24 bytes: planning allocates nothing for it).
-    pub name: crate::syntax::Name,
+    pub name: Arc<str>,
     /// How many leading qualifiers of the attribute are part of the name.
     pub skip: usize,
     /// The variable's entry in the evaluation's resolution cache (one per
@@ -139,8 +135,7 @@ pub(crate) const VAR_CACHE: usize = 4;
 pub(crate) struct Attr {
     pub id: ExprId,
     pub base: Base,
-    /// The qualifiers, in order (most attributes have one, kept inline).
-    pub quals: SmallVec<[Qual; 1]>,
+    pub quals: Vec<Qual>,
 }
 
 /// One qualifier: `.field`, `[constant]` or `[expr]`, possibly optional.
@@ -162,9 +157,7 @@ pub(crate) enum QualKind {
 /// index, so a lookup first compares that entry's key (an inline cache; a
 /// miss searches the map as usual and moves the hint).
 pub(crate) struct FieldName {
-    /// Inline up to 24 bytes (nearly every field name): planning allocates
-    /// nothing for it.
-    name: crate::syntax::Name,
+    name: Arc<str>,
     hint: AtomicUsize,
 }
 

@@ -9,8 +9,6 @@
 
 use std::sync::Arc;
 
-use smallvec::{SmallVec, smallvec};
-
 use super::node::*;
 use crate::checker::CheckedAst;
 use crate::env::Env;
@@ -41,7 +39,7 @@ pub(crate) struct Planner<'a> {
     optimize: bool,
     /// Distinct activation variable names, in order of first use (their
     /// index is their entry in the evaluation's resolution cache).
-    var_names: SmallVec<[crate::syntax::Name; VAR_CACHE]>,
+    var_names: Vec<Arc<str>>,
     /// Bit `i` set: `var_names[i]` is a declared variable (checked once per
     /// name, not per use).
     declared_vars: u64,
@@ -108,7 +106,7 @@ impl<'a> Planner<'a> {
             n_slots: 0,
             block_exprs: Vec::new(),
             optimize: env.options().optimize,
-            var_names: SmallVec::new(),
+            var_names: Vec::new(),
             declared_vars: 0,
         }
     }
@@ -271,7 +269,7 @@ impl<'a> Planner<'a> {
         let known = self
             .var_names
             .iter()
-            .position(|n| *n == r.name)
+            .position(|n| **n == *r.name)
             .is_some_and(|i| i < 64 && self.declared_vars & (1 << i) != 0);
         let var = if known {
             self.var_ref(&r.name, 0)
@@ -288,8 +286,8 @@ impl<'a> Planner<'a> {
         };
         Node::Attr(Box::new(Attr {
             id,
-            base: Base::Vars(smallvec![var]),
-            quals: SmallVec::new(),
+            base: Base::Vars(vec![var]),
+            quals: Vec::new(),
         }))
     }
 
@@ -338,7 +336,7 @@ impl<'a> Planner<'a> {
                 return Node::Const(Value::type_value(t));
             }
         }
-        let mut names = SmallVec::new();
+        let mut names = Vec::new();
         for k in (1..=segs.len()).rev() {
             let name = segs[..k].join(".");
             for cand in self.container_candidates(&name) {
@@ -906,7 +904,7 @@ fn local_attr(id: ExprId, l: Local) -> Node {
     Node::Attr(Box::new(Attr {
         id,
         base,
-        quals: SmallVec::new(),
+        quals: Vec::new(),
     }))
 }
 
@@ -1002,7 +1000,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
         Node::Local(s) => Node::Attr(Box::new(Attr {
             id: q.id,
             base: Base::Slot(s),
-            quals: smallvec![q],
+            quals: vec![q],
         })),
         Node::CondAttr(mut c) => {
             let q2 = clone_qual(&q);
@@ -1023,7 +1021,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
                     Node::Attr(Box::new(Attr {
                         id,
                         base: Base::Rel(Node::CondAttr(c)),
-                        quals: smallvec![q],
+                        quals: vec![q],
                     }))
                 }
             }
@@ -1031,7 +1029,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
         other => Node::Attr(Box::new(Attr {
             id: q.id,
             base: Base::Rel(other),
-            quals: smallvec![q],
+            quals: vec![q],
         })),
     }
 }
