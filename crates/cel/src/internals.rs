@@ -19,7 +19,7 @@ pub mod syntax {
 
     /// Parses `text` with `options` (cel-go's `parser.Parse`).
     pub fn parse(text: &str, options: &ParserOptions) -> Result<Ast, Issues> {
-        crate::syntax::parse(text, options)
+        crate::syntax::parse(text, options, None)
     }
 
     /// Parses the text of `source` with `options`.

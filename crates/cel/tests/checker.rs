@@ -659,10 +659,10 @@ impl Tree {
         })))
     }
     fn list(&mut self, elements: Vec<Expr>) -> Expr {
-        self.node(ExprKind::List(cel::syntax::List {
+        self.node(ExprKind::List(Box::new(cel::syntax::List {
             elements,
             optional_indices: vec![],
-        }))
+        })))
     }
     fn ast(self, text: &str, expr: Expr) -> cel::syntax::Ast {
         let mut source_info = cel::syntax::SourceInfo::default();

@@ -107,6 +107,13 @@ pub(crate) struct Checker<'a> {
     fresh_vars: usize,
     /// A buffer for the dotted names selections are looked up by.
     name_buf: String,
+    /// The last name resolved outside comprehension scopes, and what it
+    /// resolved to: the declarations do not change during a check, and
+    /// expressions name the same variable again and again (`self.a < self.b`).
+    last_global: Option<(Name, IdentDecl)>,
+    /// The last chain root asked about in `check_select`, and whether a
+    /// declaration may be named under it (`EnvInner::dotted_roots`).
+    last_root: Option<(Name, bool)>,
     pub(crate) issues: Issues,
     depth: usize,
 }
@@ -133,6 +140,8 @@ impl<'a> Checker<'a> {
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),
+            last_global: None,
+            last_root: None,
             issues,
             depth: 0,
         }
@@ -210,7 +219,7 @@ impl<'a> Checker<'a> {
     /// for each candidate name declared variables, built-in type names, type
     /// names declared by libraries, object types from the provider, enum
     /// constants.
-    fn lookup_ident(&self, name: &str) -> Option<IdentDecl> {
+    fn lookup_ident(&mut self, name: &str) -> Option<IdentDecl> {
         let env = self.env;
         let locals = &self.locals;
         let types = self.types_provider;
@@ -231,7 +240,12 @@ impl<'a> Checker<'a> {
                 });
             }
         }
-        resolve_candidates(self.container, name, |cand| {
+        if let Some((n, decl)) = &self.last_global
+            && n == name
+        {
+            return Some(decl.clone());
+        }
+        let found = resolve_candidates(self.container, name, |cand| {
             if !env.may_declare(cand) {
                 return None;
             }
@@ -256,7 +270,24 @@ impl<'a> Checker<'a> {
                 ty,
                 value: Some(v),
             })
-        })
+        });
+        if let Some(decl) = &found {
+            self.last_global = Some((name.into(), decl.clone()));
+        }
+        found
+    }
+
+    /// Whether a declaration may be named under chain root `root`
+    /// ([`Env::may_declare_under`]), asked once per run of the same root.
+    fn may_declare_under(&mut self, root: &str) -> bool {
+        if let Some((r, may)) = &self.last_root
+            && r == root
+        {
+            return *may;
+        }
+        let may = self.env.may_declare_under(root);
+        self.last_root = Some((root.into(), may));
+        may
     }
 
     /// cel-go's `Env.LookupFunction`.
@@ -340,7 +371,7 @@ impl<'a> Checker<'a> {
         let may_name = !sel.test_only
             && !sel.optional
             && (!self.container.is_empty()
-                || chain_root(&sel.operand).is_some_and(|r| self.env.may_declare_under(r)));
+                || chain_root(&sel.operand).is_some_and(|r| self.may_declare_under(r)));
         let mut qname = std::mem::take(&mut self.name_buf);
         let found = if may_name && write_qualified_name_of_select(sel, &mut qname) {
             self.lookup_ident(&qname)

@@ -75,10 +75,10 @@ impl B {
     fn list(&mut self, at: i32, elements: Vec<Expr>) -> Expr {
         self.node(
             at,
-            ExprKind::List(List {
+            ExprKind::List(Box::new(List {
                 elements,
                 optional_indices: Vec::new(),
-            }),
+            })),
         )
     }
     fn finish(self, text: &str, expr: Expr) -> Ast {
@@ -570,7 +570,7 @@ fn message_construction_and_fields() {
     b.info.set_offset(fid, 5);
     let e = b.node(
         3,
-        ExprKind::Struct(Struct {
+        ExprKind::Struct(Box::new(Struct {
             type_name: "Msg".into(),
             fields: vec![StructField {
                 id: fid,
@@ -578,7 +578,7 @@ fn message_construction_and_fields() {
                 value: v,
                 optional: false,
             }],
-        }),
+        })),
     );
     assert_eq!(
         err(&env, &b.finish("Msg{n: 1u}", e)),
@@ -590,7 +590,7 @@ fn message_construction_and_fields() {
     b.next += 1;
     let st = b.node(
         3,
-        ExprKind::Struct(Struct {
+        ExprKind::Struct(Box::new(Struct {
             type_name: "Msg".into(),
             fields: vec![StructField {
                 id: fid,
@@ -598,7 +598,7 @@ fn message_construction_and_fields() {
                 value: v,
                 optional: false,
             }],
-        }),
+        })),
     );
     let e = b.select(9, st, "n");
     let c = ok(&env, &b.finish("Msg{n: 1}.n", e));

@@ -92,10 +92,10 @@ impl Tree {
 
     fn list(&mut self, elements: Vec<Expr>, ty: Type) -> Expr {
         self.node(
-            ExprKind::List(List {
+            ExprKind::List(Box::new(List {
                 elements,
                 optional_indices: Vec::new(),
-            }),
+            })),
             ty,
         )
     }

@@ -50,6 +50,8 @@ pub(crate) struct EnvInner {
 /// The library part of an environment: options, functions and cost settings.
 pub(crate) struct SharedDecls {
     pub(crate) options: EnvOptions,
+    /// The filter of `options.parser.macros`' names.
+    pub(crate) macro_names: crate::syntax::MacroNames,
     pub(crate) functions: NameMap<String, DeclaredFunction>,
     /// The first segments of the dotted function names (`strings` of
     /// `strings.quote`): the checker tries a member call `a.b.f(x)` as the

@@ -40,7 +40,9 @@ impl EnvBuilder {
             .into_iter()
             .map(|(n, f)| (n, DeclaredFunction::new(f, cross_type_numeric)))
             .collect();
+        let macro_names = syntax::MacroNames::of(&self.options.parser.macros);
         let shared = Arc::new(SharedDecls {
+            macro_names,
             options: self.options,
             functions,
             function_roots,
@@ -72,7 +74,8 @@ impl Env {
 
     /// Parses (and expands macros).
     pub fn parse(&self, text: &str) -> Result<Ast, Issues> {
-        syntax::parse(text, &self.inner.shared.options.parser)
+        let shared = &self.inner.shared;
+        syntax::parse(text, &shared.options.parser, Some(shared.macro_names))
     }
 
     /// Type-checks a parsed expression, then runs the AST validators (cel-go's

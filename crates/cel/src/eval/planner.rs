@@ -40,6 +40,9 @@ pub(crate) struct Planner<'a> {
     /// Distinct activation variable names, in order of first use (their
     /// index is their entry in the evaluation's resolution cache).
     var_names: Vec<Arc<str>>,
+    /// Bit `i` set: `var_names[i]` is a declared variable (checked once per
+    /// name, not per use).
+    declared_vars: u64,
 }
 
 /// Standard operators the interpreter calls directly, with their std overload ids.
@@ -104,6 +107,7 @@ impl<'a> Planner<'a> {
             block_exprs: Vec::new(),
             optimize: env.options().optimize,
             var_names: Vec::new(),
+            declared_vars: 0,
         }
     }
 
@@ -262,14 +266,27 @@ impl<'a> Planner<'a> {
         if let Some(v) = &r.value {
             return Node::Const(v.clone());
         }
-        if self.env.variable(&r.name).is_none()
-            && let Some(t) = self.type_ident(&r.name)
-        {
+        let known = self
+            .var_names
+            .iter()
+            .position(|n| **n == *r.name)
+            .is_some_and(|i| i < 64 && self.declared_vars & (1 << i) != 0);
+        let var = if known {
+            self.var_ref(&r.name, 0)
+        } else if self.env.variable(&r.name).is_some() {
+            let var = self.var_ref(&r.name, 0);
+            if var.cache < 64 {
+                self.declared_vars |= 1 << var.cache;
+            }
+            var
+        } else if let Some(t) = self.type_ident(&r.name) {
             return Node::Const(Value::type_value(t));
-        }
+        } else {
+            self.var_ref(&r.name, 0)
+        };
         Node::Attr(Box::new(Attr {
             id,
-            base: Base::Vars(vec![self.var_ref(&r.name, 0)]),
+            base: Base::Vars(vec![var]),
             quals: Vec::new(),
         }))
     }

@@ -109,10 +109,10 @@ impl B {
         let id = self.id();
         Expr::new(
             id,
-            ExprKind::List(syntax::List {
+            ExprKind::List(Box::new(syntax::List {
                 elements,
                 optional_indices: vec![],
-            }),
+            })),
         )
     }
     #[allow(clippy::too_many_arguments)]

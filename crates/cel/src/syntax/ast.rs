@@ -39,12 +39,14 @@ pub enum ExprKind {
     /// A global call `f(args)` or a member call `target.f(args)`. Operators are
     /// calls too, named as in cel-go (`_+_`, `_[_]`, `_?_:_`, `!_`, `-_`, ...).
     Call(Box<Call>),
-    /// `[e1, e2, ?e3]`.
-    List(List),
+    /// `[e1, e2, ?e3]` (boxed, as the other variants with more than one
+    /// field: a node is 40 bytes, which every move of the parser and the
+    /// checker copies).
+    List(Box<List>),
     /// `{k1: v1, ?k2: v2}`.
     Map(Vec<MapEntry>),
     /// `pkg.Message{field: value, ?other: value}`.
-    Struct(Struct),
+    Struct(Box<Struct>),
     /// The fold every macro expands to.
     Comprehension(Box<Comprehension>),
 }
@@ -242,5 +244,17 @@ impl Expr {
             ExprKind::Literal(l) => Some(l),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_stay_small() {
+        // Every variant with more than one field is boxed: parsing and
+        // checking move nodes by value.
+        assert_eq!(std::mem::size_of::<Expr>(), 40);
     }
 }

@@ -106,10 +106,10 @@ impl MacroContext<'_> {
     pub fn list(&mut self, elements: Vec<Expr>) -> Expr {
         Expr::new(
             self.next_id(),
-            ExprKind::List(List {
+            ExprKind::List(Box::new(List {
                 elements,
                 optional_indices: Vec::new(),
-            }),
+            })),
         )
     }
 
@@ -205,10 +205,10 @@ impl MacroContext<'_> {
                     args,
                 }))
             }
-            ExprKind::List(l) => ExprKind::List(List {
+            ExprKind::List(l) => ExprKind::List(Box::new(List {
                 elements: l.elements.iter().map(|x| self.copy(x)).collect(),
                 optional_indices: l.optional_indices.clone(),
-            }),
+            })),
             ExprKind::Map(entries) => ExprKind::Map(
                 entries
                     .iter()
@@ -220,7 +220,7 @@ impl MacroContext<'_> {
                     })
                     .collect(),
             ),
-            ExprKind::Struct(s) => ExprKind::Struct(super::ast::Struct {
+            ExprKind::Struct(s) => ExprKind::Struct(Box::new(super::ast::Struct {
                 type_name: s.type_name.clone(),
                 fields: s
                     .fields
@@ -232,7 +232,7 @@ impl MacroContext<'_> {
                         optional: f.optional,
                     })
                     .collect(),
-            }),
+            })),
             ExprKind::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
                 iter_var: c.iter_var.clone(),
                 iter_var2: c.iter_var2.clone(),

@@ -32,6 +32,7 @@ pub use ast::{
     SourceInfo, Struct, StructField,
 };
 pub use macros::{Macro, MacroError};
+pub(crate) use parser::MacroNames;
 pub use parser::{MAX_NESTING_DEPTH_CAP, MIN_NESTING_DEPTH};
 pub use reserved::{RESERVED_WORDS, is_reserved_word};
 pub use source::{Location, Source};
@@ -79,8 +80,14 @@ impl Default for ParserOptions {
     }
 }
 
-/// Parses `text` (described as `<input>` in messages) into a macro-expanded AST.
-pub(crate) fn parse(text: &str, options: &ParserOptions) -> Result<Ast, crate::Issues> {
+/// Parses `text` (described as `<input>` in messages) into a macro-expanded
+/// AST; `macro_names` is the filter of `options.macros` when the caller keeps
+/// one.
+pub(crate) fn parse(
+    text: &str,
+    options: &ParserOptions,
+    macro_names: Option<MacroNames>,
+) -> Result<Ast, crate::Issues> {
     if text.len() > options.max_expression_length.saturating_mul(4) {
         // Certainly over the code-point limit: do not copy the text around.
         let size = text.chars().count();
@@ -95,13 +102,14 @@ pub(crate) fn parse(text: &str, options: &ParserOptions) -> Result<Ast, crate::I
         );
         return Err(issues);
     }
-    parse_source(Arc::new(Source::new(text)), options)
+    parser::parse_source(Arc::new(Source::of(text)), options, macro_names)
 }
 
 /// Parses the text of `source` into a macro-expanded AST.
+#[cfg(feature = "internals")]
 pub(crate) fn parse_source(
     source: Arc<Source>,
     options: &ParserOptions,
 ) -> Result<Ast, crate::Issues> {
-    parser::parse_source(source, options)
+    parser::parse_source(source, options, None)
 }

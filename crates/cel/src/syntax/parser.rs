@@ -89,6 +89,29 @@ const AFTER_PRIMARY: TokSet = RELATION_OPS.union(CALC_OPS).union(TokSet::of(&[
     Tok::RBrace,
     Tok::Eof,
 ]));
+/// Tokens that are a whole primary on their own (unless a call, selection,
+/// index or operator follows).
+const LEAF: TokSet = TokSet::of(&[
+    Tok::True,
+    Tok::False,
+    Tok::Null,
+    Tok::NumFloat,
+    Tok::NumInt,
+    Tok::NumUint,
+    Tok::String,
+    Tok::Bytes,
+    Tok::Ident,
+]);
+/// Tokens that end an expression wherever one appears: after a [`LEAF`]
+/// token, nothing of the expression's rules matches them.
+const LEAF_END: TokSet = TokSet::of(&[
+    Tok::Eof,
+    Tok::RParen,
+    Tok::Comma,
+    Tok::RBracket,
+    Tok::RBrace,
+    Tok::Colon,
+]);
 const ESC_IDENT: TokSet = TokSet::of(&[Tok::Ident, Tok::EscIdent]);
 const MSG_OPEN: TokSet = TokSet::of(&[
     Tok::RBrace,
@@ -179,7 +202,9 @@ struct Parser<'a> {
     opts: &'a ParserOptions,
     max_depth: usize,
     ids: Ids,
-    /// Visitor depth (counted nodes on the deepest path) by node id.
+    /// Visitor depth (counted nodes on the deepest path) by node id; ids past
+    /// its end (nodes created later, or never given a depth) have depth 0,
+    /// so a tree of leaves allocates nothing here.
     vdepth: Vec<u32>,
     macro_calls: HashMap<ExprId, Expr>,
     /// (offset, message) in report order; `None` offset for internal errors.
@@ -197,10 +222,41 @@ struct Parser<'a> {
     depth: [usize; 3],
     /// cel-go's visitor depth limit was exceeded (reported once, at the end).
     vdepth_exceeded: bool,
+    /// The macros' names (from the environment, else built at the first call).
+    macro_names: Option<MacroNames>,
+}
+
+/// A one-bit-per-name filter of a set of macro names: a call whose name's bit
+/// is clear is no macro, found without a scan of the macros (operators and
+/// most functions). An environment builds it once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MacroNames(u128);
+
+impl MacroNames {
+    /// The filter of `macros`' names.
+    pub(crate) fn of(macros: &[super::Macro]) -> Self {
+        MacroNames(macros.iter().fold(0, |b, m| b | Self::bit(&m.name)))
+    }
+
+    fn bit(name: &str) -> u128 {
+        let h = name
+            .bytes()
+            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+        1 << (h % 128)
+    }
+
+    /// False when no macro is named `name`.
+    fn may_contain(self, name: &str) -> bool {
+        self.0 & Self::bit(name) != 0
+    }
 }
 
 /// Parses `source` into a macro-expanded AST.
-pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<Ast, Issues> {
+pub(crate) fn parse_source(
+    source: Arc<Source>,
+    opts: &ParserOptions,
+    macro_names: Option<MacroNames>,
+) -> Result<Ast, Issues> {
     let mut issues = Issues::new(source.clone());
     let text = source.text();
     // A text of at most the limit in bytes is within it in code points: count
@@ -225,8 +281,6 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
     let nodes = toks.len() + 16;
     let mut offsets = Vec::with_capacity(nodes);
     offsets.push(-1);
-    let mut vdepth = Vec::with_capacity(nodes);
-    vdepth.push(0);
     let mut p = Parser {
         src: text,
         toks,
@@ -241,7 +295,7 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
             offsets,
             call_offset: 0,
         },
-        vdepth,
+        vdepth: Vec::new(),
         macro_calls: HashMap::new(),
         errors: Vec::new(),
         syntax_error_count: 0,
@@ -253,6 +307,7 @@ pub(crate) fn parse_source(source: Arc<Source>, opts: &ParserOptions) -> Result<
         quiet: 0,
         depth: [0; 3],
         vdepth_exceeded: false,
+        macro_names,
     };
     for e in lex_errors.into_iter().take(opts.error_reporting_limit + 1) {
         p.errors.push((Some(e.offset as usize), 0, e.message));
@@ -377,7 +432,6 @@ impl Parser<'_> {
     // ----- ids and nodes -----------------------------------------------------
 
     fn new_id(&mut self, offset: u32) -> ExprId {
-        self.vdepth.push(0);
         self.ids.alloc(offset as i32)
     }
 
@@ -392,6 +446,13 @@ impl Parser<'_> {
     fn set_vdepth(&mut self, id: ExprId, d: u32) {
         if let Ok(i) = usize::try_from(id) {
             if self.vdepth.len() <= i {
+                if d == 0 {
+                    return;
+                }
+                if self.vdepth.capacity() == 0 {
+                    // Sized once for the nodes the parse expects.
+                    self.vdepth.reserve(self.ids.offsets.capacity().max(i + 1));
+                }
                 self.vdepth.resize(i + 1, 0);
             }
             self.vdepth[i] = d;
@@ -667,9 +728,37 @@ impl Parser<'_> {
         if !self.enter(Rule::Expr) {
             return self.error_node(here);
         }
-        let e = self.expr_inner(rec);
+        let e = match self.leaf(rec) {
+            Some(e) => e,
+            None => self.expr_inner(rec),
+        };
         self.leave(Rule::Expr);
         e
+    }
+
+    /// The fast path of `expr` for a lone literal or identifier that ends the
+    /// expression (`true`, a call argument `'a'`, a macro variable `x`): the
+    /// same node, ids and depth checks as the descent through every
+    /// precedence level, which would match nothing after the primary.
+    /// `None` when the expression is anything else.
+    fn leaf(&mut self, rec: TokSet) -> Option<Expr> {
+        if !LEAF.contains(self.cur()) || !LEAF_END.contains(self.la(2)) {
+            return None;
+        }
+        let here = self.tok().offset;
+        // `relation` and `calc` are entered on the way down.
+        if !self.enter(Rule::Relation) {
+            return Some(self.error_node(here));
+        }
+        let e = if self.enter(Rule::Calc) {
+            let e = self.primary(rec);
+            self.leave(Rule::Calc);
+            e
+        } else {
+            self.error_node(here)
+        };
+        self.leave(Rule::Relation);
+        Some(e)
     }
 
     fn expr_inner(&mut self, rec: TokSet) -> Expr {
@@ -1122,7 +1211,7 @@ impl Parser<'_> {
             .max()
             .unwrap_or(0);
         self.set_vdepth(id, d);
-        Expr::new(id, ExprKind::Struct(Struct { type_name, fields }))
+        Expr::new(id, ExprKind::Struct(Box::new(Struct { type_name, fields })))
     }
 
     /// `fieldInitializerList : optField ':' expr (',' optField ':' expr)*`
@@ -1250,10 +1339,10 @@ impl Parser<'_> {
         self.set_vdepth(id, d);
         Expr::new(
             id,
-            ExprKind::List(List {
+            ExprKind::List(Box::new(List {
                 elements,
                 optional_indices,
-            }),
+            })),
         )
     }
 
@@ -1444,7 +1533,16 @@ impl Parser<'_> {
         // compared last, after the cheap tests).
         let mut vararg = None;
         let mut exact = None;
-        for m in &self.opts.macros {
+        let opts = self.opts;
+        let macro_names = *self
+            .macro_names
+            .get_or_insert_with(|| MacroNames::of(&opts.macros));
+        let macros = if macro_names.may_contain(function) {
+            &opts.macros[..]
+        } else {
+            &[][..]
+        };
+        for m in macros {
             if m.receiver_style != receiver
                 || m.arg_count.is_some_and(|n| n != args.len())
                 || m.name != function
@@ -1477,8 +1575,6 @@ impl Parser<'_> {
                 };
                 expander(&mut ctx, &mut target, &mut args)
             };
-            self.vdepth
-                .resize(usize::try_from(self.ids.next).unwrap_or(0), 0);
             match result {
                 Ok(Some(expansion)) => {
                     self.set_vdepth(expansion.id, depth);

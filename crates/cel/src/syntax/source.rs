@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 /// offsets into lines and columns.
 #[derive(Clone, Debug)]
 pub struct Source {
-    text: String,
+    /// The text, inline up to 24 bytes (a short expression's source
+    /// allocates nothing but its `Arc`).
+    text: compact_str::CompactString,
     /// Description shown in error messages (`<input>` for expressions given as text).
     description: Cow<'static, str>,
     /// Code-point offset of the first character of each line after the first
@@ -39,15 +41,20 @@ pub struct Location {
 impl Source {
     /// A source named `<input>`, as cel-go names expressions given as text.
     pub fn new(text: impl Into<String>) -> Self {
+        Self::described(text.into().into(), Cow::Borrowed("<input>"))
+    }
+
+    /// [`Source::new`] of borrowed text (copied inline when short).
+    pub(crate) fn of(text: &str) -> Self {
         Self::described(text.into(), Cow::Borrowed("<input>"))
     }
 
     /// The source `text`, named `description` in messages (instead of `<input>`).
     pub fn with_description(text: impl Into<String>, description: impl Into<String>) -> Self {
-        Self::described(text.into(), Cow::Owned(description.into()))
+        Self::described(text.into().into(), Cow::Owned(description.into()))
     }
 
-    fn described(text: String, description: Cow<'static, str>) -> Self {
+    fn described(text: compact_str::CompactString, description: Cow<'static, str>) -> Self {
         Source {
             text,
             description,

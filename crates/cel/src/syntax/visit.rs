@@ -95,7 +95,7 @@ mod tests {
             macros: crate::syntax::macros::standard(),
             ..ParserOptions::default()
         };
-        let ast = parse(text, &options).expect("parses");
+        let ast = parse(text, &options, None).expect("parses");
         ast.expr
             .preorder()
             .map(|e| match &e.kind {

@@ -318,10 +318,10 @@ fn expand_min_max(
             } else {
                 let list = Expr {
                     id: ctx.next_id(),
-                    kind: ExprKind::List(ListExpr {
+                    kind: ExprKind::List(Box::new(ListExpr {
                         elements: args,
                         optional_indices: Vec::new(),
-                    }),
+                    })),
                 };
                 Ok(Some(call(ctx, vec![list])))
             }
