@@ -55,17 +55,12 @@ fn run(dir: &Path, output: &Path) -> Result<(), Failure> {
         eprintln!("1.{minor}: {} group-versions, {kinds} kinds", gvs.len());
         releases.insert(minor, gvs);
     }
-    let text = shipped::encode(&releases, SOURCE);
-    let compressed = ruzstd::encoding::compress_to_vec(
-        text.as_bytes(),
-        ruzstd::encoding::CompressionLevel::Fastest,
-    );
+    let (compressed, size) = shipped::encode(&releases, SOURCE);
     std::fs::write(output, &compressed)?;
     eprintln!(
-        "{}: {} bytes ({} uncompressed)",
+        "{}: {} bytes ({size} uncompressed)",
         output.display(),
         compressed.len(),
-        text.len()
     );
     Ok(())
 }

@@ -280,7 +280,12 @@ fn build_kind(gv: &GroupVersion, kind: &str) -> Result<Option<BuiltinKind>, Buil
     let Some(entry) = gv.kinds.get(kind) else {
         return Ok(None);
     };
-    let mut definitions = gv.definitions.clone();
+    // The overlay adds no `$ref`: the definitions the kind reaches are all the conversion reads.
+    let mut definitions: BTreeMap<String, Value> =
+        openapi::reachable(&gv.definitions, &entry.definition)
+            .into_iter()
+            .filter_map(|name| Some((name.clone(), gv.definitions.get(&name)?.clone())))
+            .collect();
     overlay::patch(&mut definitions);
     let converted = convert::convert(&definitions, &entry.definition);
     let (group, version) = gv

@@ -216,6 +216,7 @@ pub fn check_crd(crd: &CustomResourceDefinition, options: &CheckOptions<'_>) -> 
         });
         let mut walker = Walker {
             loader: &loader,
+            with_rules: nodes_with_rules(schema),
             version: version_name,
             suppress_per_expression_cost: suppress,
             total: 0,
@@ -251,6 +252,35 @@ pub fn check_crd(crd: &CustomResourceDefinition, options: &CheckOptions<'_>) -> 
         report.costs.extend(walker.costs);
     }
     report
+}
+
+/// The nodes of `root` that have rules at or below them, among those [`Walker::schema`] visits
+/// (properties, `items` and `additionalProperties` schemas, at most
+/// [`crate::structural::MAX_SCHEMA_DEPTH`] levels down), by address.
+fn nodes_with_rules(root: &JsonSchemaProps) -> HashSet<*const JsonSchemaProps> {
+    fn walk(p: &JsonSchemaProps, out: &mut HashSet<*const JsonSchemaProps>, depth: usize) -> bool {
+        if depth > crate::structural::MAX_SCHEMA_DEPTH {
+            return false;
+        }
+        let mut below = false;
+        if let Some(SchemaOrBool::Schema(ap)) = &p.additional_properties {
+            below |= walk(ap, out, depth + 1);
+        }
+        for prop in p.properties.values() {
+            below |= walk(prop, out, depth + 1);
+        }
+        if let Some(SchemaOrArray::Schema(items)) = &p.items {
+            below |= walk(items, out, depth + 1);
+        }
+        let with_rules = below || !p.x_validations.is_empty();
+        if with_rules {
+            out.insert(p);
+        }
+        with_rules
+    }
+    let mut out = HashSet::new();
+    walk(root, &mut out, 0);
+    out
 }
 
 /// What a node inherits from its ancestors.
@@ -306,6 +336,9 @@ impl NodeContext {
 
 struct Walker<'a> {
     loader: &'a EnvLoader,
+    /// The nodes the walk reaches that have rules at or below them ([`nodes_with_rules`]); the
+    /// walk skips the others, where it has nothing to check.
+    with_rules: HashSet<*const JsonSchemaProps>,
     /// The version whose schema is walked (`None`: every version's).
     version: Option<&'a str>,
     suppress_per_expression_cost: bool,
@@ -347,6 +380,11 @@ impl Walker<'_> {
         self.most_expensive.truncate(4);
     }
 
+    /// Whether `p` has rules at or below it, among the nodes the walk visits.
+    fn has_rules(&self, p: &JsonSchemaProps) -> bool {
+        self.with_rules.contains(&std::ptr::from_ref(p))
+    }
+
     /// Checks `p` at `path`; returns the number of schema (non-CEL) errors at or below it.
     fn schema(
         &mut self,
@@ -355,11 +393,13 @@ impl Walker<'_> {
         ctx: &NodeContext,
         depth: usize,
     ) -> usize {
-        if depth > crate::structural::MAX_SCHEMA_DEPTH {
+        if depth > crate::structural::MAX_SCHEMA_DEPTH || !self.has_rules(p) {
             return 0;
         }
         let mut schema_errors = 0;
-        if let Some(SchemaOrBool::Schema(ap)) = &p.additional_properties {
+        if let Some(SchemaOrBool::Schema(ap)) = &p.additional_properties
+            && self.has_rules(ap)
+        {
             schema_errors += self.schema(
                 ap,
                 &path.child("additionalProperties"),
@@ -372,13 +412,18 @@ impl Walker<'_> {
             None | Some("granular") | Some("atomic")
         );
         for (name, prop) in &p.properties {
+            if !self.has_rules(prop) {
+                continue;
+            }
             let mut c = ctx.child(p, path);
             if !correlatable {
                 c = c.forbidding_old_self(path);
             }
             schema_errors += self.schema(prop, &path.child("properties").key(name), &c, depth + 1);
         }
-        if let Some(SchemaOrArray::Schema(items)) = &p.items {
+        if let Some(SchemaOrArray::Schema(items)) = &p.items
+            && self.has_rules(items)
+        {
             let mut c = ctx.child(p, path);
             if p.x_list_type.as_deref() != Some("map") {
                 c = c.forbidding_old_self(path);

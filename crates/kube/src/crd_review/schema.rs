@@ -368,7 +368,7 @@ impl Checker<'_> {
             }
         }
         if let Some(p) = s.pattern.as_deref()
-            && let Err(e) = cel::go::regexp::Regex::new(p)
+            && let Err(e) = cel::go::regexp::Regex::cached(p)
         {
             self.push(FieldError::invalid(
                 path.child("pattern"),

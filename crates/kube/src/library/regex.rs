@@ -47,7 +47,8 @@ thread_local! {
     static CACHE: RefCell<Vec<(Arc<str>, Regex)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Compiles `pattern`, reusing a recent compilation on this thread.
+/// Compiles `pattern`, reusing a recent compilation on this thread, else the process-wide
+/// one ([`Regex::cached`]).
 /// Errors read `Illegal regex: <reason>` as in Kubernetes.
 pub fn compile(pattern: &str) -> EvalResult<Regex> {
     if let Some(re) = CACHE.with(|c| {
@@ -58,7 +59,7 @@ pub fn compile(pattern: &str) -> EvalResult<Regex> {
     }) {
         return Ok(re);
     }
-    let re = Regex::new(pattern).map_err(|e| EvalError::msg(format!("Illegal regex: {e}")))?;
+    let re = Regex::cached(pattern).map_err(|e| EvalError::msg(format!("Illegal regex: {e}")))?;
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= CACHE_SIZE {
@@ -84,7 +85,7 @@ pub fn constant_pattern_error(e: &Expr) -> Option<cel::go::regexp::RegexError> {
         let Some(Literal::String(p)) = c.args.first().and_then(Expr::as_literal) else {
             return None;
         };
-        Regex::new(p).err()
+        Regex::cached(p).err()
     })
 }
 

@@ -199,7 +199,7 @@ pub fn compile_patterns(schema: &JsonSchemaProps) -> Patterns {
             return;
         }
         if let Some(p) = &s.pattern {
-            out.entry(p.clone()).or_insert_with(|| Regex::new(p));
+            out.entry(p.clone()).or_insert_with(|| Regex::cached(p));
         }
         for c in s.subschemas() {
             walk(c, out, depth + 1);
@@ -817,7 +817,7 @@ impl SchemaValidator {
         let mut cache = self.patterns.borrow_mut();
         let re = cache
             .entry(pattern.to_string())
-            .or_insert_with(|| Regex::new(pattern));
+            .or_insert_with(|| Regex::cached(pattern));
         match re {
             Ok(re) => Ok(re.is_match(s)),
             Err(e) => Err(e.clone()),

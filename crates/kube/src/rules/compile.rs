@@ -4,7 +4,8 @@
 //! `oldSelf` the old value (an `optional_type` of it for `optionalOldSelf: true` rules), and the
 //! object types are renamed `selfType<N>…` with a fresh `N` per compilation, as Kubernetes does so
 //! that rules cannot depend on the name. Each rule yields a [`CompiledRule`] holding its program,
-//! its messageExpression program, or the error Kubernetes reports, with its text.
+//! its messageExpression program, or the error Kubernetes reports, with its text. The same rules
+//! on a node of the same CEL type compile once per process (`rules/memo.rs`).
 //!
 //! Which environment view an expression gets ([`EnvKind`]) is decided per expression string by an
 //! [`EnvLoader`]: runtime validation uses stored expressions; CRD creation new expressions; CRD
@@ -23,6 +24,7 @@ use cel::{Env, Program, Type, cost};
 use super::env::{EnvKind, EnvSpec, ExtraLibrary};
 use super::estimate;
 use super::field_path::valid_field_path;
+use super::memo;
 use crate::decl::{DeclType, NamedDeclTypes};
 use crate::field::ErrorType;
 use crate::schema_props::ValidationRule;
@@ -312,6 +314,10 @@ pub fn compile_node_with_type(
         None => DeclType::from_schema(schema, is_resource_root, &self_type_name)
             .ok_or(NodeError::NoDeclType)?,
     };
+    let key = memo::Key::new(&decl, rules, is_resource_root, loader);
+    if let Some(compiled) = key.as_ref().and_then(memo::get) {
+        return Ok(compiled);
+    }
     let max_cardinality = decl.max_cardinality();
     let types = NamedDeclTypes::new(decl.clone(), &self_type_name);
     let mut envs = NodeEnvs {
@@ -320,10 +326,14 @@ pub fn compile_node_with_type(
         provider: Arc::new(types),
         built: Default::default(),
     };
-    Ok(rules
+    let compiled: Vec<CompiledRule> = rules
         .iter()
         .map(|rule| compile_rule(schema, rule, &decl, &mut envs, max_cardinality))
-        .collect())
+        .collect();
+    if let Some(key) = key {
+        memo::put(key, &compiled);
+    }
+    Ok(compiled)
 }
 
 fn compile_rule(

@@ -62,7 +62,7 @@ fn literal_is_valid(env: &Env, function: &str, lit: &Literal) -> bool {
         // cel-go compiles the literal as a pattern (for the global form that is the subject
         // string: a quirk reproduced as is); non-strings do not type-check anyway.
         return match lit {
-            Literal::String(p) => cel::go::regexp::Regex::new(p).is_ok(),
+            Literal::String(p) => cel::go::regexp::Regex::cached(p).is_ok(),
             _ => true,
         };
     }

@@ -7,6 +7,7 @@
 //! * [`field_path`]: the `fieldPath` grammar.
 //! * [`literals`]: the duration, timestamp and regex literal validators.
 //! * [`estimate`]: estimated rule costs.
+//! * `memo`: compiled nodes shared between nodes of the same CEL type.
 //! * `ratchet`: which failures ratchet (over the crate's one old/new correlation).
 //! * [`validator`]: the validator tree and the walk over an object.
 //!
@@ -18,6 +19,7 @@ pub mod env;
 pub mod estimate;
 pub mod field_path;
 pub mod literals;
+mod memo;
 mod ratchet;
 pub mod step;
 pub mod unbounded;

@@ -7,6 +7,8 @@
 //! to a `regex-syntax` `Hir` with Go's meaning made explicit (`hir`:
 //! ASCII-only `\w`, `\d`, `\s`, `\b`; Go's case folding), and run by
 //! `regex-automata`'s meta engine, leftmost-first as Go's `regexp` is.
+//! [`Regex::cached`] compiles through one process-wide, bounded cache of
+//! patterns (`cache`), for the callers that meet the same pattern many times.
 //!
 //! Go's limits, with their numbers: repeat counts up to
 //! [`MAX_REPEAT`] (1000), also for the product of nested counts; parse trees
@@ -16,12 +18,14 @@
 //! limits let realistic patterns reach; a pattern Go accepts but whose
 //! automaton would exceed it is rejected as `expression too large`.
 
+mod cache;
 mod class;
 mod hir;
 mod parse;
 mod unicode_names;
 
 use std::fmt;
+use std::sync::Arc;
 
 use regex_automata::meta;
 use regex_automata::nfa::thompson::WhichCaptures;
@@ -122,10 +126,11 @@ impl fmt::Display for RegexError {
 
 impl std::error::Error for RegexError {}
 
-/// A compiled Go regular expression. Cheap to clone.
+/// A compiled Go regular expression. Cheap to clone: clones share the automata and the
+/// matching caches.
 #[derive(Clone, Debug)]
 pub struct Regex {
-    re: meta::Regex,
+    re: Arc<meta::Regex>,
 }
 
 impl Regex {
@@ -142,7 +147,7 @@ impl Regex {
             .configure(config)
             .build_from_hir(&hir)
             .map_err(|_| RegexError::new(ErrorCode::Large, pattern))?;
-        Ok(Regex { re })
+        Ok(Regex { re: Arc::new(re) })
     }
 
     /// Whether `s` contains a match (Go's `MatchString`).
