@@ -31,6 +31,7 @@
 //! `yaml_parser_parse_block_mapping_value`); an empty document at the token after it.
 
 use std::borrow::Cow;
+use std::panic::Location;
 
 use crate::yaml_events::{Event, Mark};
 
@@ -42,20 +43,28 @@ pub(crate) const MAX_FAST_DEPTH: usize = 64;
 /// their characters) go to libyaml.
 const MAX_SIMPLE_KEY: usize = 1024;
 
-/// The text is outside the subset this reader knows (or the sink stopped it).
+/// The text is outside the subset this reader knows (or the sink stopped it): the place in
+/// this file that gave up, which names the construct (for the tests' statistics of what the
+/// fast path leaves to libyaml; never shown to users).
 #[derive(Debug)]
-pub(crate) struct GaveUp;
+pub(crate) struct GaveUp(pub(crate) &'static Location<'static>);
+
+/// Gives up here.
+#[track_caller]
+fn gave_up() -> GaveUp {
+    GaveUp(Location::caller())
+}
 
 type Step<T = ()> = Result<T, GaveUp>;
 
 /// Reads `text`, handing each event with its mark to `sink` (which returns `false` to stop);
-/// `Err(GaveUp)` when the text is outside the subset or the sink stopped.
+/// `Err(gave_up())` when the text is outside the subset or the sink stopped.
 pub(crate) fn read<'a>(
     text: &'a str,
     sink: impl FnMut(Event<'a>, Mark) -> bool,
 ) -> Result<(), GaveUp> {
     if !plain_characters(text.as_bytes()) {
-        return Err(GaveUp);
+        return Err(gave_up());
     }
     Reader {
         text,
@@ -177,7 +186,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         if (self.sink)(event, mark) {
             Ok(())
         } else {
-            Err(GaveUp)
+            Err(gave_up())
         }
     }
 
@@ -224,7 +233,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                 self.next_line();
                 Ok(())
             }
-            Some(_) => Err(GaveUp),
+            Some(_) => Err(gave_up()),
         }
     }
 
@@ -238,7 +247,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                     if rest.starts_with(b"---") && is_blank_or_end(rest.get(3).copied()) {
                         return Ok(Line::DocumentStart(self.pos));
                     }
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
             }
             self.skip_spaces();
@@ -300,11 +309,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                         b'-' | b'[' | b'{' => self.node(-1, true, true)?,
                         _ => match self.key_at(self.pos)? {
                             Some(key) => self.mapping(self.pos - self.line_start, key)?,
-                            None => return Err(GaveUp),
+                            None => return Err(gave_up()),
                         },
                     }
                     match self.peek_line()? {
-                        Line::Content(_) => return Err(GaveUp),
+                        Line::Content(_) => return Err(gave_up()),
                         Line::End | Line::DocumentStart(_) => {}
                     }
                     let mark = self.mark(self.pos);
@@ -318,7 +327,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
     fn enter(&mut self) -> Step {
         self.depth += 1;
         if self.depth > MAX_FAST_DEPTH {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         Ok(())
     }
@@ -332,7 +341,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         match self.b[start] {
             b'-' if is_blank_or_end(self.at(start + 1)) => {
                 if !line_start {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 self.sequence(column, false)
             }
@@ -381,9 +390,9 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             match self.peek_line()? {
                 Line::Content(c) if c == column => match self.key_at(self.pos)? {
                     Some(k) => key = k,
-                    None => return Err(GaveUp),
+                    None => return Err(gave_up()),
                 },
-                Line::Content(c) if c > column => return Err(GaveUp),
+                Line::Content(c) if c > column => return Err(gave_up()),
                 _ => break,
             }
         }
@@ -420,7 +429,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             match self.peek_line()? {
                 Line::Content(c) if c == column && self.at_entry() => {}
                 Line::Content(c) if c == column && indentless => break,
-                Line::Content(c) if c >= column => return Err(GaveUp),
+                Line::Content(c) if c >= column => return Err(gave_up()),
                 _ => break,
             }
         }
@@ -439,7 +448,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             }
             _ => {
                 if !plain_start(self.b, start, false) {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 let (end, colon) = self.plain_end(start, false);
                 if !colon {
@@ -454,12 +463,12 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         }
         if self.at(colon) != Some(b':') || !is_blank_or_end(self.at(colon + 1)) {
             if plain {
-                return Err(GaveUp);
+                return Err(gave_up());
             }
             return Ok(None);
         }
         if colon - start > MAX_SIMPLE_KEY {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         Ok(Some(Key {
             text,
@@ -486,11 +495,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             b'\'' | b'"' => self.quoted(start),
             _ => {
                 if !plain_start(self.b, start, false) {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 let (end, colon) = self.plain_end(start, false);
                 if colon {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 Ok(self.plain(start, end))
             }
@@ -545,9 +554,9 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         let mut owned: Option<String> = None;
         let mut from = i;
         loop {
-            let c = self.at(i).ok_or(GaveUp)?;
+            let c = self.at(i).ok_or_else(|| gave_up())?;
             match c {
-                b'\n' => return Err(GaveUp),
+                b'\n' => return Err(gave_up()),
                 b'\'' if quote == b'\'' => {
                     if self.at(i + 1) == Some(b'\'') {
                         let s = owned.get_or_insert_with(String::new);
@@ -599,7 +608,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         self.pos = start + 1;
         loop {
             self.skip_spaces();
-            let c = self.at(self.pos).ok_or(GaveUp)?;
+            let c = self.at(self.pos).ok_or_else(|| gave_up())?;
             if c == close {
                 break;
             }
@@ -614,13 +623,13 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                 let colon = self.pos;
                 if self.at(colon) != Some(b':') || key.plain && !is_blank_or_end(self.at(colon + 1))
                 {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 self.scalar(key.text, key.plain, mark)?;
                 self.pos += 1;
                 self.skip_spaces();
                 if matches!(self.at(self.pos), Some(b',' | b'}')) {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
             }
             match self.at(self.pos) {
@@ -636,7 +645,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             match self.at(self.pos) {
                 Some(b',') => self.pos += 1,
                 Some(c) if c == close => break,
-                _ => return Err(GaveUp),
+                _ => return Err(gave_up()),
             }
         }
         let end = self.mark(self.pos);
@@ -663,11 +672,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                     after += 1;
                 }
                 if end == start || self.at(after) == Some(b'#') {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 Ok(self.plain(start, end))
             }
-            _ => Err(GaveUp),
+            _ => Err(gave_up()),
         }
     }
 
@@ -688,11 +697,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             i += 1;
         }
         if self.at(i).is_some_and(|c| c.is_ascii_digit()) {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         // The header ends with blanks, an optional comment (after a blank) and the line break.
         if !is_blank_or_end(self.at(i)) {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         self.pos = i;
         self.end_line()?;
@@ -720,7 +729,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         // No content line at that indentation (an empty scalar, or a more-indented leading
         // blank line) goes to libyaml.
         if content != Some(width) {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         let mut value = String::new();
         let mut leading_break = false;
@@ -811,7 +820,7 @@ fn memchr_newline(b: &[u8], from: usize) -> usize {
 /// rejects (unknown letters, bad hex, surrogates, code points past U+10FFFF) and a backslash at
 /// the end of a line go to libyaml.
 fn escape(b: &[u8], i: usize, out: &mut String) -> Step<usize> {
-    let c = *b.get(i).ok_or(GaveUp)?;
+    let c = *b.get(i).ok_or_else(|| gave_up())?;
     let simple = match c {
         b'0' => '\0',
         b'a' => '\x07',
@@ -836,16 +845,16 @@ fn escape(b: &[u8], i: usize, out: &mut String) -> Step<usize> {
                 b'u' => 4,
                 _ => 8,
             };
-            let digits = b.get(i + 1..i + 1 + len).ok_or(GaveUp)?;
+            let digits = b.get(i + 1..i + 1 + len).ok_or_else(|| gave_up())?;
             let mut code = 0u32;
             for &d in digits {
-                let v = char::from(d).to_digit(16).ok_or(GaveUp)?;
+                let v = char::from(d).to_digit(16).ok_or_else(|| gave_up())?;
                 code = code * 16 + v;
             }
-            out.push(char::from_u32(code).ok_or(GaveUp)?);
+            out.push(char::from_u32(code).ok_or_else(|| gave_up())?);
             return Ok(i + 1 + len);
         }
-        _ => return Err(GaveUp),
+        _ => return Err(gave_up()),
     };
     out.push(simple);
     Ok(i + 1)
