@@ -175,7 +175,7 @@ pub fn parse_stream_with(
     reader: Reader,
 ) -> Result<Vec<YamlDocument>, YamlError> {
     if reader == Reader::Auto
-        && let Some(docs) = parse_fast(text, track)
+        && let Ok(docs) = parse_fast(text, track)
     {
         return Ok(docs);
     }
@@ -194,13 +194,33 @@ pub fn parse_stream_with(
 
 /// Whether the fast path reads `text` (rather than giving it to libyaml).
 pub fn fast_path_reads(text: &str) -> bool {
-    parse_fast(text, Track::ListItems).is_some()
+    fast_path_gives_up(text).is_none()
 }
 
-/// The documents of `text` through the fast path, or `None` when it gave up or the documents
-/// it read do not convert (libyaml then reads the stream again and reports the error: the fast
+/// Why the fast path leaves `text` to libyaml, for the tests' statistics: the line of
+/// `yaml_fast.rs` that gave up (`yaml_fast.rs:LINE`), or that the documents it read do not
+/// convert; `None` when it reads `text`.
+pub fn fast_path_gives_up(text: &str) -> Option<String> {
+    parse_fast(text, Track::ListItems)
+        .err()
+        .map(|reason| match reason {
+            FastPathMiss::GaveUp(at) => format!("yaml_fast.rs:{}", at.line()),
+            FastPathMiss::Conversion => "the documents do not convert".to_string(),
+        })
+}
+
+/// Why the fast path did not give documents.
+enum FastPathMiss {
+    /// The reader gave up at this place of `yaml_fast.rs`.
+    GaveUp(&'static std::panic::Location<'static>),
+    /// The events it read do not make documents (an error libyaml reports).
+    Conversion,
+}
+
+/// The documents of `text` through the fast path, or why not: it gave up, or the documents it
+/// read do not convert (libyaml then reads the stream again and reports the error: the fast
 /// path may have read part of a construct it gives up on later).
-fn parse_fast(text: &str, track: Track) -> Option<Vec<YamlDocument>> {
+fn parse_fast(text: &str, track: Track) -> Result<Vec<YamlDocument>, FastPathMiss> {
     let mut stream = Stream::new(track);
     let mut failed = false;
     let read = yaml_fast::read(text, |event, mark| match stream.event(event, &mark) {
@@ -210,7 +230,11 @@ fn parse_fast(text: &str, track: Track) -> Option<Vec<YamlDocument>> {
             false
         }
     });
-    (read.is_ok() && !failed).then_some(stream.docs)
+    match read {
+        _ if failed => Err(FastPathMiss::Conversion),
+        Err(yaml_fast::GaveUp(at)) => Err(FastPathMiss::GaveUp(at)),
+        Ok(()) => Ok(stream.docs),
+    }
 }
 
 /// Events into documents.

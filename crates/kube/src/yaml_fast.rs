@@ -8,21 +8,26 @@
 //!
 //! * block mappings and sequences (indentless sequences under a key included), one entry per
 //!   line, keys plain or quoted on one line (at most 1,024 bytes, libyaml's simple-key limit);
-//! * plain scalars on one line; single- and double-quoted scalars on one line (every escape of
-//!   libyaml's `yaml_parser_scan_flow_scalar`); literal and folded block scalars without an
+//! * plain scalars, as values and sequence entries over several lines too (folded as
+//!   `yaml_parser_scan_plain_scalar` folds them), as keys and in flow collections on one line;
+//!   single- and double-quoted scalars (every escape of libyaml's
+//!   `yaml_parser_scan_flow_scalar`), as values and sequence entries over several lines too
+//!   (folded as there; every continuation line indented past the enclosing block), as keys and
+//!   in flow collections on one line; literal and folded block scalars without an
 //!   indentation indicator (`yaml_parser_scan_block_scalar`, chomping and folding as there);
 //! * flow sequences and mappings closed on the line they open, of scalars and flow collections;
 //! * comments, blank lines, `---` document starts.
 //!
-//! Anything else — anchors, aliases, tags, directives, `...`, `?` keys, multi-line plain or
-//! quoted scalars, tabs, carriage returns, control characters, the line breaks libyaml knows
+//! Anything else — anchors, aliases, tags, directives, `...`, `?` keys, multi-line scalars
+//! other than above or with a document marker or a `: ` on a continuation line, tabs, carriage returns, control characters, the line breaks libyaml knows
 //! beyond `\n` (NEL, LS, PS), a byte-order mark, nesting deeper than [`MAX_FAST_DEPTH`], an
 //! indentation that is not exactly an enclosing block's — makes it give up, and the caller reads
 //! the whole stream again with libyaml, which then also produces every syntax error. So the
 //! reader never decides what is an error; it only recognises text whose events it knows.
 //!
 //! Events are handed to a sink as they are read: one that gave up half-way may have emitted
-//! events libyaml would not (a plain scalar whose continuation line comes later), so a caller
+//! events libyaml would not (a scalar before a more indented line that is for libyaml to
+//! reject), so a caller
 //! discards all it built from them when [`read`] returns [`GaveUp`].
 //!
 //! Marks are libyaml's: the start of a scalar (its quote or `|`), of a block mapping's first
@@ -31,6 +36,7 @@
 //! `yaml_parser_parse_block_mapping_value`); an empty document at the token after it.
 
 use std::borrow::Cow;
+use std::panic::Location;
 
 use crate::yaml_events::{Event, Mark};
 
@@ -42,20 +48,28 @@ pub(crate) const MAX_FAST_DEPTH: usize = 64;
 /// their characters) go to libyaml.
 const MAX_SIMPLE_KEY: usize = 1024;
 
-/// The text is outside the subset this reader knows (or the sink stopped it).
+/// The text is outside the subset this reader knows (or the sink stopped it): the place in
+/// this file that gave up, which names the construct (for the tests' statistics of what the
+/// fast path leaves to libyaml; never shown to users).
 #[derive(Debug)]
-pub(crate) struct GaveUp;
+pub(crate) struct GaveUp(pub(crate) &'static Location<'static>);
+
+/// Gives up here.
+#[track_caller]
+fn gave_up() -> GaveUp {
+    GaveUp(Location::caller())
+}
 
 type Step<T = ()> = Result<T, GaveUp>;
 
 /// Reads `text`, handing each event with its mark to `sink` (which returns `false` to stop);
-/// `Err(GaveUp)` when the text is outside the subset or the sink stopped.
+/// `Err(gave_up())` when the text is outside the subset or the sink stopped.
 pub(crate) fn read<'a>(
     text: &'a str,
     sink: impl FnMut(Event<'a>, Mark) -> bool,
 ) -> Result<(), GaveUp> {
     if !plain_characters(text.as_bytes()) {
-        return Err(GaveUp);
+        return Err(gave_up());
     }
     Reader {
         text,
@@ -177,7 +191,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         if (self.sink)(event, mark) {
             Ok(())
         } else {
-            Err(GaveUp)
+            Err(gave_up())
         }
     }
 
@@ -211,6 +225,16 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         }
     }
 
+    /// Forward to `end`, counting the line breaks on the way (a quoted scalar's).
+    fn move_to(&mut self, end: usize) {
+        let moved = &self.b[self.pos..end];
+        if let Some(last) = moved.iter().rposition(|&c| c == b'\n') {
+            self.line += moved.iter().filter(|&&c| c == b'\n').count();
+            self.line_start = self.pos + last + 1;
+        }
+        self.pos = end;
+    }
+
     /// After a token: spaces, an optional comment, then the end of the line; anything else is
     /// more on the line than this reader knows.
     fn end_line(&mut self) -> Step {
@@ -224,7 +248,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                 self.next_line();
                 Ok(())
             }
-            Some(_) => Err(GaveUp),
+            Some(_) => Err(gave_up()),
         }
     }
 
@@ -238,7 +262,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                     if rest.starts_with(b"---") && is_blank_or_end(rest.get(3).copied()) {
                         return Ok(Line::DocumentStart(self.pos));
                     }
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
             }
             self.skip_spaces();
@@ -300,11 +324,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                         b'-' | b'[' | b'{' => self.node(-1, true, true)?,
                         _ => match self.key_at(self.pos)? {
                             Some(key) => self.mapping(self.pos - self.line_start, key)?,
-                            None => return Err(GaveUp),
+                            None => return Err(gave_up()),
                         },
                     }
                     match self.peek_line()? {
-                        Line::Content(_) => return Err(GaveUp),
+                        Line::Content(_) => return Err(gave_up()),
                         Line::End | Line::DocumentStart(_) => {}
                     }
                     let mark = self.mark(self.pos);
@@ -318,7 +342,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
     fn enter(&mut self) -> Step {
         self.depth += 1;
         if self.depth > MAX_FAST_DEPTH {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         Ok(())
     }
@@ -332,7 +356,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         match self.b[start] {
             b'-' if is_blank_or_end(self.at(start + 1)) => {
                 if !line_start {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 self.sequence(column, false)
             }
@@ -345,10 +369,13 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                 if key_allowed && let Some(key) = self.key_at(start)? {
                     return self.mapping(column, key);
                 }
-                let s = self.inline_scalar(start)?;
+                let mut s = self.inline_scalar(start, indent)?;
+                if s.plain {
+                    s = self.plain_lines(s, indent)?;
+                }
                 let mark = self.mark(s.start);
                 self.scalar(s.text, s.plain, mark)?;
-                self.pos = s.end;
+                self.move_to(s.end);
                 self.end_line()
             }
         }
@@ -381,9 +408,9 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             match self.peek_line()? {
                 Line::Content(c) if c == column => match self.key_at(self.pos)? {
                     Some(k) => key = k,
-                    None => return Err(GaveUp),
+                    None => return Err(gave_up()),
                 },
-                Line::Content(c) if c > column => return Err(GaveUp),
+                Line::Content(c) if c > column => return Err(gave_up()),
                 _ => break,
             }
         }
@@ -420,7 +447,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             match self.peek_line()? {
                 Line::Content(c) if c == column && self.at_entry() => {}
                 Line::Content(c) if c == column && indentless => break,
-                Line::Content(c) if c >= column => return Err(GaveUp),
+                Line::Content(c) if c >= column => return Err(gave_up()),
                 _ => break,
             }
         }
@@ -430,16 +457,18 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
     }
 
     /// The key starting at `start` when the line holds `key:` there (a plain or quoted scalar,
-    /// then `:` and a blank or the end of the line); `None` when it holds a scalar value.
+    /// then `:` and a blank or the end of the line); `None` when it holds a scalar value (a
+    /// quoted one may go on over lines; as a key it goes to libyaml, for which a simple key
+    /// is on one line).
     fn key_at(&self, start: usize) -> Step<Option<Key<'a>>> {
         let (text, plain, end) = match self.b[start] {
             b'\'' | b'"' => {
-                let s = self.quoted(start)?;
+                let s = self.quoted(start, Some(-1))?;
                 (s.text, false, s.end)
             }
             _ => {
                 if !plain_start(self.b, start, false) {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 let (end, colon) = self.plain_end(start, false);
                 if !colon {
@@ -454,12 +483,12 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         }
         if self.at(colon) != Some(b':') || !is_blank_or_end(self.at(colon + 1)) {
             if plain {
-                return Err(GaveUp);
+                return Err(gave_up());
             }
             return Ok(None);
         }
-        if colon - start > MAX_SIMPLE_KEY {
-            return Err(GaveUp);
+        if colon - start > MAX_SIMPLE_KEY || self.b[start..end].contains(&b'\n') {
+            return Err(gave_up());
         }
         Ok(Some(Key {
             text,
@@ -480,21 +509,75 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
     }
 
     /// A scalar value on the rest of a line: plain (which must not hold `: `, a key after a
-    /// key) or quoted.
-    fn inline_scalar(&self, start: usize) -> Step<Scalar<'a>> {
+    /// key), or quoted (which may go on over lines indented past column `indent`).
+    fn inline_scalar(&self, start: usize, indent: isize) -> Step<Scalar<'a>> {
         match self.b[start] {
-            b'\'' | b'"' => self.quoted(start),
+            b'\'' | b'"' => self.quoted(start, Some(indent)),
             _ => {
                 if !plain_start(self.b, start, false) {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 let (end, colon) = self.plain_end(start, false);
                 if colon {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 Ok(self.plain(start, end))
             }
         }
+    }
+
+    /// The plain scalar `first` (a value or sequence entry inside a block collection at column
+    /// `indent`) with the lines that continue it: after its line, empty lines and then a line
+    /// whose content starts past column `indent` and is not a comment or document marker,
+    /// folded as `yaml_parser_scan_plain_scalar` folds them (a break between non-empty lines
+    /// is a space, each empty line `\n`, the blanks around breaks dropped). A continuation
+    /// holding a `:` indicator gives up.
+    fn plain_lines(&self, first: Scalar<'a>, indent: isize) -> Step<Scalar<'a>> {
+        let mut text = first.text;
+        let mut end = first.end;
+        loop {
+            let mut i = end;
+            while self.at(i) == Some(b' ') {
+                i += 1;
+            }
+            if self.at(i) != Some(b'\n') {
+                break;
+            }
+            let mut breaks = 0usize;
+            let content = loop {
+                i += 1;
+                let line = i;
+                // A document marker ends the scalar (at column 0, never past `indent`).
+                if self.b[line..].starts_with(b"---") || self.b[line..].starts_with(b"...") {
+                    break None;
+                }
+                while self.at(i) == Some(b' ') {
+                    i += 1;
+                }
+                match self.at(i) {
+                    Some(b'\n') => breaks += 1,
+                    None | Some(b'#') => break None,
+                    Some(_) => break Some(i - line),
+                }
+            };
+            if content.is_none_or(|column| column as isize <= indent) {
+                break;
+            }
+            let (words, colon) = self.plain_end(i, false);
+            if colon {
+                return Err(gave_up());
+            }
+            let value = text.to_mut();
+            if breaks == 0 {
+                value.push(' ');
+            }
+            for _ in 0..breaks {
+                value.push('\n');
+            }
+            value.push_str(&self.text[i..words]);
+            end = words;
+        }
+        Ok(Scalar { text, end, ..first })
     }
 
     /// Where the one-line plain scalar starting at `start` ends (trailing spaces excluded), and
@@ -538,16 +621,29 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         }
     }
 
-    /// A single- or double-quoted scalar starting at `start`, closed on its line.
-    fn quoted(&self, start: usize) -> Step<Scalar<'a>> {
+    /// A single- or double-quoted scalar starting at `start` (`yaml_parser_scan_flow_scalar`).
+    /// With `indent` `None` it must close on its line; with `Some(indent)` it may go on over
+    /// lines whose content starts at a column greater than `indent` (else this gives up, and
+    /// libyaml reads it), folded as libyaml folds: a line break between non-empty lines becomes
+    /// a space, each empty line `\n`, the blanks around a break are dropped, and in a
+    /// double-quoted scalar `\` before a break joins the lines without a space.
+    fn quoted(&self, start: usize, indent: Option<isize>) -> Step<Scalar<'a>> {
         let quote = self.b[start];
         let mut i = start + 1;
         let mut owned: Option<String> = None;
         let mut from = i;
         loop {
-            let c = self.at(i).ok_or(GaveUp)?;
+            let c = self.at(i).ok_or_else(|| gave_up())?;
             match c {
-                b'\n' => return Err(GaveUp),
+                b'\n' => {
+                    let Some(indent) = indent else {
+                        return Err(gave_up());
+                    };
+                    let s = owned.get_or_insert_with(String::new);
+                    s.push_str(self.text[from..i].trim_end_matches(' '));
+                    i = self.fold_breaks(i, indent, false, s)?;
+                    from = i;
+                }
                 b'\'' if quote == b'\'' => {
                     if self.at(i + 1) == Some(b'\'') {
                         let s = owned.get_or_insert_with(String::new);
@@ -562,9 +658,15 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                 b'\\' if quote == b'"' => {
                     let s = owned.get_or_insert_with(String::new);
                     s.push_str(&self.text[from..i]);
-                    i = escape(self.b, i + 1, s)?;
+                    if self.at(i + 1) == Some(b'\n') {
+                        let Some(indent) = indent else {
+                            return Err(gave_up());
+                        };
+                        i = self.fold_breaks(i + 1, indent, true, s)?;
+                    } else {
+                        i = escape(self.b, i + 1, s)?;
+                    }
                     from = i;
-                    continue;
                 }
                 _ => i += 1,
             }
@@ -584,6 +686,47 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         })
     }
 
+    /// The line break at `i` inside a multi-line quoted scalar and the blank and empty lines
+    /// after it, folded into `out` (the loop over blanks and breaks of
+    /// `yaml_parser_scan_flow_scalar`): after an escaped break (`joined`) each further break is
+    /// `\n`; else the first break is a space when no empty line follows and dropped when one
+    /// does, each empty line `\n`. The offset of the next content, on a line whose content
+    /// starts past column `indent` (a less indented line, or a document marker, gives up).
+    fn fold_breaks(
+        &self,
+        mut i: usize,
+        indent: isize,
+        joined: bool,
+        out: &mut String,
+    ) -> Step<usize> {
+        let mut breaks = 0usize;
+        loop {
+            // Standing on a line break: the next line's leading spaces, then its content or
+            // another break.
+            i += 1;
+            let line = i;
+            if self.b[line..].starts_with(b"---") || self.b[line..].starts_with(b"...") {
+                return Err(gave_up());
+            }
+            while self.at(i) == Some(b' ') {
+                i += 1;
+            }
+            match self.at(i) {
+                Some(b'\n') => breaks += 1,
+                None => return Err(gave_up()),
+                Some(_) if (i - line) as isize <= indent => return Err(gave_up()),
+                Some(_) => break,
+            }
+        }
+        if !joined && breaks == 0 {
+            out.push(' ');
+        }
+        for _ in 0..breaks {
+            out.push('\n');
+        }
+        Ok(i)
+    }
+
     /// A flow collection starting at `start` (`[` or `{`) and closed on its line; `pos` ends
     /// past it.
     fn flow(&mut self, start: usize) -> Step {
@@ -599,7 +742,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         self.pos = start + 1;
         loop {
             self.skip_spaces();
-            let c = self.at(self.pos).ok_or(GaveUp)?;
+            let c = self.at(self.pos).ok_or_else(|| gave_up())?;
             if c == close {
                 break;
             }
@@ -614,13 +757,13 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                 let colon = self.pos;
                 if self.at(colon) != Some(b':') || key.plain && !is_blank_or_end(self.at(colon + 1))
                 {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 self.scalar(key.text, key.plain, mark)?;
                 self.pos += 1;
                 self.skip_spaces();
                 if matches!(self.at(self.pos), Some(b',' | b'}')) {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
             }
             match self.at(self.pos) {
@@ -636,7 +779,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             match self.at(self.pos) {
                 Some(b',') => self.pos += 1,
                 Some(c) if c == close => break,
-                _ => return Err(GaveUp),
+                _ => return Err(gave_up()),
             }
         }
         let end = self.mark(self.pos);
@@ -655,7 +798,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
     fn flow_scalar(&self) -> Step<Scalar<'a>> {
         let start = self.pos;
         match self.at(start) {
-            Some(b'\'' | b'"') => self.quoted(start),
+            Some(b'\'' | b'"') => self.quoted(start, None),
             Some(_) if plain_start(self.b, start, true) => {
                 let (end, _) = self.plain_end(start, true);
                 let mut after = end;
@@ -663,11 +806,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
                     after += 1;
                 }
                 if end == start || self.at(after) == Some(b'#') {
-                    return Err(GaveUp);
+                    return Err(gave_up());
                 }
                 Ok(self.plain(start, end))
             }
-            _ => Err(GaveUp),
+            _ => Err(gave_up()),
         }
     }
 
@@ -688,11 +831,11 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
             i += 1;
         }
         if self.at(i).is_some_and(|c| c.is_ascii_digit()) {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         // The header ends with blanks, an optional comment (after a blank) and the line break.
         if !is_blank_or_end(self.at(i)) {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         self.pos = i;
         self.end_line()?;
@@ -720,7 +863,7 @@ impl<'a, S: FnMut(Event<'a>, Mark) -> bool> Reader<'a, S> {
         // No content line at that indentation (an empty scalar, or a more-indented leading
         // blank line) goes to libyaml.
         if content != Some(width) {
-            return Err(GaveUp);
+            return Err(gave_up());
         }
         let mut value = String::new();
         let mut leading_break = false;
@@ -811,7 +954,7 @@ fn memchr_newline(b: &[u8], from: usize) -> usize {
 /// rejects (unknown letters, bad hex, surrogates, code points past U+10FFFF) and a backslash at
 /// the end of a line go to libyaml.
 fn escape(b: &[u8], i: usize, out: &mut String) -> Step<usize> {
-    let c = *b.get(i).ok_or(GaveUp)?;
+    let c = *b.get(i).ok_or_else(|| gave_up())?;
     let simple = match c {
         b'0' => '\0',
         b'a' => '\x07',
@@ -836,17 +979,143 @@ fn escape(b: &[u8], i: usize, out: &mut String) -> Step<usize> {
                 b'u' => 4,
                 _ => 8,
             };
-            let digits = b.get(i + 1..i + 1 + len).ok_or(GaveUp)?;
+            let digits = b.get(i + 1..i + 1 + len).ok_or_else(|| gave_up())?;
             let mut code = 0u32;
             for &d in digits {
-                let v = char::from(d).to_digit(16).ok_or(GaveUp)?;
+                let v = char::from(d).to_digit(16).ok_or_else(|| gave_up())?;
                 code = code * 16 + v;
             }
-            out.push(char::from_u32(code).ok_or(GaveUp)?);
+            out.push(char::from_u32(code).ok_or_else(|| gave_up())?);
             return Ok(i + 1 + len);
         }
-        _ => return Err(GaveUp),
+        _ => return Err(gave_up()),
     };
     out.push(simple);
     Ok(i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml_events::Parser;
+
+    /// libyaml's events and marks for `text`, up to the stream end or its first error.
+    fn libyaml_events(text: &str) -> Result<Vec<(Event<'static>, Mark)>, String> {
+        let mut parser = Parser::new(text);
+        let mut events = Vec::new();
+        loop {
+            let (event, mark) = parser.next().map_err(|e| e.message)?;
+            let end = event == Event::StreamEnd;
+            events.push((event, mark));
+            if end {
+                return Ok(events);
+            }
+        }
+    }
+
+    /// The fast path's events and marks for `text`, or `None` when it gives up.
+    fn fast_events(text: &str) -> Option<Vec<(Event<'_>, Mark)>> {
+        let mut events = Vec::new();
+        read(text, |event, mark| {
+            events.push((event, mark));
+            true
+        })
+        .ok()
+        .map(|()| events)
+    }
+
+    /// Multi-line quoted scalars the fast path reads: each gives libyaml's events exactly
+    /// (values folded, marks of the nodes after them).
+    const MULTI_LINE_READ: &[&str] = &[
+        // A break between non-empty lines is a space; continuation indentation dropped.
+        "a: 'multi\n  line'\nb: 1\n",
+        "a: \"multi\n    line\"\nb: 1\n",
+        // Each empty line is a line feed (spaces on it are not content).
+        "a: 'one\n\n  two\n\n   \n  three'\nb: 1\n",
+        "a: \"one\n\n\n  two\"\n",
+        // Spaces before a break are dropped, escaped ones kept; spaces before `\` kept.
+        "a: 'trail   \n   lead  x'\n",
+        "a: \"a\\ \n  b\"\n",
+        "a: \"x  \\\n  y\"\n",
+        // `\` before a break joins without a space; empty lines after it are line feeds.
+        "a: \"x\\\n  y\"\n",
+        "a: \"x\\\n\n  y\\\n    z\"\n",
+        // Escapes and `''` on either side of a break.
+        "a: 'it''s\n  ''q'''\n",
+        "a: \"\\t\n  \\u00e9\\n\n  end\"\n",
+        // A break right after the opening or before the closing quote.
+        "a: '\n  x\n  '\nb: 2\n",
+        // Sequence entries, compact mappings, a value on its own line, marks after.
+        "- 'item\n  two'\n- \"d\n  e\"\n- x\n",
+        "a:\n- 'x\n  y'\nb: 1\n",
+        "- k: 'x\n   y'\n  l: 1\n",
+        "a:\n  'x\n  y'\nb: 1\n",
+        "a:\n  b: 'x\n    y' # c\n  c: ü\nd: [1]\n",
+        "a: 'ünï\n  cödé' \nb: 'x'\n",
+    ];
+
+    /// Multi-line plain scalars the fast path reads.
+    const PLAIN_MULTI_LINE_READ: &[&str] = &[
+        "a: multi\n  line\nb: 1\n",
+        "a: one\n\n  two\n   \n\n    three  four  \nb: 1\n",
+        "- item\n  - two\n- 'x'\n",
+        "a:\n  own\n  line # c\nb: 1\n",
+        "a:\n- x\n  y\n  z\nb: 1\n",
+        "- k: a#b\n   'c' [d]\n  l: 1\n",
+        "a: x\n  # ends it\nb: 1\n",
+        "a: x\n\n\n",
+        "a:\n  b: x\n   y\n  c: ü\n    ü\nd: 1\n",
+        "- x\n---\n- y\n  z\n",
+    ];
+
+    /// Near them, what the fast path leaves to libyaml.
+    const PLAIN_MULTI_LINE_LEFT: &[&str] = &[
+        "a: x\n  b: c\n",
+        "a: x\n  : c\n",
+        "- x\n  y: 1\n",
+        "a: x # c\n  y\n",
+        "a: x\n  # c\n  y\n",
+        "a: x\n\ty\n",
+    ];
+
+    /// Near the multi-line quoted scalars read, what the fast path leaves to libyaml.
+    const MULTI_LINE_LEFT: &[&str] = &[
+        // A continuation line no further indented than its block.
+        "a:\n  b: 'x\n  y'\n",
+        "a: 'x\ny'\n",
+        "- 'x\n'\n",
+        // Document markers inside.
+        "a: 'x\n---\n  y'\n",
+        "a: 'x\n...\n  y'\n",
+        "a: \"x\\\n--- y\"\n",
+        // Tabs.
+        "a: 'x\n\ty'\n",
+        "a: 'x\t\n  y'\n",
+        // As a key, or followed by more than a comment.
+        "a: 'x\n  y': 1\n",
+        "- 'x\n  y': 1\n",
+        "'k\n  ey': 1\n",
+        "a: 'x\n  y' z\n",
+        // Not closed.
+        "a: 'x\n  y\n",
+        "a: \"x\\\n",
+        // In a flow collection.
+        "a: ['x\n  y']\n",
+    ];
+
+    #[test]
+    fn multi_line_scalars_give_libyaml_events() {
+        for text in MULTI_LINE_READ.iter().chain(PLAIN_MULTI_LINE_READ) {
+            let fast = fast_events(text).unwrap_or_else(|| panic!("gave up on {text:?}"));
+            let reference = libyaml_events(text).expect("libyaml reads it");
+            assert_eq!(fast, reference, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn multi_line_scalars_left_to_libyaml() {
+        for text in MULTI_LINE_LEFT.iter().chain(PLAIN_MULTI_LINE_LEFT) {
+            assert!(fast_events(text).is_none(), "read {text:?}");
+        }
+    }
 }

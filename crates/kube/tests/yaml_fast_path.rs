@@ -10,11 +10,12 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::yaml_files;
 
-use kcel_kube::yaml::{Reader, Track, fast_path_reads, parse_stream_with};
+use kcel_kube::yaml::{Reader, Track, fast_path_gives_up, fast_path_reads, parse_stream_with};
 
 /// Both readers' answers for `text`, in both tracking modes; `Err` describes a difference.
 fn compare(text: &str) -> Result<(), String> {
@@ -59,6 +60,11 @@ const READ: &[&str] = &[
     "[a, b]\n",
     "key with spaces  : value\n",
     "a:   \n  b: 1\n",
+    "a: multi\n  line\n",
+    "a: 'multi\n  line'\n",
+    "a: \"x\\\n  y\"\n",
+    "a: 'one\n\n  two  \n  ''three'''\nb:\n- x\n",
+    "- \"a\\ \n\n   b\\\n  c\"\n- plain\n\n  folded\n---\nk: v\n",
 ];
 
 /// Texts the fast path leaves to libyaml (both read them alike all the same).
@@ -68,9 +74,10 @@ const LEFT: &[&str] = &[
     "%YAML 1.1\n---\na: 1\n",
     "a: 1\n...\n",
     "? a\n: 1\n",
-    "a: multi\n  line\n",
-    "a: 'multi\n  line'\n",
-    "a: \"x\\\n  y\"\n",
+    "a: multi\n  li: ne\n",
+    "a:\n  b: 'multi\n  line'\n",
+    "a: \"x\\\n---\n  y\"\n",
+    "'multi\n  key': 1\n",
     "a:\tb\n",
     "a: 1\r\nb: 2\r\n",
     "a: [1,\n  2]\n",
@@ -166,6 +173,62 @@ fn corpus_files_read_alike() {
         fast_files * 2 > passed,
         "the fast path read only {fast_files} of {passed} files"
     );
+}
+
+/// The CRD files `kcel validate --crd` and `kcel test` read on every run, by group: the
+/// Gateway API standard CRDs, the CRDs of the wild corpus, and this repository's examples.
+fn crd_files() -> Vec<(&'static str, PathBuf)> {
+    let mut groups = Vec::new();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut examples = Vec::new();
+    yaml_files(&repo.join("examples"), &mut examples);
+    groups.push(("examples", examples));
+    if let Some(shared) = common::shared_or_skip("the shared CRD files") {
+        let mut gateway = Vec::new();
+        yaml_files(
+            &shared.join("corpora/gateway-api/config/crd/standard"),
+            &mut gateway,
+        );
+        groups.push(("gateway-api standard", gateway));
+        let mut wild = Vec::new();
+        yaml_files(&shared.join("corpora/wild"), &mut wild);
+        groups.push(("wild", wild));
+    }
+    groups
+        .into_iter()
+        .flat_map(|(group, files)| files.into_iter().map(move |f| (group, f)))
+        .filter(|(_, f)| {
+            std::fs::read_to_string(f).is_ok_and(|t| t.contains("kind: CustomResourceDefinition"))
+        })
+        .collect()
+}
+
+/// Lists why the fast path leaves CRD files to libyaml (the place of `yaml_fast.rs` that gave
+/// up, with the number of files per group), the list the fast path's coverage is chosen by.
+#[test]
+fn crd_files_fast_path_reasons() {
+    let mut reasons: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    let mut read: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (group, f) in crd_files() {
+        let text = std::fs::read_to_string(&f).expect("read as UTF-8 when listed");
+        compare(&text).unwrap_or_else(|e| panic!("{}: {e:.2000}", f.display()));
+        let counts = read.entry(group).or_default();
+        counts.1 += 1;
+        match fast_path_gives_up(&text) {
+            None => counts.0 += 1,
+            Some(reason) => *reasons.entry((group, reason)).or_default() += 1,
+        }
+    }
+    for (group, (fast, all)) in &read {
+        println!("{group}: the fast path read {fast} of {all} CRD files");
+    }
+    for ((group, reason), n) in &reasons {
+        println!("{group}: {n} gave up at {reason}");
+    }
+    // The Gateway API standard CRDs are read on every `kcel validate --crd` of them.
+    if let Some((fast, all)) = read.get("gateway-api standard") {
+        assert_eq!(fast, all, "Gateway API standard CRDs left to libyaml");
+    }
 }
 
 /// A small deterministic generator (xorshift64*), so that mutations are the same every run.
