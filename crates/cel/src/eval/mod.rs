@@ -55,11 +55,6 @@ pub use options::{EvalOptions, Evaluation};
 /// comprehension) keep them on the stack: no allocation per evaluation.
 const STACK_SLOTS: usize = 8;
 
-/// The cost of a constant program, untracked and tracked: read as one
-/// 16-byte value, so that the caller's read of the whole field is forwarded
-/// from a single store (the tag and the number written apart cannot be).
-static NO_COST: [Option<u64>; 2] = [None, Some(0)];
-
 /// A planned expression.
 pub struct Plan {
     root: Node,
@@ -104,7 +99,7 @@ impl Plan {
         if let Node::Const(Value::Bool(b)) = &self.root {
             return Evaluation {
                 value: Ok(Value::Bool(*b)),
-                cost: NO_COST[usize::from(track)],
+                cost: track.then_some(0),
             };
         }
         self.eval_tree(activation, options, track)
