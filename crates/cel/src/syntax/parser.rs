@@ -31,40 +31,15 @@ use super::{ParserOptions, Source};
 use crate::diagnostics::Issues;
 
 /// Tokens that can start an expression (ANTLR's expected set at `unary`).
-const EXPR_START: TokSet = TokSet::of(&[
-    Tok::LBracket,
-    Tok::LBrace,
-    Tok::LParen,
-    Tok::Dot,
-    Tok::Minus,
-    Tok::Not,
-    Tok::True,
-    Tok::False,
-    Tok::Null,
-    Tok::NumFloat,
-    Tok::NumInt,
-    Tok::NumUint,
-    Tok::String,
-    Tok::Bytes,
-    Tok::Ident,
-]);
+const EXPR_START: TokSet = MEMBER_START.with(Tok::Not);
 /// Tokens that can start a `member` (and a `primary`).
-const MEMBER_START: TokSet = TokSet::of(&[
+const MEMBER_START: TokSet = LEAF.union(TokSet::of(&[
     Tok::LBracket,
     Tok::LBrace,
     Tok::LParen,
     Tok::Dot,
     Tok::Minus,
-    Tok::True,
-    Tok::False,
-    Tok::Null,
-    Tok::NumFloat,
-    Tok::NumInt,
-    Tok::NumUint,
-    Tok::String,
-    Tok::Bytes,
-    Tok::Ident,
-]);
+]));
 const RELATION_OPS: TokSet = TokSet::of(&[
     Tok::Eq,
     Tok::Ne,
