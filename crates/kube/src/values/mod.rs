@@ -1,11 +1,13 @@
 //! JSON documents as CEL values, typed by their structural schema (Kubernetes
 //! `apiserver/pkg/cel/common/values.go`, `valuesunstructured.go`, `maplist.go`).
 //!
-//! A document is converted once into an immutable [`Json`] tree whose containers sit behind
-//! `Arc`. [`to_value`] then wraps a node and its schema in a cheap view: scalars become CEL
-//! scalars (formats converted on access), objects become [`ObjectView`]s, maps [`MapView`]s,
-//! lists [`ListView`]s (plain, set or map lists). Views clone two `Arc`s; nothing is copied per
-//! rule or per access.
+//! A document is one [`Json`] tree whose containers sit behind `Arc`. The pipeline changes it
+//! in place while it owns it alone (decoding, pruning, defaulting, preparation: `as_object_mut`
+//! and `as_array_mut` go through `Arc::make_mut`, which copies nothing for a container no one
+//! else holds); from validation on it is only read. [`to_value`] then wraps a node and its
+//! schema in a cheap view: scalars become CEL scalars (formats converted on access), objects
+//! become [`ObjectView`]s, maps [`MapView`]s, lists [`ListView`]s (plain, set or map lists).
+//! Views clone two `Arc`s; nothing is copied per rule or per access.
 //!
 //! Semantics (k8s-cel.md §6, §6.1):
 //! * object fields are found by CEL (escaped) name; a field that is absent **or null** is not
@@ -42,7 +44,8 @@ use crate::structural::Structural;
 /// The deepest nesting of a document turned into CEL values ([`Json::from_serde`]).
 pub const MAX_CEL_DOCUMENT_DEPTH: usize = 1000;
 
-/// An immutable JSON document. Cloning is cheap (containers are shared).
+/// A JSON document. Cloning is cheap (containers are shared); changing a shared container
+/// copies that container first (`Arc::make_mut`), never the others.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
     /// `null`.
@@ -157,6 +160,56 @@ impl Json {
                     .collect(),
             ),
         }
+    }
+
+    /// The object, when `self` is one.
+    pub fn as_object(&self) -> Option<&JsonObject> {
+        match self {
+            Json::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The object, to change in place (copied first when shared), when `self` is one.
+    pub fn as_object_mut(&mut self) -> Option<&mut JsonObject> {
+        match self {
+            Json::Object(o) => Some(Arc::make_mut(o)),
+            _ => None,
+        }
+    }
+
+    /// The array's items, when `self` is one.
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match self {
+            Json::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The array's items, to change in place (copied first when shared), when `self` is one.
+    pub fn as_array_mut(&mut self) -> Option<&mut [Json]> {
+        match self {
+            Json::Array(a) => Some(Arc::make_mut(a)),
+            _ => None,
+        }
+    }
+
+    /// The string, when `self` is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether `self` is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+
+    /// The value under `key` of an object (`None` when absent or `self` is not an object).
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        self.as_object()?.get(key)
     }
 
     /// The string under `key` of an object (`None` when absent, not a string, or `self` is not
