@@ -824,8 +824,7 @@ impl Checker<'_> {
     /// Defaults must be pruned already (no unknown fields) and validate against their schema.
     fn default(&mut self, s: &JsonSchemaProps, d: &Value, path: &Path, _depth: usize) {
         let dpath = path.child("default");
-        let mut pruned = d.clone();
-        let unknown = crate::pipeline::prune::prune(&mut pruned, s, false);
+        let unknown = crate::pipeline::prune::unknown_fields(d, s, false);
         if !unknown.is_empty() {
             self.violations.pruned_defaults = true;
             if self.req.pruned_defaults {

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use super::PipelineError;
 use crate::builtins::decode::DecodeError as UnmarshalError;
 use crate::field::FieldError;
+use crate::values::{Json, JsonObject};
 
 /// How deep a request body may nest: Go's `encoding/json` `maxNestingDepth`.
 pub const MAX_REQUEST_BODY_DEPTH: usize = 10_000;
@@ -78,41 +79,53 @@ impl PartialEq for DecodeError {
     }
 }
 
-/// Turns integers beyond `int64` into floats, as Go's unstructured decoding does.
+/// Turns integers beyond `int64` into floats, as Go's unstructured decoding does (the
+/// pipeline's decoding gets the same numbers by reading the body into [`Json`]).
 pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), TooDeep> {
-    normalize_numbers_finding_nulls(v, depth, &mut false)
-}
-
-/// [`normalize_numbers`], setting `has_null` when the document holds a `null` (afterwards), so
-/// that the null-pruning walk can be skipped for documents without any.
-pub(crate) fn normalize_numbers_finding_nulls(
-    v: &mut Value,
-    depth: usize,
-    has_null: &mut bool,
-) -> Result<(), TooDeep> {
     if depth > MAX_REQUEST_BODY_DEPTH {
         return Err(TooDeep);
     }
     match v {
-        Value::Null => *has_null = true,
         Value::Number(n) if !n.is_f64() && n.as_i64().is_none() => {
             let f = n.as_f64().unwrap_or(0.0);
             *v = Number::from_f64(f).map_or(Value::Null, Value::Number);
-            *has_null |= v.is_null();
         }
         Value::Array(a) => {
             for x in a {
-                normalize_numbers_finding_nulls(x, depth + 1, has_null)?;
+                normalize_numbers(x, depth + 1)?;
             }
         }
         Value::Object(m) => {
             for x in m.values_mut() {
-                normalize_numbers_finding_nulls(x, depth + 1, has_null)?;
+                normalize_numbers(x, depth + 1)?;
             }
         }
         _ => {}
     }
     Ok(())
+}
+
+/// A body given as `serde_json` as the pipeline reads it: [`Json`], whose numbers are those of
+/// Go's unstructured decoding (integers beyond `int64` are floats); [`TooDeep`] when it nests
+/// deeper than [`MAX_REQUEST_BODY_DEPTH`]. The boundary for callers that hold `serde_json`.
+pub(crate) fn from_serde_owned(v: Value) -> Result<Json, TooDeep> {
+    Json::from_serde_owned_within(v, MAX_REQUEST_BODY_DEPTH).map_err(|_| TooDeep)
+}
+
+/// [`from_serde_owned`] of a borrowed body (the stored object of an update).
+pub(crate) fn from_serde(v: &Value) -> Result<Json, TooDeep> {
+    Json::from_serde_within(v, MAX_REQUEST_BODY_DEPTH).ok_or(TooDeep)
+}
+
+/// Whether the document holds a `null` (the null-pruning walk is skipped for documents without
+/// any). Decoded documents nest at most [`MAX_REQUEST_BODY_DEPTH`] levels.
+pub(crate) fn contains_null(v: &Json) -> bool {
+    match v {
+        Json::Null => true,
+        Json::Array(a) => a.iter().any(contains_null),
+        Json::Object(o) => o.iter().any(|(_, x)| contains_null(x)),
+        _ => false,
+    }
 }
 
 /// The Go type of an `ObjectMeta` field.
@@ -176,22 +189,27 @@ const MANAGED_FIELDS_FIELDS: &[&str] = &[
     "subresource",
 ];
 
+/// Go's `encoding/json` text of a float (`1.5`, `1e+21`), for unmarshal errors.
+fn go_float(d: f64) -> String {
+    crate::field::go_json(&Json::Double(d).to_serde())
+}
+
 /// Go's name for a JSON value kind in unmarshal errors.
-fn json_kind(v: &Value) -> String {
+fn json_kind(v: &Json) -> String {
     match v {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Number(n) if n.is_f64() => format!("number {}", crate::field::go_json(v)),
-        Value::Number(_) => "number".into(),
-        Value::String(_) => "string".into(),
-        Value::Array(_) => "array".into(),
-        Value::Object(_) => "object".into(),
+        Json::Null => "null".into(),
+        Json::Bool(_) => "bool".into(),
+        Json::Double(d) => format!("number {}", go_float(*d)),
+        Json::Int(_) => "number".into(),
+        Json::String(_) => "string".into(),
+        Json::Array(_) => "array".into(),
+        Json::Object(_) => "object".into(),
     }
 }
 
-fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> UnmarshalError {
+fn unmarshal_error(v: &Json, field: &str, go_type: &str) -> UnmarshalError {
     let value = match v {
-        Value::Number(_) => "number".to_string(),
+        Json::Int(_) | Json::Double(_) => "number".to_string(),
         _ => json_kind(v),
     };
     UnmarshalError::Field {
@@ -206,22 +224,22 @@ fn unmarshal_error(v: &Value, field: &str, go_type: &str) -> UnmarshalError {
 /// a round trip through the Go struct does) and the unknown keys (`<parent>.<key>` paths).
 pub(crate) struct DecodedMeta {
     /// The normalised `metadata`.
-    pub meta: Map<String, Value>,
+    pub meta: JsonObject,
     /// The unknown keys (`<parent>.<key>`).
     pub unknown: Vec<String>,
 }
 
 /// Decodes `metadata` (`parent` is the path of the object holding it, empty at the root).
-pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta, UnmarshalError> {
+pub(crate) fn decode_object_meta(v: &Json, parent: &str) -> Result<DecodedMeta, UnmarshalError> {
     let prefix = if parent.is_empty() {
         "metadata".to_string()
     } else {
         format!("{parent}.metadata")
     };
-    let Value::Object(m) = v else {
+    let Json::Object(m) = v else {
         if v.is_null() {
             return Ok(DecodedMeta {
-                meta: Map::new(),
+                meta: JsonObject::default(),
                 unknown: Vec::new(),
             });
         }
@@ -230,10 +248,10 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
             go_type: "v1.ObjectMeta".into(),
         });
     };
-    let mut meta = Map::new();
+    let mut meta = JsonObject::with_capacity(m.len());
     let mut unknown = Vec::new();
-    for (k, val) in m {
-        let Some((_, ty)) = META_FIELDS.iter().find(|(n, _)| n == k) else {
+    for (k, val) in m.iter() {
+        let Some((_, ty)) = META_FIELDS.iter().find(|(n, _)| **n == **k) else {
             unknown.push(format!("{prefix}.{k}"));
             continue;
         };
@@ -242,27 +260,27 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
         }
         let keep = match ty {
             GoType::String | GoType::Time => match val {
-                Value::String(s) => !s.is_empty(),
+                Json::String(s) => !s.is_empty(),
                 _ => return Err(unmarshal_error(val, k, ty.name())),
             },
             GoType::Int64 => match val {
-                Value::Number(n) if !n.is_f64() => n.as_i64() != Some(0) || k != "generation",
-                Value::Number(n) => {
+                Json::Int(i) => *i != 0 || &**k != "generation",
+                Json::Double(d) => {
                     return Err(UnmarshalError::Field {
-                        value: format!(
-                            "number {}",
-                            crate::field::go_json(&Value::Number(n.clone()))
-                        ),
+                        value: format!("number {}", go_float(*d)),
                         struct_name: "ObjectMeta".into(),
-                        path: k.clone(),
+                        path: k.to_string(),
                         go_type: "int64".into(),
                     });
                 }
                 _ => return Err(unmarshal_error(val, k, ty.name())),
             },
             GoType::StringMap => match val {
-                Value::Object(o) => {
-                    if let Some(bad) = o.values().find(|x| !x.is_string() && !x.is_null()) {
+                Json::Object(o) => {
+                    if let Some((_, bad)) = o
+                        .iter()
+                        .find(|(_, x)| !matches!(x, Json::String(_) | Json::Null))
+                    {
                         return Err(unmarshal_error(bad, k, "string"));
                     }
                     !o.is_empty()
@@ -270,8 +288,11 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
                 _ => return Err(unmarshal_error(val, k, ty.name())),
             },
             GoType::StringList => match val {
-                Value::Array(a) => {
-                    if let Some(bad) = a.iter().find(|x| !x.is_string() && !x.is_null()) {
+                Json::Array(a) => {
+                    if let Some(bad) = a
+                        .iter()
+                        .find(|x| !matches!(x, Json::String(_) | Json::Null))
+                    {
                         return Err(unmarshal_error(bad, k, "string"));
                     }
                     !a.is_empty()
@@ -279,7 +300,7 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
                 _ => return Err(unmarshal_error(val, k, ty.name())),
             },
             GoType::OwnerRefs | GoType::ManagedFields => match val {
-                Value::Array(a) => {
+                Json::Array(a) => {
                     let known = if matches!(ty, GoType::OwnerRefs) {
                         OWNER_REF_FIELDS
                     } else {
@@ -287,14 +308,14 @@ pub(crate) fn decode_object_meta(v: &Value, parent: &str) -> Result<DecodedMeta,
                     };
                     for (i, item) in a.iter().enumerate() {
                         match item {
-                            Value::Object(o) => {
+                            Json::Object(o) => {
                                 for key in o.keys() {
-                                    if !known.contains(&key.as_str()) {
+                                    if !known.contains(&&**key) {
                                         unknown.push(format!("{prefix}.{k}[{i}].{key}"));
                                     }
                                 }
                             }
-                            Value::Null => {}
+                            Json::Null => {}
                             other => return Err(unmarshal_error(other, k, ty.name())),
                         }
                     }
@@ -325,11 +346,15 @@ mod tests {
 
     #[test]
     fn metadata() {
-        let d =
-            decode_object_meta(&json!({"name": "a", "foo": 1, "labels": {}}), "").expect("meta");
+        let json = |v: Value| Json::from_serde(&v).expect("json");
+        let d = decode_object_meta(&json(json!({"name": "a", "foo": 1, "labels": {}})), "")
+            .expect("meta");
         assert_eq!(d.unknown, ["metadata.foo"]);
-        assert_eq!(Value::Object(d.meta), json!({"name": "a"}));
-        let e = decode_object_meta(&json!({"labels": "x"}), "")
+        assert_eq!(
+            Json::Object(std::sync::Arc::new(d.meta)),
+            json(json!({"name": "a"}))
+        );
+        let e = decode_object_meta(&json(json!({"labels": "x"})), "")
             .err()
             .map(|e| e.to_string());
         assert_eq!(

@@ -16,6 +16,7 @@
 //! [`Response::rules_skipped`] says whether any would have been.
 
 pub mod decode;
+pub(crate) mod defaults;
 pub(crate) mod formats;
 pub(crate) mod json;
 pub(crate) mod json_syntax;
@@ -42,6 +43,7 @@ use crate::schema_props::JsonSchemaProps;
 use crate::values::{Json, ValueError};
 pub use crate::version::KubeVersion;
 pub use decode::DecodeError;
+use defaults::DefaultsPlan;
 use objectmeta::{NameRule, NamespaceRule};
 use openapi::{NodePlan, Patterns, SchemaValidator};
 use prepare::{meta_str, set_meta};
@@ -194,9 +196,9 @@ pub struct PreparedSchema {
     /// Whether the schema has embedded resources (`x-kubernetes-embedded-resource`): without
     /// them the walks that coerce and validate embedded resources are skipped.
     has_embedded: bool,
-    /// Whether the schema has a non-null `default` anywhere: without one the defaulting walk is
-    /// skipped (it would change nothing).
-    has_defaults: bool,
+    /// What defaulting does, planned: `None` without a non-null `default` anywhere (the
+    /// defaulting walk is skipped).
+    defaults: Option<DefaultsPlan>,
     /// Whether the schema has a `set` or `map` list anywhere: without one the list-type walk is
     /// skipped (it would find nothing).
     has_list_types: bool,
@@ -220,11 +222,7 @@ impl PreparedSchema {
         PreparedSchema {
             has_rules: has_rules(&schema, 0),
             has_embedded: any_node(&schema, &|s| s.x_embedded_resource, 0),
-            has_defaults: any_node(
-                &schema,
-                &|s| s.default.as_ref().is_some_and(|d| !d.is_null()),
-                0,
-            ),
+            defaults: DefaultsPlan::new(&schema),
             has_list_types: any_node(
                 &schema,
                 &|s| matches!(s.x_list_type.as_deref(), Some("set" | "map")),
@@ -446,18 +444,20 @@ impl<'a> Pipeline<'a> {
     }
 
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
-    /// coercion, defaults. Returns the object and the unknown-field paths.
-    pub(crate) fn decode(&self, mut obj: Value) -> Result<(Value, Vec<String>), DecodeError> {
-        let mut has_null = false;
-        decode::normalize_numbers_finding_nulls(&mut obj, 0, &mut has_null)?;
-        let Value::Object(root) = &mut obj else {
-            return Err(DecodeError::KindMissing(crate::field::go_json(&obj)));
+    /// coercion, defaults. Returns the object and the unknown-field paths. The body's numbers
+    /// are already Go's (integers beyond `int64` read as floats).
+    pub(crate) fn decode(&self, mut obj: Json) -> Result<(Json, Vec<String>), DecodeError> {
+        let has_null = decode::contains_null(&obj);
+        let Some(root) = obj.as_object_mut() else {
+            return Err(DecodeError::KindMissing(crate::field::go_json(
+                &obj.to_serde(),
+            )));
         };
         let mut unknown = Vec::new();
         if let Some(meta) = root.get("metadata") {
             let d = decode::decode_object_meta(meta, "")?;
             unknown.extend(d.unknown);
-            root.insert("metadata".into(), Value::Object(d.meta));
+            root.insert("metadata".into(), Json::Object(Arc::new(d.meta)));
         }
         if !self.crd.spec.preserve_unknown_fields {
             unknown.extend(prune::prune(&mut obj, self.schema(), true));
@@ -480,8 +480,8 @@ impl<'a> Pipeline<'a> {
             .map_err(DecodeError::Embedded)?;
             unknown.extend(embedded_unknown);
         }
-        if self.prepared.has_defaults {
-            prune::apply_defaults(&mut obj, self.schema(), 0);
+        if let Some(defaults) = &self.prepared.defaults {
+            defaults.apply(&mut obj, self.schema(), 0);
         }
         Ok((obj, unknown))
     }
@@ -516,7 +516,10 @@ impl<'a> Pipeline<'a> {
         options: &Options,
     ) -> Response {
         let kv = options.kube_version;
-        let (mut obj, unknown) = match self.decode(object) {
+        let decoded = decode::from_serde_owned(object)
+            .map_err(DecodeError::from)
+            .and_then(|o| self.decode(o));
+        let (mut obj, unknown) = match decoded {
             Ok(x) => x,
             Err(e) => return self.bad_request(e),
         };
@@ -560,7 +563,10 @@ impl<'a> Pipeline<'a> {
         let old = match operation {
             Operation::Create => None,
             Operation::Update(o) | Operation::UpdateStatus(o) => {
-                let mut o = match self.decode(o.clone()) {
+                let decoded = decode::from_serde(o)
+                    .map_err(DecodeError::from)
+                    .and_then(|o| self.decode(o));
+                let mut o = match decoded {
                     Ok((o, _)) => o,
                     Err(e) => {
                         return Response {
@@ -576,15 +582,19 @@ impl<'a> Pipeline<'a> {
                 };
                 // A stored namespaced object is in the namespace it is written to.
                 if !expected_ns.is_empty() && meta_str(&o, "namespace").is_empty() {
-                    set_meta(&mut o, "namespace", Value::String(expected_ns.clone()));
+                    set_meta(
+                        &mut o,
+                        "namespace",
+                        Json::String(expected_ns.as_str().into()),
+                    );
                 }
                 if meta_str(&o, "resourceVersion").is_empty() {
-                    set_meta(&mut o, "resourceVersion", Value::String("1".into()));
+                    set_meta(&mut o, "resourceVersion", Json::String("1".into()));
                 }
                 Some(o)
             }
         };
-        let mismatch = |obj: Value, warnings: Vec<String>| Response {
+        let mismatch = |obj: Json, warnings: Vec<String>| Response {
             duplicate_fields: duplicate_fields.clone(),
             unknown_fields: unknown_fields.clone(),
             decode_error: None,
@@ -595,6 +605,8 @@ impl<'a> Pipeline<'a> {
         };
         let has_status = self.version.has_status_subresource();
         let mut errs = Vec::new();
+        // The validation walks still read `serde_json`: the objects are converted once here,
+        // where validation begins (`to_serde`), until they read `Json`.
         let (obj, rules_skipped) = match (operation, &old) {
             (Operation::Create, _) | (_, None) => {
                 // The create handler, then `Store.create`, then `BeforeCreate`.
@@ -604,29 +616,38 @@ impl<'a> Pipeline<'a> {
                 }
                 prepare::generate_name(&mut obj, options.name_suffix.as_deref());
                 prepare::prepare_for_create(&mut obj, has_status);
-                self.validate_create(obj, kv, &mut errs, &mut warnings)
+                self.validate_create(obj.to_serde(), kv, &mut errs, &mut warnings)
             }
-            (Operation::Update(_), Some(old)) => {
+            (operation, Some(old)) => {
                 if meta_str(&obj, "resourceVersion").is_empty() {
-                    set_meta(&mut obj, "resourceVersion", Value::String("1".into()));
+                    set_meta(&mut obj, "resourceVersion", Json::String("1".into()));
                 }
                 if !prepare::ensure_namespace(&mut obj, &expected_ns) {
                     return mismatch(obj, warnings);
                 }
-                prepare::prepare_for_update(&mut obj, old, has_status);
-                self.validate_update(obj, old, options.ratcheting, kv, &mut errs, &mut warnings)
-            }
-            (Operation::UpdateStatus(_), Some(old)) => {
-                if meta_str(&obj, "resourceVersion").is_empty() {
-                    set_meta(&mut obj, "resourceVersion", Value::String("1".into()));
-                }
-                if !prepare::ensure_namespace(&mut obj, &expected_ns) {
-                    return mismatch(obj, warnings);
-                }
-                let obj = prepare::prepare_for_status_update(&obj, old);
-                self.validate_status_update(
-                    obj,
-                    old,
+                type Validate<'p> = fn(
+                    &Pipeline<'p>,
+                    Value,
+                    &Value,
+                    bool,
+                    KubeVersion,
+                    &mut Vec<FieldError>,
+                    &mut Vec<String>,
+                ) -> (StoredObject, bool);
+                let (obj, validate): (Json, Validate<'a>) =
+                    if let Operation::UpdateStatus(_) = operation {
+                        (
+                            prepare::prepare_for_status_update(&obj, old),
+                            Self::validate_status_update,
+                        )
+                    } else {
+                        prepare::prepare_for_update(&mut obj, old, has_status);
+                        (obj, Self::validate_update)
+                    };
+                validate(
+                    self,
+                    obj.to_serde(),
+                    &old.to_serde(),
                     options.ratcheting,
                     kv,
                     &mut errs,

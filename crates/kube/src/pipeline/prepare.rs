@@ -11,7 +11,9 @@
 //! kcel has no clock and no UID generator: where the server fills `uid` and
 //! `creationTimestamp` with fresh values, kcel leaves them unset.
 
-use serde_json::{Map, Value};
+use std::sync::Arc;
+
+use crate::values::{Json, JsonObject};
 
 /// The 400 BadRequest text of `EnsureObjectNamespaceMatchesRequestNamespace`.
 pub const NAMESPACE_MISMATCH: &str =
@@ -24,39 +26,36 @@ const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 /// `maxGeneratedNameLength` = 63 − 5).
 const MAX_GENERATED_PREFIX: usize = 58;
 
-pub(super) fn meta_str<'v>(v: &'v Value, k: &str) -> &'v str {
-    v.get("metadata")
-        .and_then(|m| m.get(k))
-        .and_then(Value::as_str)
-        .unwrap_or("")
+pub(super) fn meta_str<'v>(v: &'v Json, k: &str) -> &'v str {
+    v.get("metadata").and_then(|m| m.str_field(k)).unwrap_or("")
 }
 
 /// The object's `metadata`, created when absent (a root that is not an object has none).
-fn meta_mut(v: &mut Value) -> Option<&mut Map<String, Value>> {
-    let Value::Object(o) = v else { return None };
-    match o
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()))
-    {
-        Value::Object(m) => Some(m),
-        _ => None,
-    }
+fn meta_mut(v: &mut Json) -> Option<&mut JsonObject> {
+    v.as_object_mut()?
+        .get_or_insert_with("metadata", || Json::Object(Arc::default()))
+        .as_object_mut()
 }
 
-pub(super) fn set_meta(v: &mut Value, k: &str, x: Value) {
+pub(super) fn set_meta(v: &mut Json, k: &str, x: Json) {
     if let Some(m) = meta_mut(v) {
-        m.insert(k.to_string(), x);
+        m.insert(k.into(), x);
     }
 }
 
 /// The unstructured setters' convention (`Unstructured.SetNamespace`, `SetGeneration`, ...):
 /// the zero value removes the field.
-fn set_or_remove(v: &mut Value, k: &str, x: Option<Value>) {
+fn set_or_remove(v: &mut Json, k: &str, x: Option<Json>) {
     match x {
         Some(x) => set_meta(v, k, x),
         None => {
-            if let Some(Value::Object(m)) = v.get_mut("metadata") {
-                m.shift_remove(k);
+            if let Some(m) = v
+                .as_object_mut()
+                .and_then(|o| o.get_mut("metadata"))
+                .filter(|m| m.get(k).is_some())
+                .and_then(Json::as_object_mut)
+            {
+                m.remove(k);
             }
         }
     }
@@ -64,7 +63,7 @@ fn set_or_remove(v: &mut Value, k: &str, x: Option<Value>) {
 
 /// The namespace a write is sent to: the one asked for, else the object's own, else
 /// `default` (what kubectl sends: `-n`, the object's namespace, the context's default).
-pub fn request_namespace(asked: Option<&str>, obj: &Value) -> String {
+pub fn request_namespace(asked: Option<&str>, obj: &Json) -> String {
     match asked.filter(|n| !n.is_empty()) {
         Some(n) => n.to_string(),
         None => match meta_str(obj, "namespace") {
@@ -78,12 +77,12 @@ pub fn request_namespace(asked: Option<&str>, obj: &Value) -> String {
 /// is the request's namespace for namespaced kinds and empty for cluster-scoped ones. An
 /// object without a namespace gets the expected one, a cluster-scoped object loses its own,
 /// and a different namespace is refused (`false`: [`NAMESPACE_MISMATCH`]).
-pub fn ensure_namespace(obj: &mut Value, expected: &str) -> bool {
+pub fn ensure_namespace(obj: &mut Json, expected: &str) -> bool {
     let own = meta_str(obj, "namespace");
     if own == expected {
         true
     } else if own.is_empty() {
-        set_meta(obj, "namespace", Value::String(expected.to_string()));
+        set_meta(obj, "namespace", Json::String(expected.into()));
         true
     } else if expected.is_empty() {
         set_or_remove(obj, "namespace", None);
@@ -95,7 +94,7 @@ pub fn ensure_namespace(obj: &mut Value, expected: &str) -> bool {
 
 /// `rest.WipeObjectMetaSystemFields`, which the create handler applies to the request's
 /// object: the fields the server owns.
-pub fn wipe_system_fields(obj: &mut Value) {
+pub fn wipe_system_fields(obj: &mut Json) {
     for k in [
         "creationTimestamp",
         "uid",
@@ -109,14 +108,18 @@ pub fn wipe_system_fields(obj: &mut Value) {
 
 /// `Store.create`: a name from `generateName` when the object has none (`generateName`'s
 /// first 58 characters and `suffix`, or 5 random characters of `utilrand`'s alphabet).
-pub fn generate_name(obj: &mut Value, suffix: Option<&str>) {
+pub fn generate_name(obj: &mut Json, suffix: Option<&str>) {
     let generate = meta_str(obj, "generateName");
     if !meta_str(obj, "name").is_empty() || generate.is_empty() {
         return;
     }
     let prefix: String = generate.chars().take(MAX_GENERATED_PREFIX).collect();
     let suffix = suffix.map_or_else(random_suffix, str::to_string);
-    set_meta(obj, "name", Value::String(format!("{prefix}{suffix}")));
+    set_meta(
+        obj,
+        "name",
+        Json::String(format!("{prefix}{suffix}").into()),
+    );
 }
 
 fn random_suffix() -> String {
@@ -136,25 +139,55 @@ fn random_suffix() -> String {
 
 /// `customResourceStrategy.PrepareForCreate`: no `status` when the status subresource owns
 /// it; `generation` 1.
-pub fn prepare_for_create(obj: &mut Value, has_status_subresource: bool) {
-    if has_status_subresource && let Value::Object(o) = obj {
-        o.shift_remove("status");
+pub fn prepare_for_create(obj: &mut Json, has_status_subresource: bool) {
+    if has_status_subresource
+        && obj.get("status").is_some()
+        && let Some(o) = obj.as_object_mut()
+    {
+        o.remove("status");
     }
-    set_meta(obj, "generation", Value::from(1));
+    set_meta(obj, "generation", Json::Int(1));
 }
 
-/// The object without `metadata` (`copyNonMetadata`).
-fn non_metadata(v: &Value) -> Option<Map<String, Value>> {
-    let mut m = v.as_object()?.clone();
-    m.shift_remove("metadata");
-    Some(m)
+/// Whether two objects are equal outside `metadata` (`copyNonMetadata` of both compared);
+/// values that are not objects count as equal to each other.
+fn same_non_metadata(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Object(a), Json::Object(b)) => {
+            let others = |o: &JsonObject| o.len() - usize::from(o.contains_key("metadata"));
+            others(a) == others(b)
+                && a.iter()
+                    .filter(|(k, _)| &***k != "metadata")
+                    .all(|(k, v)| b.get(k) == Some(v))
+        }
+        (Json::Object(_), _) | (_, Json::Object(_)) => false,
+        _ => true,
+    }
 }
 
-fn old_generation(old: &Value) -> i64 {
-    old.get("metadata")
-        .and_then(|m| m.get("generation"))
-        .and_then(Value::as_i64)
-        .unwrap_or(0)
+fn old_generation(old: &Json) -> i64 {
+    match old.get("metadata").and_then(|m| m.get("generation")) {
+        Some(Json::Int(g)) => *g,
+        _ => 0,
+    }
+}
+
+/// Sets or removes `status` of `obj` to `status`.
+fn replace_status(obj: &mut Json, status: Option<&Json>) {
+    match status {
+        Some(s) => {
+            if let Some(o) = obj.as_object_mut() {
+                o.insert("status".into(), s.clone());
+            }
+        }
+        None => {
+            if obj.get("status").is_some()
+                && let Some(o) = obj.as_object_mut()
+            {
+                o.remove("status");
+            }
+        }
+    }
 }
 
 /// `BeforeUpdate` around `customResourceStrategy.PrepareForUpdate`: `generation` is the
@@ -162,29 +195,26 @@ fn old_generation(old: &Value) -> i64 {
 /// when the status subresource owns it); `uid` defaults to the stored one; the stored
 /// `creationTimestamp` and `deletionTimestamp` win; `deletionGracePeriodSeconds` cannot be
 /// removed.
-pub fn prepare_for_update(obj: &mut Value, old: &Value, has_status_subresource: bool) {
-    if has_status_subresource && let Value::Object(o) = obj {
-        match old.get("status") {
-            Some(s) => {
-                o.insert("status".into(), s.clone());
-            }
-            None => {
-                o.shift_remove("status");
-            }
-        }
+pub fn prepare_for_update(obj: &mut Json, old: &Json, has_status_subresource: bool) {
+    if has_status_subresource {
+        replace_status(obj, old.get("status"));
     }
     let mut generation = old_generation(old);
-    if non_metadata(obj) != non_metadata(old) {
+    if !same_non_metadata(obj, old) {
         generation += 1;
     }
     set_or_remove(
         obj,
         "generation",
-        (generation != 0).then(|| Value::from(generation)),
+        (generation != 0).then_some(Json::Int(generation)),
     );
     let old_meta = |k: &str| old.get("metadata").and_then(|m| m.get(k)).cloned();
     if meta_str(obj, "uid").is_empty() {
-        set_or_remove(obj, "uid", old_meta("uid").filter(|u| u != ""));
+        set_or_remove(
+            obj,
+            "uid",
+            old_meta("uid").filter(|u| u.as_str() != Some("")),
+        );
     }
     // The stored object always has a creation time on a server; kcel's may not, and then
     // the request's is dropped the same way.
@@ -201,19 +231,11 @@ pub fn prepare_for_update(obj: &mut Value, old: &Value, has_status_subresource: 
 }
 
 /// `statusStrategy.PrepareForUpdate`: the stored object with the request's `status` (or
-/// none) and `managedFields`; everything else the request says is ignored.
-pub fn prepare_for_status_update(obj: &Value, old: &Value) -> Value {
+/// none) and `managedFields`; everything else the request says is ignored. The stored
+/// object's containers are shared, not copied, except those the changes go through.
+pub fn prepare_for_status_update(obj: &Json, old: &Json) -> Json {
     let mut out = old.clone();
-    if let Value::Object(o) = &mut out {
-        match obj.get("status") {
-            Some(s) => {
-                o.insert("status".into(), s.clone());
-            }
-            None => {
-                o.shift_remove("status");
-            }
-        }
-    }
+    replace_status(&mut out, obj.get("status"));
     let managed = obj
         .get("metadata")
         .and_then(|m| m.get("managedFields"))
@@ -226,7 +248,13 @@ pub fn prepare_for_status_update(obj: &Value, old: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    /// The document of a `json!` literal as the pipeline holds it.
+    macro_rules! json {
+        ($($t:tt)+) => {
+            Json::from_serde(&serde_json::json!($($t)+)).expect("json")
+        };
+    }
 
     #[test]
     fn namespaces() {

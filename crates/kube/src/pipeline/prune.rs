@@ -1,22 +1,24 @@
-//! Pruning, null pruning, embedded-resource coercion and defaulting (apiextensions
-//! `schema/pruning`, `schema/defaulting`, `schema/objectmeta/coerce.go`; reference §7).
+//! Pruning, null pruning and embedded-resource coercion (apiextensions `schema/pruning`,
+//! `schema/defaulting/prunenulls.go`, `schema/objectmeta/coerce.go`; reference §7), in place on
+//! the request's [`Json`]. Defaulting is `defaults.rs`.
 
-use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use super::decode::decode_object_meta;
 use super::trail::Trail;
 use crate::field::{BadValue, FieldError, Path};
 use crate::schema_props::SchemaLookup;
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
+use crate::values::{Json, JsonObject};
 
 /// How deep the walks descend (deeper content is left alone).
-const MAX_PRUNE_DEPTH: usize = 1000;
+pub(super) const MAX_PRUNE_DEPTH: usize = 1000;
 
 fn preserves(s: &JsonSchemaProps) -> bool {
     s.x_preserve_unknown_fields == Some(true)
 }
 
-fn items(s: &JsonSchemaProps) -> Option<&JsonSchemaProps> {
+pub(super) fn items(s: &JsonSchemaProps) -> Option<&JsonSchemaProps> {
     match &s.items {
         Some(SchemaOrArray::Schema(i)) => Some(i),
         _ => None,
@@ -25,7 +27,7 @@ fn items(s: &JsonSchemaProps) -> Option<&JsonSchemaProps> {
 
 /// The schema of an `additionalProperties` member: `Some(None)` for the bool forms (no schema,
 /// but the key is kept), `None` when there is no `additionalProperties`.
-fn additional(s: &JsonSchemaProps) -> Option<Option<&JsonSchemaProps>> {
+pub(super) fn additional(s: &JsonSchemaProps) -> Option<Option<&JsonSchemaProps>> {
     match &s.additional_properties {
         None => None,
         Some(SchemaOrBool::Bool(_)) => Some(None),
@@ -35,7 +37,7 @@ fn additional(s: &JsonSchemaProps) -> Option<Option<&JsonSchemaProps>> {
 
 /// Removes every field the schema does not describe; returns the pruned paths, sorted.
 /// `root`: the resource root (`apiVersion`, `kind`, `metadata` are kept).
-pub fn prune(v: &mut Value, s: &JsonSchemaProps, root: bool) -> Vec<String> {
+pub fn prune(v: &mut Json, s: &JsonSchemaProps, root: bool) -> Vec<String> {
     let mut pruned = Vec::new();
     let base = Path::root();
     prune_node(v, Some(s), root, &Trail::Base(&base), &mut pruned, 0);
@@ -43,8 +45,18 @@ pub fn prune(v: &mut Value, s: &JsonSchemaProps, root: bool) -> Vec<String> {
     pruned
 }
 
+/// The paths [`prune`] would remove from a `serde_json` value (the CRD review's `default`
+/// values, a mutated object's strict decoding): the boundary for callers holding `serde_json`.
+/// A value nested deeper than the walk descends (deeper than the CRD loader and the typed
+/// decoder let through) reports none.
+pub fn unknown_fields(v: &serde_json::Value, s: &JsonSchemaProps, root: bool) -> Vec<String> {
+    Json::from_serde_within(v, MAX_PRUNE_DEPTH + 1)
+        .map(|mut j| prune(&mut j, s, root))
+        .unwrap_or_default()
+}
+
 fn prune_node(
-    v: &mut Value,
+    v: &mut Json,
     s: Option<&JsonSchemaProps>,
     resource_root: bool,
     path: &Trail<'_>,
@@ -61,7 +73,8 @@ fn prune_node(
         return;
     }
     match v {
-        Value::Object(m) => {
+        Json::Object(_) => {
+            let Some(m) = v.as_object_mut() else { return };
             let Some(s) = s else {
                 for k in m.keys() {
                     pruned.push(path.child(k).text());
@@ -70,10 +83,9 @@ fn prune_node(
                 return;
             };
             let meta_node = resource_root || s.x_embedded_resource;
-            let mut remove = Vec::new();
-            for (k, child) in m.iter_mut() {
-                if meta_node && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
-                    continue;
+            m.retain(|k, child| {
+                if meta_node && is_type_or_object_meta(k) {
+                    return true;
                 }
                 if let Some(prop) = s.properties.lookup(k) {
                     prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
@@ -81,16 +93,14 @@ fn prune_node(
                     prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
                 } else {
                     pruned.push(path.child(k).text());
-                    remove.push(k.clone());
+                    return false;
                 }
-            }
-            for k in remove {
-                m.shift_remove(&k);
-            }
+                true
+            });
         }
-        Value::Array(a) => {
+        Json::Array(_) => {
             let item_schema = s.and_then(items);
-            for (i, x) in a.iter_mut().enumerate() {
+            for (i, x) in v.as_array_mut().into_iter().flatten().enumerate() {
                 prune_node(x, item_schema, false, &path.index(i), pruned, depth + 1);
             }
         }
@@ -98,8 +108,13 @@ fn prune_node(
     }
 }
 
+/// `apiVersion`, `kind` and `metadata`, which a resource root keeps whatever its schema says.
+fn is_type_or_object_meta(k: &str) -> bool {
+    matches!(k, "apiVersion" | "kind" | "metadata")
+}
+
 fn skip_prune(
-    v: &mut Value,
+    v: &mut Json,
     s: &JsonSchemaProps,
     resource_root: bool,
     path: &Trail<'_>,
@@ -110,10 +125,10 @@ fn skip_prune(
         return;
     }
     match v {
-        Value::Object(m) => {
+        Json::Object(_) => {
             let meta_node = resource_root || s.x_embedded_resource;
-            for (k, child) in m.iter_mut() {
-                if meta_node && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+            for (k, child) in v.as_object_mut().into_iter().flat_map(JsonObject::iter_mut) {
+                if meta_node && is_type_or_object_meta(k) {
                     continue;
                 }
                 if let Some(prop) = s.properties.lookup(k) {
@@ -123,9 +138,9 @@ fn skip_prune(
                 }
             }
         }
-        Value::Array(a) => {
+        Json::Array(_) => {
             if let Some(item_schema) = items(s) {
-                for (i, x) in a.iter_mut().enumerate() {
+                for (i, x) in v.as_array_mut().into_iter().flatten().enumerate() {
                     skip_prune(x, item_schema, false, &path.index(i), pruned, depth + 1);
                 }
             }
@@ -135,100 +150,27 @@ fn skip_prune(
 }
 
 /// Removes `null` members whose schema is not nullable and has no default.
-pub fn prune_nulls(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
+pub fn prune_nulls(v: &mut Json, s: &JsonSchemaProps, depth: usize) {
     if depth > MAX_PRUNE_DEPTH {
         return;
     }
     match v {
-        Value::Object(m) => {
-            let mut remove = Vec::new();
-            for (k, child) in m.iter_mut() {
+        Json::Object(_) => {
+            let Some(m) = v.as_object_mut() else { return };
+            m.retain(|k, child| {
                 let cs = s.properties.lookup(k).or_else(|| additional(s).flatten());
-                let Some(cs) = cs else { continue };
+                let Some(cs) = cs else { return true };
                 if child.is_null() {
-                    if !cs.nullable && cs.default.is_none() {
-                        remove.push(k.clone());
-                    }
-                } else {
-                    prune_nulls(child, cs, depth + 1);
+                    return cs.nullable || cs.default.is_some();
                 }
-            }
-            for k in remove {
-                m.shift_remove(&k);
-            }
+                prune_nulls(child, cs, depth + 1);
+                true
+            });
         }
-        Value::Array(a) => {
+        Json::Array(_) => {
             if let Some(is) = items(s) {
-                for x in a.iter_mut() {
+                for x in v.as_array_mut().into_iter().flatten() {
                     prune_nulls(x, is, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn is_non_nullable_null(v: &Value, s: &JsonSchemaProps) -> bool {
-    v.is_null() && !s.nullable
-}
-
-/// A default value as served: pruned against its own schema (`PruneDefaults`).
-fn served_default(s: &JsonSchemaProps) -> Option<Value> {
-    let mut d = s.default.clone()?;
-    if d.is_null() {
-        return None;
-    }
-    let base = Path::root();
-    prune_node(
-        &mut d,
-        Some(s),
-        false,
-        &Trail::Base(&base),
-        &mut Vec::new(),
-        0,
-    );
-    Some(d)
-}
-
-/// Applies defaults top-down (`structuraldefaulting.Default`).
-pub fn apply_defaults(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
-    if depth > MAX_PRUNE_DEPTH {
-        return;
-    }
-    match v {
-        Value::Object(m) => {
-            for (k, prop) in &s.properties {
-                if prop.default.as_ref().is_none_or(Value::is_null) {
-                    continue;
-                }
-                let absent = m.get(k).is_none_or(|x| is_non_nullable_null(x, prop));
-                if absent && let Some(d) = served_default(prop) {
-                    m.insert(k.clone(), d);
-                }
-            }
-            let ap = additional(s).flatten();
-            for (k, child) in m.iter_mut() {
-                if let Some(prop) = s.properties.lookup(k) {
-                    apply_defaults(child, prop, depth + 1);
-                } else if let Some(ap) = ap {
-                    if is_non_nullable_null(child, ap)
-                        && let Some(d) = served_default(ap)
-                    {
-                        *child = d;
-                    }
-                    apply_defaults(child, ap, depth + 1);
-                }
-            }
-        }
-        Value::Array(a) => {
-            if let Some(is) = items(s) {
-                for x in a.iter_mut() {
-                    if is_non_nullable_null(x, is)
-                        && let Some(d) = served_default(is)
-                    {
-                        *x = d;
-                    }
-                    apply_defaults(x, is, depth + 1);
                 }
             }
         }
@@ -239,7 +181,7 @@ pub fn apply_defaults(v: &mut Value, s: &JsonSchemaProps, depth: usize) {
 /// Coerces embedded resources: `apiVersion`/`kind` must be strings, `metadata` goes through
 /// `ObjectMeta` (unknown keys appended to `unknown`). Errors are decode errors.
 pub fn coerce_embedded(
-    v: &mut Value,
+    v: &mut Json,
     s: &JsonSchemaProps,
     path: &Trail<'_>,
     unknown: &mut Vec<String>,
@@ -249,13 +191,15 @@ pub fn coerce_embedded(
         return Ok(());
     }
     match v {
-        Value::Object(m) => {
+        Json::Object(_) => {
+            let Some(m) = v.as_object_mut() else {
+                return Ok(());
+            };
             if s.x_embedded_resource {
                 coerce_embedded_meta(m, path, unknown)?;
             }
             for (k, child) in m.iter_mut() {
-                if s.x_embedded_resource && matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
-                {
+                if s.x_embedded_resource && is_type_or_object_meta(k) {
                     continue;
                 }
                 if let Some(prop) = s.properties.lookup(k) {
@@ -265,9 +209,9 @@ pub fn coerce_embedded(
                 }
             }
         }
-        Value::Array(a) => {
+        Json::Array(_) => {
             if let Some(is) = items(s) {
-                for (i, x) in a.iter_mut().enumerate() {
+                for (i, x) in v.as_array_mut().into_iter().flatten().enumerate() {
                     coerce_embedded(x, is, &path.index(i), unknown, depth + 1)?;
                 }
             }
@@ -278,17 +222,17 @@ pub fn coerce_embedded(
 }
 
 fn coerce_embedded_meta(
-    m: &mut Map<String, Value>,
+    m: &mut JsonObject,
     path: &Trail<'_>,
     unknown: &mut Vec<String>,
 ) -> Result<(), Box<FieldError>> {
     for k in ["apiVersion", "kind"] {
         if let Some(x) = m.get(k)
-            && !x.is_string()
+            && !matches!(x, Json::String(_))
         {
             return Err(Box::new(FieldError::invalid(
                 path.to_path().child(k),
-                super::openapi::bad_value_of(x),
+                super::openapi::bad_value_of(&x.to_serde()),
                 "must be a string",
             )));
         }
@@ -297,12 +241,12 @@ fn coerce_embedded_meta(
         match decode_object_meta(meta, &path.text()) {
             Ok(d) => {
                 unknown.extend(d.unknown);
-                m.insert("metadata".into(), Value::Object(d.meta));
+                m.insert("metadata".into(), Json::Object(Arc::new(d.meta)));
             }
             Err(e) => {
                 return Err(Box::new(FieldError::invalid(
                     path.to_path().child("metadata"),
-                    BadValue::Json(meta.clone()),
+                    BadValue::Json(meta.to_serde()),
                     e.to_string(),
                 )));
             }
@@ -313,15 +257,13 @@ fn coerce_embedded_meta(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use serde_json::json;
 
-    fn schema(v: Value) -> JsonSchemaProps {
-        serde_json::from_value(v).expect("schema")
-    }
+    use super::*;
+    use crate::pipeline::tests::{doc, schema};
 
     #[test]
-    fn prunes_and_defaults() {
+    fn prunes_unknown_fields_and_nulls_in_order() {
         let s = schema(json!({"type": "object", "properties": {
             "spec": {"type": "object", "properties": {
                 "a": {"type": "string", "default": "d"},
@@ -330,16 +272,22 @@ mod tests {
                 "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
             }}
         }}));
-        let mut v = json!({"apiVersion": "x", "kind": "K", "metadata": {}, "bogus": 1,
-            "spec": {"n": null, "x": 1, "items": [{"y": 1}], "free": {"k": 1}}});
+        let mut v = doc(
+            json!({"apiVersion": "x", "kind": "K", "metadata": {}, "bogus": 1,
+            "spec": {"n": null, "a": null, "x": 1, "items": [{"y": 1}], "free": {"k": 1}}}),
+        );
+        assert_eq!(
+            unknown_fields(&v.to_serde(), &s, true),
+            ["bogus", "spec.items[0].y", "spec.x"]
+        );
         let pruned = prune(&mut v, &s, true);
         assert_eq!(pruned, ["bogus", "spec.items[0].y", "spec.x"]);
         prune_nulls(&mut v, &s, 0);
-        apply_defaults(&mut v, &s, 0);
         assert_eq!(
-            v,
+            v.to_serde().to_string(),
             json!({"apiVersion": "x", "kind": "K", "metadata": {},
-                   "spec": {"a": "d", "items": [{}], "free": {"k": 1}}})
+                   "spec": {"a": null, "items": [{}], "free": {"k": 1}}})
+            .to_string()
         );
     }
 }

@@ -64,7 +64,10 @@ impl StoredObject {
         match (&self.json, self.value.get()) {
             (Some(Json::Object(o)), _) => o.get("metadata").and_then(|m| m.str_field(key)),
             (Some(_), _) | (None, None) => None,
-            (None, Some(v)) => Some(super::prepare::meta_str(v, key)),
+            (None, Some(v)) => v
+                .get("metadata")
+                .and_then(|m| m.get(key))
+                .and_then(Value::as_str),
         }
         .unwrap_or("")
     }

@@ -4,6 +4,18 @@ use serde_json::json;
 
 use super::{FieldValidation, Operation, Options, Pipeline};
 use crate::crd::CustomResourceDefinition;
+use crate::schema_props::JsonSchemaProps;
+use crate::values::Json;
+
+/// A schema written as JSON.
+pub(super) fn schema(v: serde_json::Value) -> JsonSchemaProps {
+    serde_json::from_value(v).expect("schema")
+}
+
+/// A document written as JSON, as the pipeline holds it.
+pub(super) fn doc(v: serde_json::Value) -> Json {
+    Json::from_serde(&v).expect("json")
+}
 
 fn widget_crd() -> CustomResourceDefinition {
     serde_json::from_value(json!({

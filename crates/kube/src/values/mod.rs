@@ -123,7 +123,25 @@ impl Json {
     /// Converts a `serde_json` document. Integers outside int64 become doubles (as the API
     /// server's decoder reads them).
     pub fn from_serde(v: &serde_json::Value) -> Result<Json, ValueError> {
-        Converter::default().convert(v, 0)
+        Converter::new(MAX_CEL_DOCUMENT_DEPTH).convert(v, 0)
+    }
+
+    /// [`Json::from_serde`] with nodes allowed down to `depth_limit` (`None` beyond it): the
+    /// pipeline's decoding takes request bodies as deep as the API server's decoder does.
+    pub(crate) fn from_serde_within(v: &serde_json::Value, depth_limit: usize) -> Option<Json> {
+        Converter::new(depth_limit).convert(v, 0).ok()
+    }
+
+    /// [`Json::from_serde_owned`] with nodes allowed down to `depth_limit` (the document given
+    /// back untouched beyond it).
+    pub(crate) fn from_serde_owned_within(
+        v: serde_json::Value,
+        depth_limit: usize,
+    ) -> Result<Json, serde_json::Value> {
+        if nests_deeper(&v, depth_limit, 0) {
+            return Err(v);
+        }
+        Ok(Converter::new(depth_limit).convert_owned(v))
     }
 
     /// [`Json::from_serde`] of a document it takes over: each container of `v` is freed as soon
@@ -134,10 +152,8 @@ impl Json {
         reason = "the document is given back whole, not boxed, on the rare failure"
     )]
     pub fn from_serde_owned(v: serde_json::Value) -> Result<Json, (ValueError, serde_json::Value)> {
-        if nests_deeper(&v, MAX_CEL_DOCUMENT_DEPTH, 0) {
-            return Err((ValueError::TooDeep, v));
-        }
-        Ok(Converter::default().convert_owned(v))
+        Json::from_serde_owned_within(v, MAX_CEL_DOCUMENT_DEPTH)
+            .map_err(|v| (ValueError::TooDeep, v))
     }
 
     /// The document as `serde_json` holds it: keys in document order, `Int`s as integers and
@@ -245,14 +261,22 @@ impl Json {
 }
 
 /// Converts `serde_json` documents, sharing the key strings of objects of one shape.
-#[derive(Default)]
 struct Converter {
     /// The keys last seen, by nesting depth and position in their object: the objects of a
     /// list usually repeat their keys in the same order, so each key is allocated once.
     keys: Vec<Vec<Arc<str>>>,
+    /// The deepest node converted ([`ValueError::TooDeep`] beyond).
+    depth_limit: usize,
 }
 
 impl Converter {
+    fn new(depth_limit: usize) -> Converter {
+        Converter {
+            keys: Vec::new(),
+            depth_limit,
+        }
+    }
+
     /// How many key positions per depth are remembered.
     const MAX_KEY_POSITIONS: usize = 64;
     /// How many depths keep keys.
@@ -287,7 +311,7 @@ impl Converter {
     }
 
     fn convert(&mut self, v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
-        if depth > MAX_CEL_DOCUMENT_DEPTH {
+        if depth > self.depth_limit {
             return Err(ValueError::TooDeep);
         }
         Ok(match v {

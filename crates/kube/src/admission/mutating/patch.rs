@@ -208,8 +208,7 @@ fn strict_decoding(
     go_type: &GoType,
 ) -> Result<(), MutationError> {
     crate::builtins::decode::decode(object, go_type).map_err(MutationError::Decode)?;
-    let mut copy = object.clone();
-    let mut unknown = crate::pipeline::prune::prune(&mut copy, schema, true);
+    let mut unknown = crate::pipeline::prune::unknown_fields(object, schema, true);
     if unknown.is_empty() {
         return Ok(());
     }
