@@ -1,8 +1,9 @@
 //! The object a pipeline answers with ([`super::Response::object`]): the request's `serde_json`
-//! tree as decoding, pruning, defaulting and preparation left it, or, once the CEL step ran,
-//! the [`Json`] tree the rules read. The pipeline converts the one into the other by moving
-//! (`Json::from_serde_owned`), so a large document is never held twice; a caller that wants
-//! `serde_json` gets it converted back once, on first use.
+//! tree as decoding, pruning, defaulting and preparation left it when the request ended before
+//! validation, else the [`Json`] tree the validation walks and the rules read. The pipeline
+//! converts the one into the other by moving (`Json::from_decoded`), so a large document is
+//! never held twice; a caller that wants `serde_json` gets it converted back once, on first
+//! use.
 
 use std::sync::OnceLock;
 

@@ -137,6 +137,28 @@ impl Json {
         Ok(Converter::default().convert_owned(v))
     }
 
+    /// [`Json::from_serde_owned`] of a decoded request body, at any depth its decoder accepted
+    /// (`pipeline::decode::MAX_REQUEST_BODY_DEPTH`): the validation walks read it whole, and
+    /// the rules refuse it when it nests deeper than they read
+    /// ([`Json::nests_deeper_than_cel_reads`]).
+    pub(crate) fn from_decoded(v: serde_json::Value) -> Json {
+        Converter::default().convert_owned(v)
+    }
+
+    /// Whether a node lies deeper than [`MAX_CEL_DOCUMENT_DEPTH`] (the rules then answer
+    /// [`ValueError::TooDeep`]).
+    pub fn nests_deeper_than_cel_reads(&self) -> bool {
+        fn deeper(v: &Json, depth: usize) -> bool {
+            match v {
+                _ if depth > MAX_CEL_DOCUMENT_DEPTH => true,
+                Json::Array(items) => items.iter().any(|x| deeper(x, depth + 1)),
+                Json::Object(o) => o.iter().any(|(_, x)| deeper(x, depth + 1)),
+                _ => false,
+            }
+        }
+        deeper(self, 0)
+    }
+
     /// The document as `serde_json` holds it: keys in document order, `Int`s as integers and
     /// `Double`s as floats (so `1.0` stays a float), the inverse of [`Json::from_serde`] on
     /// decoded documents (whose integers fit int64).

@@ -12,10 +12,9 @@
 //! the quick walk by the general walk of that node alone, whose errors then only mean "not
 //! proven valid".
 
-use serde_json::{Map, Value};
-
-use super::{MAX_VALUE_DEPTH, NodeResult, SchemaValidator, count_limits, enum_allows, has_key};
+use super::{MAX_VALUE_DEPTH, NodeResult, SchemaValidator, count_limits, enum_allows};
 use crate::schema_props::{JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool};
+use crate::values::{Json, JsonObject};
 
 /// What the quick walk knows about one schema node, with the plans of the nodes below it.
 #[derive(Debug)]
@@ -173,7 +172,7 @@ impl SchemaValidator {
     /// must run.
     pub(crate) fn quick_result(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         plan: &NodePlan,
     ) -> Option<NodeResult> {
@@ -188,7 +187,7 @@ impl SchemaValidator {
     /// be.
     fn quick(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         plan: &NodePlan,
         depth: usize,
@@ -197,25 +196,25 @@ impl SchemaValidator {
             return None;
         }
         match (plan.check, value) {
-            (Check::String, Value::String(s)) => {
+            (Check::String, Json::String(s)) => {
                 if plan.has_format && !self.format(schema).is_empty() {
                     return self.general_matches(value, schema, depth);
                 }
                 (self.string_failure(s, schema).is_none() && enum_allows(schema, value))
                     .then_some(STRING_MATCHES)
             }
-            (Check::Boolean, Value::Bool(_)) => {
+            (Check::Boolean, Json::Bool(_)) => {
                 enum_allows(schema, value).then_some(BOOLEAN_MATCHES)
             }
-            (Check::Object, Value::Object(map)) => self.quick_object(map, schema, plan, depth),
-            (Check::Array, Value::Array(items)) => {
+            (Check::Object, Json::Object(map)) => self.quick_object(map, schema, plan, depth),
+            (Check::Array, Json::Array(items)) => {
                 if !within_limits(items.len(), (schema.min_items, schema.max_items), "items") {
                     return None;
                 }
                 let mut matches = CONTAINER_MATCHES;
                 if let Some(SchemaOrArray::Schema(item_schema)) = &schema.items {
                     let item_plan = plan.items.as_deref()?;
-                    for item in items {
+                    for item in items.iter() {
                         matches += self.quick(item, item_schema, item_plan, depth + 1)?;
                     }
                 }
@@ -229,7 +228,7 @@ impl SchemaValidator {
 
     fn quick_object(
         &self,
-        map: &Map<String, Value>,
+        map: &JsonObject,
         schema: &JsonSchemaProps,
         plan: &NodePlan,
         depth: usize,
@@ -247,7 +246,7 @@ impl SchemaValidator {
         };
         let mut matches = CONTAINER_MATCHES;
         let mut present = 0u64;
-        for (k, v) in map {
+        for (k, v) in map.iter() {
             match schema.properties.lookup_index(k) {
                 Some(i) => {
                     let (_, property) = schema.properties.get_index(i)?;
@@ -266,7 +265,7 @@ impl SchemaValidator {
         }
         let has_required = match plan.required {
             Required::Positions(bits) => present & bits == bits,
-            Required::ByName => schema.required.iter().all(|r| has_key(map, r)),
+            Required::ByName => schema.required.iter().all(|r| map.contains_key(r)),
         };
         has_required.then_some(matches)
     }
@@ -275,7 +274,7 @@ impl SchemaValidator {
     /// (without a path or ratcheting: only whether it found errors matters).
     fn general_matches(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         depth: usize,
     ) -> Option<usize> {
@@ -296,7 +295,7 @@ fn within_limits(len: usize, limits: (Option<i64>, Option<i64>), noun: &str) -> 
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::version::KubeVersion;
@@ -309,11 +308,12 @@ mod tests {
     /// `MatchCount`, or gives up.
     fn agree(s: &JsonSchemaProps, value: &Value) -> Option<usize> {
         let v = SchemaValidator::new(KubeVersion::NEWEST);
+        let value = &Json::from_serde(value).expect("json");
         let general = v.validate(value, s, "", None);
         let quick = v.quick_result(value, s, &NodePlan::new(s));
         if let Some(q) = &quick {
-            assert!(general.is_valid(), "{value}: {:?}", general.errors);
-            assert_eq!(q.matches, general.matches, "{value}");
+            assert!(general.is_valid(), "{value:?}: {:?}", general.errors);
+            assert_eq!(q.matches, general.matches, "{value:?}");
         }
         quick.map(|q| q.matches)
     }
