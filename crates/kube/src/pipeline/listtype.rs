@@ -1,5 +1,7 @@
 //! `x-kubernetes-list-type` `set` and `map` uniqueness (apiextensions
-//! `schema/listtype/validation.go`, reference §2.6). Walks only schema-described structure.
+//! `schema/listtype/validation.go`, reference §2.6). Walks only schema-described structure,
+//! and of it only the parts on the way to a `set` or `map` list ([`ListTypePlan`], built once
+//! per schema).
 //!
 //! Elements are told apart as Go's `validateListSetsAndMaps` does: scalars by Go equality (an
 //! int and a float differ), compound values by their JSON encoding with sorted keys. Scalars
@@ -22,16 +24,67 @@ const MAX_LIST_TYPE_DEPTH: usize = 1000;
 /// Up to how many elements a list's identities are compared pairwise (no hash set built).
 const LINEAR_MAX: usize = 16;
 
-/// Every set and list-map uniqueness error in `value`.
-pub fn validate(path: &Path, schema: &JsonSchemaProps, value: &Json) -> Vec<FieldError> {
+/// The schema nodes on the way to a `set` or `map` list: the walk descends only into them.
+#[derive(Debug)]
+pub struct ListTypePlan {
+    /// The plans of `properties`, by position (`None`: no list type below).
+    properties: Vec<Option<ListTypePlan>>,
+    /// The plan of `items` (a single schema).
+    items: Option<Box<ListTypePlan>>,
+    /// The plan of `additionalProperties` (a schema).
+    additional: Option<Box<ListTypePlan>>,
+}
+
+impl ListTypePlan {
+    /// The plan of `schema`; `None` when it has no `set` or `map` list.
+    pub fn new(schema: &JsonSchemaProps) -> Option<ListTypePlan> {
+        Self::build(schema, 0)
+    }
+
+    fn build(s: &JsonSchemaProps, depth: usize) -> Option<ListTypePlan> {
+        if depth > MAX_LIST_TYPE_DEPTH {
+            return None;
+        }
+        let items = match &s.items {
+            Some(SchemaOrArray::Schema(i)) => Self::build(i, depth + 1).map(Box::new),
+            _ => None,
+        };
+        let additional = match &s.additional_properties {
+            Some(SchemaOrBool::Schema(a)) => Self::build(a, depth + 1).map(Box::new),
+            _ => None,
+        };
+        let properties: Vec<Option<ListTypePlan>> = s
+            .properties
+            .values()
+            .map(|p| Self::build(p, depth + 1))
+            .collect();
+        let here = matches!(s.x_list_type.as_deref(), Some("set" | "map"));
+        (here || items.is_some() || additional.is_some() || properties.iter().any(Option::is_some))
+            .then_some(ListTypePlan {
+                properties,
+                items,
+                additional,
+            })
+    }
+}
+
+/// Every set and list-map uniqueness error in `value`, whose schema is `schema`, planned as
+/// `plan`.
+pub fn validate(
+    path: &Path,
+    schema: &JsonSchemaProps,
+    plan: &ListTypePlan,
+    value: &Json,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    walk(&Trail::Base(path), schema, value, &mut errs, 0);
+    walk(&Trail::Base(path), schema, plan, value, &mut errs, 0);
     errs
 }
 
 fn walk(
     path: &Trail<'_>,
     schema: &JsonSchemaProps,
+    plan: &ListTypePlan,
     value: &Json,
     errs: &mut Vec<FieldError>,
     depth: usize,
@@ -46,18 +99,38 @@ fn walk(
                 Some("map") => map_duplicates(path, &schema.x_list_map_keys, items, errs),
                 _ => {}
             }
-            if let Some(SchemaOrArray::Schema(item_schema)) = &schema.items {
+            if let (Some(SchemaOrArray::Schema(item_schema)), Some(item_plan)) =
+                (&schema.items, &plan.items)
+            {
                 for (i, item) in items.iter().enumerate() {
-                    walk(&path.index(i), item_schema, item, errs, depth + 1);
+                    walk(
+                        &path.index(i),
+                        item_schema,
+                        item_plan,
+                        item,
+                        errs,
+                        depth + 1,
+                    );
                 }
             }
         }
         Json::Object(map) => {
             for (k, v) in map.iter() {
-                if let Some(prop) = schema.properties.lookup(k) {
-                    walk(&path.child(k), prop, v, errs, depth + 1);
-                } else if let Some(SchemaOrBool::Schema(ap)) = &schema.additional_properties {
-                    walk(&path.key(k), ap, v, errs, depth + 1);
+                match schema.properties.lookup_index(k) {
+                    Some(i) => {
+                        if let (Some(Some(p)), Some((_, prop))) =
+                            (plan.properties.get(i), schema.properties.get_index(i))
+                        {
+                            walk(&path.child(k), prop, p, v, errs, depth + 1);
+                        }
+                    }
+                    None => {
+                        if let (Some(SchemaOrBool::Schema(ap)), Some(p)) =
+                            (&schema.additional_properties, &plan.additional)
+                        {
+                            walk(&path.key(k), ap, p, v, errs, depth + 1);
+                        }
+                    }
                 }
             }
         }
@@ -188,7 +261,8 @@ mod tests {
         .expect("schema");
         let v = json!({"s": [1, 1, 1.0, 2, 2], "m": [{"name": "a"}, {"name": "a", "x": 1}]});
         let v = Json::from_serde(&v).expect("json");
-        let mut errs: Vec<String> = validate(&Path::new("spec"), &s, &v)
+        let plan = ListTypePlan::new(&s).expect("lists");
+        let mut errs: Vec<String> = validate(&Path::new("spec"), &s, &plan, &v)
             .iter()
             .map(ToString::to_string)
             .collect();

@@ -197,9 +197,9 @@ pub struct PreparedSchema {
     /// Whether the schema has a non-null `default` anywhere: without one the defaulting walk is
     /// skipped (it would change nothing).
     has_defaults: bool,
-    /// Whether the schema has a `set` or `map` list anywhere: without one the list-type walk is
+    /// Where the schema's `set` and `map` lists are; without one the list-type walk is
     /// skipped (it would find nothing).
-    has_list_types: bool,
+    list_types: Option<listtype::ListTypePlan>,
     /// Its patterns, compiled.
     patterns: Arc<Patterns>,
     /// Its OpenAPI validation, planned.
@@ -225,11 +225,7 @@ impl PreparedSchema {
                 &|s| s.default.as_ref().is_some_and(|d| !d.is_null()),
                 0,
             ),
-            has_list_types: any_node(
-                &schema,
-                &|s| matches!(s.x_list_type.as_deref(), Some("set" | "map")),
-                0,
-            ),
+            list_types: listtype::ListTypePlan::new(&schema),
             patterns: Arc::new(openapi::compile_patterns(&schema)),
             plan: NodePlan::new(&schema),
             schema,
@@ -731,10 +727,10 @@ impl<'a> Pipeline<'a> {
 
     /// The `set` and `map` lists' uniqueness errors of `obj` (`listtype`).
     fn list_types(&self, obj: &Json) -> Vec<FieldError> {
-        if !self.prepared.has_list_types {
+        let Some(plan) = &self.prepared.list_types else {
             return Vec::new();
-        }
-        listtype::validate(&Path::root(), self.schema(), obj)
+        };
+        listtype::validate(&Path::root(), self.schema(), plan, obj)
     }
 
     fn embedded(&self, obj: &Json) -> Vec<FieldError> {

@@ -148,11 +148,20 @@ impl Json {
     /// Whether a node lies deeper than [`MAX_CEL_DOCUMENT_DEPTH`] (the rules then answer
     /// [`ValueError::TooDeep`]).
     pub fn nests_deeper_than_cel_reads(&self) -> bool {
+        /// Whether a child of `v`, at `depth + 1`, or a node below lies too deep; only
+        /// containers are descended into (most nodes are scalars).
         fn deeper(v: &Json, depth: usize) -> bool {
+            let child =
+                |x: &Json| matches!(x, Json::Array(_) | Json::Object(_)) && deeper(x, depth + 1);
             match v {
-                _ if depth > MAX_CEL_DOCUMENT_DEPTH => true,
-                Json::Array(items) => items.iter().any(|x| deeper(x, depth + 1)),
-                Json::Object(o) => o.iter().any(|(_, x)| deeper(x, depth + 1)),
+                Json::Array(items) => {
+                    (depth >= MAX_CEL_DOCUMENT_DEPTH && !items.is_empty())
+                        || items.iter().any(child)
+                }
+                Json::Object(o) => {
+                    (depth >= MAX_CEL_DOCUMENT_DEPTH && !o.is_empty())
+                        || o.iter().any(|(_, x)| child(x))
+                }
                 _ => false,
             }
         }

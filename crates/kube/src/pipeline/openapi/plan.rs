@@ -7,7 +7,7 @@
 //! the whole document, with its paths, texts and ratcheting, as if there had been no plan. A
 //! document is thus walked at most twice, and a valid one once, without paths.
 //!
-//! A node the plan does not cover (numbers, junctors, `x-kubernetes-int-or-string`, untyped
+//! A node the plan does not cover (numbers with a format, junctors, `x-kubernetes-int-or-string`, untyped
 //! nodes, formats, `patternProperties`, tuples, `uniqueItems`, `dependencies`) is checked inside
 //! the quick walk by the general walk of that node alone, whose errors then only mean "not
 //! proven valid".
@@ -41,6 +41,9 @@ enum Check {
     String,
     /// `type: boolean`: type, `enum`.
     Boolean,
+    /// `type: integer` or `type: number` without a format: type, `multipleOf`, `minimum`,
+    /// `maximum` (and the type's range from 1.36), `enum`.
+    Number,
     /// `type: object` without `enum` or `patternProperties`: type, `minProperties`,
     /// `maxProperties`, the fields, `required`.
     Object,
@@ -67,6 +70,7 @@ enum Required {
 /// `SchemaValidator.Validate` counts them; the type validator counts one more when it passes.
 const STRING_MATCHES: usize = 7;
 const BOOLEAN_MATCHES: usize = 6;
+const NUMBER_MATCHES: usize = 7;
 const CONTAINER_MATCHES: usize = 7;
 
 impl NodePlan {
@@ -107,7 +111,7 @@ impl NodePlan {
                     plan.items = Some(plan_of(i));
                 }
             }
-            Check::General | Check::String | Check::Boolean => {}
+            Check::General | Check::String | Check::Boolean | Check::Number => {}
         }
         plan
     }
@@ -135,6 +139,9 @@ impl Check {
         match s.type_.as_deref() {
             Some("string") => Check::String,
             Some("boolean") => Check::Boolean,
+            Some("integer" | "number") if s.format.as_deref().is_none_or(str::is_empty) => {
+                Check::Number
+            }
             Some("object") if s.enum_.is_empty() && s.pattern_properties.is_empty() => {
                 Check::Object
             }
@@ -205,6 +212,16 @@ impl SchemaValidator {
             }
             (Check::Boolean, Json::Bool(_)) => {
                 enum_allows(schema, value).then_some(BOOLEAN_MATCHES)
+            }
+            // A float where the schema says integer passes when it is integral: the general walk
+            // decides.
+            (Check::Number, Json::Double(_)) if schema.type_.as_deref() == Some("integer") => {
+                self.general_matches(value, schema, depth)
+            }
+            (Check::Number, Json::Int(_) | Json::Double(_)) => {
+                let mut scratch = NodeResult::default();
+                self.check_number(value, schema, "", &mut scratch);
+                (scratch.is_valid() && enum_allows(schema, value)).then_some(NUMBER_MATCHES)
             }
             (Check::Object, Json::Object(map)) => self.quick_object(map, schema, plan, depth),
             (Check::Array, Json::Array(items)) => {
@@ -339,6 +356,8 @@ mod tests {
                                     "name": {"type": "string", "maxLength": 3, "pattern": "^a"},
                                     "on": {"type": "boolean", "enum": [true]},
                                     "n": {"type": "integer", "minimum": 1},
+                                    "f": {"type": "number", "maximum": 2.5, "multipleOf": 0.5},
+                                    "m": {"type": "integer", "enum": [1, 2]},
                                     "d": {"type": "string", "format": "date-time"},
                                     "e": {"type": "string", "enum": ["x", "y"]}
                                 }
@@ -354,6 +373,8 @@ mod tests {
         let valid = [
             json!({"spec": {"items": []}}),
             json!({"spec": {"items": [{"name": "abc", "on": true, "n": 2, "e": "x"}]}}),
+            json!({"spec": {"items": [{"name": "a", "n": 3.0, "f": 2.0, "m": 2}]}}),
+            json!({"spec": {"items": [{"name": "a", "f": 1.5, "m": 1.0}]}}),
             json!({"spec": {"items": [{"name": "a", "d": "2024-01-01T00:00:00Z"}], "labels": {"k": "v"}}}),
             json!({"spec": {"items": [], "closed": {"a": "b"}, "any": 3}}),
             json!({"spec": {"items": []}, "other": 1}),
@@ -369,6 +390,13 @@ mod tests {
             json!({"spec": {"items": [{"name": "b"}]}}),
             json!({"spec": {"items": [{"name": "a", "on": false}]}}),
             json!({"spec": {"items": [{"name": "a", "n": 0}]}}),
+            json!({"spec": {"items": [{"name": "a", "n": 1.5}]}}),
+            json!({"spec": {"items": [{"name": "a", "n": "1"}]}}),
+            json!({"spec": {"items": [{"name": "a", "f": 3.0}]}}),
+            // Go truncates the factor for an integer value: 0.5 becomes 0, never positive.
+            json!({"spec": {"items": [{"name": "a", "f": 2}]}}),
+            json!({"spec": {"items": [{"name": "a", "f": 0.7}]}}),
+            json!({"spec": {"items": [{"name": "a", "m": 3}]}}),
             json!({"spec": {"items": [{"name": "a", "d": "yesterday"}]}}),
             json!({"spec": {"items": [{"name": "a", "e": "z"}]}}),
             json!({"spec": {"items": [{"name": "a"}, {"name": "a"}, {"name": "a"}]}}),
