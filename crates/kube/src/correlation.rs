@@ -1,6 +1,6 @@
 //! Old/new correlation for ratcheting (KEP-4008): one implementation of apiserver
 //! `pkg/cel/common/equality.go` (`CorrelatedObject`) and `maplist.go` (`MapList`), shared by the
-//! OpenAPI schema validator (`pipeline::openapi`, over the request's serde JSON and the CRD's
+//! OpenAPI schema validator (`pipeline::openapi`, over [`Json`] and the CRD's
 //! `JsonSchemaProps`) and the CEL rule validator (`rules::validator`, over [`Json`] and
 //! [`Structural`]), as the server shares one `CorrelatedObject` between both.
 //!
@@ -21,8 +21,6 @@
 
 use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
-
-use serde_json::Value;
 
 use crate::go::fmt::quote;
 use crate::schema_props::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
@@ -303,57 +301,6 @@ impl SchemaNode for Structural {
     }
 }
 
-impl JsonNode for Value {
-    fn is_null(&self) -> bool {
-        self.is_null()
-    }
-
-    fn field(&self, k: &str) -> Option<&Value> {
-        match self {
-            Value::Object(m) => m.get(k),
-            _ => None,
-        }
-    }
-
-    fn object_len(&self) -> Option<usize> {
-        self.as_object().map(|m| m.len())
-    }
-
-    fn all_keys(&self, mut f: impl FnMut(&str) -> bool) -> bool {
-        match self {
-            Value::Object(m) => m.keys().all(|k| f(k)),
-            _ => false,
-        }
-    }
-
-    fn items(&self) -> Option<&[Value]> {
-        self.as_array().map(|a| a.as_slice())
-    }
-
-    fn key_scalar(&self) -> Option<KeyScalar<'_>> {
-        match self {
-            Value::Bool(b) => Some(KeyScalar::Bool(*b)),
-            // Kubernetes decodes JSON integers that fit `int64` as `int64`, others as `float64`.
-            Value::Number(n) => match n.as_i64() {
-                Some(i) => Some(KeyScalar::Int(i)),
-                None => n.as_f64().map(KeyScalar::Double),
-            },
-            Value::String(s) => Some(KeyScalar::String(s)),
-            _ => None,
-        }
-    }
-
-    fn deep_equal(&self, other: &Value) -> bool {
-        go_deep_equal(self, other)
-    }
-}
-
-/// Go's `reflect.DeepEqual` on decoded JSON: serde_json keeps integers and floats apart (`1` and
-/// `1.0` differ), as Go's `int64` and `float64` are different types.
-pub(crate) fn go_deep_equal(a: &Value, b: &Value) -> bool {
-    a == b
-}
-
 impl SchemaNode for JsonSchemaProps {
     fn property(&self, k: &str) -> Option<&JsonSchemaProps> {
         self.properties
@@ -387,7 +334,7 @@ impl SchemaNode for JsonSchemaProps {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn props(v: Value) -> JsonSchemaProps {
         serde_json::from_value(v).expect("schema")
@@ -416,14 +363,14 @@ mod tests {
             json!({"l": [{"k": "a", "v": 1}, {"k": "b", "v": 3}]}),
         );
         let p = props(list_schema());
-        let root = Correlation::new(&new, &old, &p);
+        let (jn, jo) = (j(new), j(old));
+        let root = Correlation::new(&jn, &jo, &p);
         let l = root.key("l").expect("both have l");
         assert!(l.index(1).is_some_and(|c| c.unchanged()));
         assert!(l.index(0).is_some_and(|c| !c.unchanged()));
         assert!(!root.unchanged());
 
         let s = structural(list_schema());
-        let (jn, jo) = (j(new), j(old));
         let root = Correlation::new(&jn, &jo, &s);
         let l = root.key("l").expect("both have l");
         assert!(l.index(1).is_some_and(|c| c.unchanged()));
@@ -434,7 +381,10 @@ mod tests {
     #[test]
     fn unchanged_follows_cached_deep_equal() {
         let p = props(list_schema());
-        let same = |a: Value, b: Value| Correlation::new(&a, &b, &p).unchanged();
+        let same = |a: Value, b: Value| {
+            let (a, b) = (j(a), j(b));
+            Correlation::new(&a, &b, &p).unchanged()
+        };
         assert!(same(json!({"a": 1}), json!({"a": 1})));
         assert!(
             !same(json!({"a": 1}), json!({"a": 1.0})),
@@ -462,7 +412,7 @@ mod tests {
             "x-kubernetes-list-map-keys": ["k"], "items": {"type": "object"}}));
         let two = props(json!({"type": "array", "x-kubernetes-list-type": "map",
             "x-kubernetes-list-map-keys": ["k", "n"], "items": {"type": "object"}}));
-        let key = |s: &JsonSchemaProps, v: Value| composite_key(s, &v);
+        let key = |s: &JsonSchemaProps, v: Value| composite_key(s, &j(v));
         // One key: the value itself, floats exactly and types apart.
         assert_ne!(
             key(&one, json!({"k": 1.0000001})),
@@ -487,9 +437,9 @@ mod tests {
     fn first_item_of_a_key_wins() {
         let s = props(json!({"type": "array", "x-kubernetes-list-type": "map",
             "x-kubernetes-list-map-keys": ["k"], "items": {"type": "object"}}));
-        let old = [json!({"k": "a", "v": 1}), json!({"k": "a", "v": 2})];
+        let old = [j(json!({"k": "a", "v": 1})), j(json!({"k": "a", "v": 2}))];
         let list = MapList::new(&s, &old);
-        assert_eq!(list.get(&s, &json!({"k": "a"})), Some(&old[0]));
+        assert_eq!(list.get(&s, &j(json!({"k": "a"}))), Some(&old[0]));
         let atomic = props(json!({"type": "array", "items": {"type": "object"}}));
         assert!(MapList::new(&atomic, &old).get(&atomic, &old[0]).is_none());
     }

@@ -205,6 +205,20 @@ impl BadValue {
         }
     }
 
+    /// The data itself (enum, bound and duplicate errors): scalars as themselves, objects and
+    /// arrays as compact JSON.
+    pub fn of_json(v: &Json) -> BadValue {
+        match v {
+            Json::Array(_) | Json::Object(_) => BadValue::Json(v.to_serde()),
+            scalar => BadValue::of_rule_subject(scalar),
+        }
+    }
+
+    /// A list of data as compact JSON.
+    pub fn of_json_list(items: &[Json]) -> BadValue {
+        BadValue::Json(JsonValue::Array(items.iter().map(Json::to_serde).collect()))
+    }
+
     /// The schema type shown by runtime, compile and budget errors (`"object"`; `""` for
     /// int-or-string).
     pub fn schema_type(type_: &str) -> BadValue {

@@ -23,10 +23,10 @@
 //!
 //! [`Validator`] (the facade above) sits on top of [`pipeline`] and [`rules`]: per CRD
 //! version, `Structural::from_props` once, then per schema node with rules a `DeclType` (named `selfType<N>…`) registered in a `DeclTypeProvider`; per request,
-//! the pipeline moves the object into a `values::Json` tree just before the rule step
-//! (`Json::from_serde_owned`: the `serde_json` tree is freed as it converts, and the verdict's
-//! object is that tree, `pipeline::StoredObject`), and `values::to_value` / `root_value` hand
-//! each node's rules cheap views of it.
+//! the pipeline moves the object into a `values::Json` tree when validation starts (the
+//! `serde_json` tree is freed as it converts; every validation walk and the rule step read that
+//! tree, and the verdict's object is it, `pipeline::StoredObject`), and `values::to_value` /
+//! `root_value` hand each node's rules cheap views of it.
 
 pub mod admission;
 pub mod builtins;

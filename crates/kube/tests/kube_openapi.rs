@@ -17,6 +17,7 @@ use kcel_kube::pipeline::KubeVersion;
 use kcel_kube::pipeline::decode::normalize_numbers;
 use kcel_kube::pipeline::openapi::SchemaValidator;
 use kcel_kube::schema_props::JsonSchemaProps;
+use kcel_kube::values::Json;
 use serde_json::Value;
 
 fn read_json(p: &Path) -> Value {
@@ -56,7 +57,8 @@ fn suite_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn valid(v: &SchemaValidator, schema: &JsonSchemaProps, data: &Value) -> bool {
-    v.validate(data, schema, "data", None).errors.is_empty()
+    let data = Json::from_serde(data).expect("test data converts");
+    v.validate(&data, schema, "data", None).errors.is_empty()
 }
 
 #[test]

@@ -17,6 +17,7 @@
 //! checking warning's `fieldRef` (client-go's `jsonpath` parser).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -32,6 +33,7 @@ use crate::pipeline::objectmeta::{
 };
 use crate::rules::env::ExtraLibrary;
 use crate::rules::{EnvKind, EnvSpec};
+use crate::values::{Json, JsonObject};
 use crate::version::KubeVersion;
 
 /// `maxAuditAnnotations`.
@@ -158,20 +160,20 @@ pub(crate) fn not_supported(path: Path, value: &str, supported: &[&str]) -> Fiel
     FieldError::not_supported(path, string(value), &supported)
 }
 
-fn empty_map() -> Map<String, Value> {
-    Map::new()
+/// The object's `metadata` as the metadata walks read it (an empty object when absent, not an
+/// object, or nested too deep to convert).
+fn metadata(object: &Value) -> Arc<JsonObject> {
+    match object.get("metadata").map(Json::from_serde) {
+        Some(Ok(Json::Object(meta))) => meta,
+        _ => Arc::default(),
+    }
 }
 
 /// `ValidateObjectMeta(meta, false, NameIsDNSSubdomain, "metadata")` (these kinds are
 /// cluster-scoped).
 fn object_meta(object: &Value) -> Vec<FieldError> {
-    let empty = empty_map();
-    let meta = object
-        .get("metadata")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
     validate_object_meta(
-        meta,
+        &metadata(object),
         NamespaceRule::Forbidden,
         NameRule::DnsSubdomain,
         true,
@@ -181,14 +183,7 @@ fn object_meta(object: &Value) -> Vec<FieldError> {
 
 /// `ValidateObjectMetaUpdate(new, old, "metadata")`.
 fn object_meta_update(object: &Value, old: &Value) -> Vec<FieldError> {
-    let empty = empty_map();
-    let meta = |v: &'_ Value| -> Map<String, Value> {
-        v.get("metadata")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_else(|| empty.clone())
-    };
-    validate_object_meta_update(&meta(object), &meta(old), &Path::new("metadata"))
+    validate_object_meta_update(&metadata(object), &metadata(old), &Path::new("metadata"))
 }
 
 /// What the server validates of an object: its metadata (`ValidateObjectMeta` on creation,
@@ -316,7 +311,10 @@ pub(crate) fn label_selector(selector: &Value, path: &Path) -> Vec<FieldError> {
                 .collect()
         })
         .unwrap_or_default();
-    let mut errs = validate_labels(&labels, &path.child("matchLabels"));
+    let mut errs = validate_labels(
+        labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        &path.child("matchLabels"),
+    );
     for (i, req) in items(selector, "matchExpressions").iter().enumerate() {
         let at = path.child("matchExpressions").index(i);
         let values = strings(req, "values");

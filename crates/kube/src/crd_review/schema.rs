@@ -836,8 +836,13 @@ impl Checker<'_> {
                 return;
             }
         }
+        // Converted as the API server decodes the default (`apiextensions` `JSON` through
+        // `runtime.DeepCopyJSONValue`): integers beyond int64 become floats.
+        let Ok(d) = crate::values::Json::from_serde(d) else {
+            return;
+        };
         let v = SchemaValidator::new(self.version);
-        for e in v.validate(d, s, "", None).errors {
+        for e in v.validate(&d, s, "", None).errors {
             self.push(e.to_field_error(&dpath));
         }
     }

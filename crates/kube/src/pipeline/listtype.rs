@@ -1,28 +1,91 @@
 //! `x-kubernetes-list-type` `set` and `map` uniqueness (apiextensions
-//! `schema/listtype/validation.go`, reference §2.6). Walks only schema-described structure.
+//! `schema/listtype/validation.go`, reference §2.6). Walks only schema-described structure,
+//! and of it only the parts on the way to a `set` or `map` list ([`ListTypePlan`], built once
+//! per schema).
+//!
+//! Elements are told apart as Go's `validateListSetsAndMaps` does: scalars by Go equality (an
+//! int and a float differ), compound values by their JSON encoding with sorted keys. Scalars
+//! are compared as they are, without building a string; only compound elements (rare in sets
+//! and map keys) are encoded.
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 
 use super::trail::Trail;
 use crate::field::{BadValue, FieldError, Path, go_json};
 use crate::schema_props::{JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool};
+use crate::values::Json;
 
 /// How deep the walk descends.
 const MAX_LIST_TYPE_DEPTH: usize = 1000;
 
-/// Every set and list-map uniqueness error in `value`.
-pub fn validate(path: &Path, schema: &JsonSchemaProps, value: &Value) -> Vec<FieldError> {
+/// Up to how many elements a list's identities are compared pairwise (no hash set built).
+const LINEAR_MAX: usize = 16;
+
+/// The schema nodes on the way to a `set` or `map` list: the walk descends only into them.
+#[derive(Debug)]
+pub struct ListTypePlan {
+    /// The plans of `properties`, by position (`None`: no list type below).
+    properties: Vec<Option<ListTypePlan>>,
+    /// The plan of `items` (a single schema).
+    items: Option<Box<ListTypePlan>>,
+    /// The plan of `additionalProperties` (a schema).
+    additional: Option<Box<ListTypePlan>>,
+}
+
+impl ListTypePlan {
+    /// The plan of `schema`; `None` when it has no `set` or `map` list.
+    pub fn new(schema: &JsonSchemaProps) -> Option<ListTypePlan> {
+        Self::build(schema, 0)
+    }
+
+    fn build(s: &JsonSchemaProps, depth: usize) -> Option<ListTypePlan> {
+        if depth > MAX_LIST_TYPE_DEPTH {
+            return None;
+        }
+        let items = match &s.items {
+            Some(SchemaOrArray::Schema(i)) => Self::build(i, depth + 1).map(Box::new),
+            _ => None,
+        };
+        let additional = match &s.additional_properties {
+            Some(SchemaOrBool::Schema(a)) => Self::build(a, depth + 1).map(Box::new),
+            _ => None,
+        };
+        let properties: Vec<Option<ListTypePlan>> = s
+            .properties
+            .values()
+            .map(|p| Self::build(p, depth + 1))
+            .collect();
+        let here = matches!(s.x_list_type.as_deref(), Some("set" | "map"));
+        (here || items.is_some() || additional.is_some() || properties.iter().any(Option::is_some))
+            .then_some(ListTypePlan {
+                properties,
+                items,
+                additional,
+            })
+    }
+}
+
+/// Every set and list-map uniqueness error in `value`, whose schema is `schema`, planned as
+/// `plan`.
+pub fn validate(
+    path: &Path,
+    schema: &JsonSchemaProps,
+    plan: &ListTypePlan,
+    value: &Json,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    walk(&Trail::Base(path), schema, value, &mut errs, 0);
+    walk(&Trail::Base(path), schema, plan, value, &mut errs, 0);
     errs
 }
 
 fn walk(
     path: &Trail<'_>,
     schema: &JsonSchemaProps,
-    value: &Value,
+    plan: &ListTypePlan,
+    value: &Json,
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
@@ -30,24 +93,44 @@ fn walk(
         return;
     }
     match value {
-        Value::Array(items) => {
+        Json::Array(items) => {
             match schema.x_list_type.as_deref() {
                 Some("set") => set_duplicates(path, items, errs),
                 Some("map") => map_duplicates(path, &schema.x_list_map_keys, items, errs),
                 _ => {}
             }
-            if let Some(SchemaOrArray::Schema(item_schema)) = &schema.items {
+            if let (Some(SchemaOrArray::Schema(item_schema)), Some(item_plan)) =
+                (&schema.items, &plan.items)
+            {
                 for (i, item) in items.iter().enumerate() {
-                    walk(&path.index(i), item_schema, item, errs, depth + 1);
+                    walk(
+                        &path.index(i),
+                        item_schema,
+                        item_plan,
+                        item,
+                        errs,
+                        depth + 1,
+                    );
                 }
             }
         }
-        Value::Object(map) => {
-            for (k, v) in map {
-                if let Some(prop) = schema.properties.lookup(k) {
-                    walk(&path.child(k), prop, v, errs, depth + 1);
-                } else if let Some(SchemaOrBool::Schema(ap)) = &schema.additional_properties {
-                    walk(&path.key(k), ap, v, errs, depth + 1);
+        Json::Object(map) => {
+            for (k, v) in map.iter() {
+                match schema.properties.lookup_index(k) {
+                    Some(i) => {
+                        if let (Some(Some(p)), Some((_, prop))) =
+                            (plan.properties.get(i), schema.properties.get_index(i))
+                        {
+                            walk(&path.child(k), prop, p, v, errs, depth + 1);
+                        }
+                    }
+                    None => {
+                        if let (Some(SchemaOrBool::Schema(ap)), Some(p)) =
+                            (&schema.additional_properties, &plan.additional)
+                        {
+                            walk(&path.key(k), ap, p, v, errs, depth + 1);
+                        }
+                    }
                 }
             }
         }
@@ -55,40 +138,75 @@ fn walk(
     }
 }
 
-/// The identity of a set element: scalars by Go equality (int and float differ), compound values
-/// by their JSON encoding with sorted keys.
-fn set_key(v: &Value) -> String {
-    match v {
-        Value::Number(n) if n.is_f64() => format!("f:{}", go_json(v)),
-        Value::Number(_) => format!("i:{}", go_json(v)),
-        _ => format!("j:{}", go_json(v)),
-    }
+/// The identity of a set element or of one key of a map-list element.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum Identity<'a> {
+    /// A map-list element without this key.
+    Absent,
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// A float by its bits: distinct floats print distinctly, `-0` and `0` included.
+    Float(u64),
+    String(&'a str),
+    /// An array or object: its JSON encoding with sorted keys.
+    Compound(String),
 }
 
-fn bad_value(v: &Value) -> BadValue {
-    super::openapi::bad_value_of(v)
-}
-
-fn set_duplicates(path: &Trail<'_>, items: &[Value], errs: &mut Vec<FieldError>) {
-    let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
-    let mut reported: HashSet<String> = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        let key = set_key(item);
-        if !seen.insert(key.clone()) && reported.insert(key) {
-            errs.push(FieldError::duplicate(
-                path.index(i).to_path(),
-                bad_value(item),
-            ));
+impl<'a> Identity<'a> {
+    fn of(v: &'a Json) -> Identity<'a> {
+        match v {
+            Json::Null => Identity::Null,
+            Json::Bool(b) => Identity::Bool(*b),
+            Json::Int(i) => Identity::Int(*i),
+            Json::Double(d) => Identity::Float(d.to_bits()),
+            Json::String(s) => Identity::String(s),
+            Json::Array(_) | Json::Object(_) => Identity::Compound(go_json(&v.to_serde())),
         }
     }
 }
 
-fn map_duplicates(path: &Trail<'_>, keys: &[String], items: &[Value], errs: &mut Vec<FieldError>) {
+/// The position of each element whose identity an earlier element has, the first such
+/// element of each identity only.
+fn first_duplicates<K: Eq + std::hash::Hash>(keys: &[K]) -> Vec<usize> {
+    let mut out = Vec::new();
+    if keys.len() <= LINEAR_MAX {
+        for (i, k) in keys.iter().enumerate() {
+            let seen = keys[..i].contains(k);
+            let reported = out.iter().any(|&j: &usize| keys[j] == *k);
+            if seen && !reported {
+                out.push(i);
+            }
+        }
+        return out;
+    }
+    let mut seen =
+        HashSet::with_capacity_and_hasher(keys.len(), foldhash::fast::RandomState::default());
+    let mut reported = HashSet::with_hasher(foldhash::fast::RandomState::default());
+    for (i, k) in keys.iter().enumerate() {
+        if !seen.insert(k) && reported.insert(k) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn set_duplicates(path: &Trail<'_>, items: &[Json], errs: &mut Vec<FieldError>) {
+    let keys: SmallVec<[Identity<'_>; LINEAR_MAX]> = items.iter().map(Identity::of).collect();
+    for i in first_duplicates(&keys) {
+        errs.push(FieldError::duplicate(
+            path.index(i).to_path(),
+            BadValue::of_json(&items[i]),
+        ));
+    }
+}
+
+fn map_duplicates(path: &Trail<'_>, keys: &[String], items: &[Json], errs: &mut Vec<FieldError>) {
     for (i, item) in items.iter().enumerate() {
-        if !matches!(item, Value::Object(_) | Value::Null) {
+        if !matches!(item, Json::Object(_) | Json::Null) {
             errs.push(FieldError::invalid(
                 path.index(i).to_path(),
-                bad_value(item),
+                BadValue::of_json(item),
                 "must be an object for an array of list-type map",
             ));
             return;
@@ -97,28 +215,34 @@ fn map_duplicates(path: &Trail<'_>, keys: &[String], items: &[Value], errs: &mut
     if keys.is_empty() {
         return;
     }
-    let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
-    let mut reported: HashSet<String> = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
+    fn key_values<'j>(keys: &[String], item: &'j Json) -> SmallVec<[Option<&'j Json>; 2]> {
+        keys.iter()
+            .map(|k| match item {
+                Json::Object(o) => o.get(k),
+                _ => None,
+            })
+            .collect()
+    }
+    let identities: SmallVec<[SmallVec<[Identity<'_>; 2]>; LINEAR_MAX]> = items
+        .iter()
+        .map(|item| {
+            key_values(keys, item)
+                .into_iter()
+                .map(|v| v.map_or(Identity::Absent, Identity::of))
+                .collect()
+        })
+        .collect();
+    for i in first_duplicates(&identities) {
         let mut key_map = Map::new();
-        if let Value::Object(o) = item {
-            for k in keys {
-                if let Some(v) = o.get(k) {
-                    key_map.insert(k.clone(), v.clone());
-                }
+        for (k, v) in keys.iter().zip(key_values(keys, &items[i])) {
+            if let Some(v) = v {
+                key_map.insert(k.clone(), v.to_serde());
             }
         }
-        let identity: Vec<String> = keys
-            .iter()
-            .map(|k| key_map.get(k).map_or_else(|| "-".to_string(), set_key))
-            .collect();
-        let identity = identity.join("\u{0}");
-        if !seen.insert(identity.clone()) && reported.insert(identity) {
-            errs.push(FieldError::duplicate(
-                path.index(i).to_path(),
-                BadValue::Json(Value::Object(key_map)),
-            ));
-        }
+        errs.push(FieldError::duplicate(
+            path.index(i).to_path(),
+            BadValue::Json(Value::Object(key_map)),
+        ));
     }
 }
 
@@ -136,7 +260,9 @@ mod tests {
         }}))
         .expect("schema");
         let v = json!({"s": [1, 1, 1.0, 2, 2], "m": [{"name": "a"}, {"name": "a", "x": 1}]});
-        let mut errs: Vec<String> = validate(&Path::new("spec"), &s, &v)
+        let v = Json::from_serde(&v).expect("json");
+        let plan = ListTypePlan::new(&s).expect("lists");
+        let mut errs: Vec<String> = validate(&Path::new("spec"), &s, &plan, &v)
             .iter()
             .map(ToString::to_string)
             .collect();

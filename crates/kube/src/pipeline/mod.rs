@@ -33,14 +33,14 @@ pub(crate) mod trail;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::crd::{CustomResourceDefinition, CustomResourceDefinitionVersion};
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::schema_props::JsonSchemaProps;
-use crate::values::{Json, ValueError};
+use crate::values::{Json, JsonObject, ValueError};
 pub use crate::version::KubeVersion;
 pub use decode::DecodeError;
 use defaults::DefaultsPlan;
@@ -199,9 +199,9 @@ pub struct PreparedSchema {
     /// What defaulting does, planned: `None` without a non-null `default` anywhere (the
     /// defaulting walk is skipped).
     defaults: Option<DefaultsPlan>,
-    /// Whether the schema has a `set` or `map` list anywhere: without one the list-type walk is
+    /// Where the schema's `set` and `map` lists are; without one the list-type walk is
     /// skipped (it would find nothing).
-    has_list_types: bool,
+    list_types: Option<listtype::ListTypePlan>,
     /// Its patterns, compiled.
     patterns: Arc<Patterns>,
     /// Its OpenAPI validation, planned.
@@ -223,11 +223,7 @@ impl PreparedSchema {
             has_rules: has_rules(&schema, 0),
             has_embedded: any_node(&schema, &|s| s.x_embedded_resource, 0),
             defaults: DefaultsPlan::new(&schema),
-            has_list_types: any_node(
-                &schema,
-                &|s| matches!(s.x_list_type.as_deref(), Some("set" | "map")),
-                0,
-            ),
+            list_types: listtype::ListTypePlan::new(&schema),
             patterns: Arc::new(openapi::compile_patterns(&schema)),
             plan: NodePlan::new(&schema),
             schema,
@@ -266,11 +262,21 @@ fn any_node(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool, depth:
     depth > 1000 || pred(s) || s.subschemas().any(|c| any_node(c, pred, depth + 1))
 }
 
-fn meta_of(v: &Value) -> Map<String, Value> {
-    v.get("metadata")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default()
+/// The object's `metadata` (an empty object when absent or not an object).
+fn meta_of(v: &Json) -> &JsonObject {
+    static EMPTY: LazyLock<JsonObject> = LazyLock::new(JsonObject::default);
+    match field_of(v, "metadata") {
+        Some(Json::Object(m)) => m,
+        _ => &EMPTY,
+    }
+}
+
+/// Field `k` of an object.
+fn field_of<'v>(v: &'v Json, k: &str) -> Option<&'v Json> {
+    match v {
+        Json::Object(o) => o.get(k),
+        _ => None,
+    }
 }
 
 /// Whether an error blocks the CEL rules (`hasBlockingErr`).
@@ -286,41 +292,30 @@ fn is_blocking(e: &FieldError) -> bool {
 }
 
 /// `NestedInt64` at a scale JSONPath (`.spec.replicas`): `Ok(None)` when absent.
-fn nested<'v>(obj: &'v Value, json_path: &str) -> Option<&'v Value> {
+fn nested<'v>(obj: &'v Json, json_path: &str) -> Option<&'v Json> {
     let mut cur = obj;
     for seg in json_path.trim_start_matches('.').split('.') {
-        cur = cur.as_object()?.get(seg)?;
+        cur = field_of(cur, seg)?;
     }
     Some(cur)
 }
 
-fn go_type_name(v: &Value) -> &'static str {
+/// `%v` of a value in the scale accessor errors.
+fn go_v(v: &Json) -> String {
     match v {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float64",
-        Value::Number(_) => "int64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
+        Json::String(s) => s.to_string(),
+        other => BadValue::of_json(other).to_string(),
     }
 }
 
-fn go_v(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => openapi::bad_value_of(other).to_string(),
-    }
-}
-
-fn scale_replicas(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
+fn scale_replicas(obj: &Json, json_path: &str, errs: &mut Vec<FieldError>) {
     let Some(v) = nested(obj, json_path) else {
         return;
     };
     let path = Path::new(json_path);
     match v {
-        Value::Number(n) if !n.is_f64() => {
-            let r = n.as_i64().unwrap_or(0);
+        Json::Int(r) => {
+            let r = *r;
             if r < 0 {
                 errs.push(FieldError::invalid(
                     path,
@@ -343,18 +338,18 @@ fn scale_replicas(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
                 format!(
                     ".{fields} accessor error: {} is of the type {}, expected int64",
                     go_v(other),
-                    go_type_name(other)
+                    other.go_type_name()
                 ),
             ));
         }
     }
 }
 
-fn scale_selector(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
+fn scale_selector(obj: &Json, json_path: &str, errs: &mut Vec<FieldError>) {
     let Some(v) = nested(obj, json_path) else {
         return;
     };
-    if !v.is_string() {
+    if !matches!(v, Json::String(_)) {
         let fields = json_path.trim_start_matches('.');
         errs.push(FieldError::invalid(
             Path::new(json_path),
@@ -362,7 +357,7 @@ fn scale_selector(obj: &Value, json_path: &str, errs: &mut Vec<FieldError>) {
             format!(
                 ".{fields} accessor error: {} is of the type {}, expected string",
                 go_v(v),
-                go_type_name(v)
+                v.go_type_name()
             ),
         ));
     }
@@ -605,8 +600,6 @@ impl<'a> Pipeline<'a> {
         };
         let has_status = self.version.has_status_subresource();
         let mut errs = Vec::new();
-        // The validation walks still read `serde_json`: the objects are converted once here,
-        // where validation begins (`to_serde`), until they read `Json`.
         let (obj, rules_skipped) = match (operation, &old) {
             (Operation::Create, _) | (_, None) => {
                 // The create handler, then `Store.create`, then `BeforeCreate`.
@@ -616,7 +609,7 @@ impl<'a> Pipeline<'a> {
                 }
                 prepare::generate_name(&mut obj, options.name_suffix.as_deref());
                 prepare::prepare_for_create(&mut obj, has_status);
-                self.validate_create(obj.to_serde(), kv, &mut errs, &mut warnings)
+                self.validate_create(obj, kv, &mut errs, &mut warnings)
             }
             (operation, Some(old)) => {
                 if meta_str(&obj, "resourceVersion").is_empty() {
@@ -627,8 +620,8 @@ impl<'a> Pipeline<'a> {
                 }
                 type Validate<'p> = fn(
                     &Pipeline<'p>,
-                    Value,
-                    &Value,
+                    Json,
+                    &Json,
                     bool,
                     KubeVersion,
                     &mut Vec<FieldError>,
@@ -646,8 +639,8 @@ impl<'a> Pipeline<'a> {
                     };
                 validate(
                     self,
-                    obj.to_serde(),
-                    &old.to_serde(),
+                    obj,
+                    old,
                     options.ratcheting,
                     kv,
                     &mut errs,
@@ -681,9 +674,9 @@ impl<'a> Pipeline<'a> {
     }
 
     /// `ValidateTypeMeta`.
-    fn type_meta(&self, obj: &Value) -> Vec<FieldError> {
+    fn type_meta(&self, obj: &Json) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        let kind = obj.str_field("kind").unwrap_or("");
         if kind != self.kind() {
             errs.push(FieldError::invalid(
                 Path::new("kind"),
@@ -691,7 +684,7 @@ impl<'a> Pipeline<'a> {
                 format!("must be {}", self.kind()),
             ));
         }
-        let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let api_version = obj.str_field("apiVersion").unwrap_or("");
         let want = self.crd.api_version_of(&self.version.name);
         if api_version != want {
             errs.push(FieldError::invalid(
@@ -711,7 +704,7 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    fn openapi(&self, obj: &Value, old: Option<&Value>, kv: KubeVersion) -> Vec<FieldError> {
+    fn openapi(&self, obj: &Json, old: Option<&Json>, kv: KubeVersion) -> Vec<FieldError> {
         let v = self.schema_validator(kv);
         if v.quick_result(obj, self.schema(), &self.prepared.plan)
             .is_some()
@@ -725,7 +718,7 @@ impl<'a> Pipeline<'a> {
             .collect()
     }
 
-    fn scale_spec(&self, obj: &Value, errs: &mut Vec<FieldError>) {
+    fn scale_spec(&self, obj: &Json, errs: &mut Vec<FieldError>) {
         if let Some(scale) = self
             .version
             .subresources
@@ -736,7 +729,7 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    fn scale_status(&self, obj: &Value, errs: &mut Vec<FieldError>) {
+    fn scale_status(&self, obj: &Json, errs: &mut Vec<FieldError>) {
         if let Some(scale) = self
             .version
             .subresources
@@ -755,14 +748,14 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The `set` and `map` lists' uniqueness errors of `obj` (`listtype`).
-    fn list_types(&self, obj: &Value) -> Vec<FieldError> {
-        if !self.prepared.has_list_types {
+    fn list_types(&self, obj: &Json) -> Vec<FieldError> {
+        let Some(plan) = &self.prepared.list_types else {
             return Vec::new();
-        }
-        listtype::validate(&Path::root(), self.schema(), obj)
+        };
+        listtype::validate(&Path::root(), self.schema(), plan, obj)
     }
 
-    fn embedded(&self, obj: &Value) -> Vec<FieldError> {
+    fn embedded(&self, obj: &Json) -> Vec<FieldError> {
         let mut errs = Vec::new();
         if self.prepared.has_embedded {
             let root = Path::root();
@@ -771,20 +764,21 @@ impl<'a> Pipeline<'a> {
         errs
     }
 
-    /// The CEL step (§1.5): skipped with one extra error after a blocking error. The rules
-    /// read the object as [`Json`], into which it moves (so the stored object is that tree);
-    /// returns the object and whether rules were skipped for want of a [`RuleValidator`].
+    /// The CEL step (§1.5): skipped with one extra error after a blocking error, and an
+    /// internal error for a document nested deeper than the rules read
+    /// ([`crate::values::MAX_CEL_DOCUMENT_DEPTH`]); returns the object and whether rules were
+    /// skipped for want of a [`RuleValidator`].
     fn rules_step(
         &self,
-        obj: Value,
-        old: Option<&Value>,
+        obj: &Json,
+        old: Option<&Json>,
         ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
-    ) -> (StoredObject, bool) {
+    ) -> bool {
         if !self.prepared.has_rules {
-            return (obj.into(), false);
+            return false;
         }
         if errs.iter().any(is_blocking) {
             let value = if kv.at_least(34) {
@@ -793,41 +787,33 @@ impl<'a> Pipeline<'a> {
                 BadValue::String("null".into())
             };
             errs.push(FieldError::invalid(Path::root(), value, RULES_NOT_CHECKED));
-            return (obj.into(), false);
+            return false;
         }
         let Some(rules) = self.rules else {
-            return (obj.into(), true);
+            return true;
         };
-        let internal = |e: ValueError| FieldError::internal(Path::root(), e.to_string());
-        let obj = match Json::from_serde_owned(obj) {
-            Ok(o) => o,
-            Err((e, obj)) => {
-                errs.push(internal(e));
-                return (obj.into(), false);
-            }
-        };
-        let old = match old.map(Json::from_serde).transpose() {
-            Ok(o) => o,
-            Err(e) => {
-                errs.push(internal(e));
-                return (obj.into(), false);
-            }
-        };
+        if obj.nests_deeper_than_cel_reads() || old.is_some_and(Json::nests_deeper_than_cel_reads) {
+            errs.push(FieldError::internal(
+                Path::root(),
+                ValueError::TooDeep.to_string(),
+            ));
+            return false;
+        }
         let out = rules.validate(&RuleRequest {
             schema: self.schema(),
-            object: &obj,
-            old_object: old.as_ref(),
+            object: obj,
+            old_object: old,
             ratcheting: ratcheting && old.is_some(),
             kube_version: kv,
         });
         errs.extend(out.errors);
         warnings.extend(out.warnings);
-        (obj.into(), false)
+        false
     }
 
     fn validate_create(
         &self,
-        obj: Value,
+        obj: Json,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
         warnings: &mut Vec<String>,
@@ -837,10 +823,9 @@ impl<'a> Pipeline<'a> {
             errs.extend(tm);
             return (obj.into(), false);
         }
-        let meta = meta_of(&obj);
         let mpath = Path::new("metadata");
         errs.extend(objectmeta::validate_object_meta(
-            &meta,
+            meta_of(&obj),
             self.namespace_rule(),
             self.name_rule,
             true,
@@ -851,10 +836,10 @@ impl<'a> Pipeline<'a> {
         self.scale_status(&obj, errs);
         errs.extend(self.embedded(&obj));
         errs.extend(self.list_types(&obj));
-        let (obj, skipped) = self.rules_step(obj, None, false, kv, errs, warnings);
+        let skipped = self.rules_step(&obj, None, false, kv, errs, warnings);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_object_meta(
-                &meta,
+                meta_of(&obj),
                 self.namespace_rule(),
                 NameRule::PathSegment,
                 true,
@@ -862,24 +847,24 @@ impl<'a> Pipeline<'a> {
             ));
         }
         if errs.is_empty() && self.finalizer_warnings {
-            warnings.extend(finalizer_warnings(&meta, None));
+            warnings.extend(finalizer_warnings(meta_of(&obj), None));
         }
-        (obj, skipped)
+        (obj.into(), skipped)
     }
 
-    fn common_update(&self, obj: &Value, old: &Value, errs: &mut Vec<FieldError>) {
+    fn common_update(&self, obj: &Json, old: &Json, errs: &mut Vec<FieldError>) {
         let meta = meta_of(obj);
         let mpath = Path::new("metadata");
         errs.extend(objectmeta::validate_object_meta(
-            &meta,
+            meta,
             self.namespace_rule(),
             NameRule::PathSegment,
             true,
             &mpath,
         ));
         errs.extend(objectmeta::validate_object_meta_update(
-            &meta,
-            &meta_of(old),
+            meta,
+            meta_of(old),
             &mpath,
         ));
     }
@@ -887,7 +872,7 @@ impl<'a> Pipeline<'a> {
     /// What every update validates first (the update and status-update
     /// strategies alike): the common checks, type metadata (its errors end
     /// validation: `false`) and object metadata against the stored object.
-    fn update_metadata(&self, obj: &Value, old: &Value, errs: &mut Vec<FieldError>) -> bool {
+    fn update_metadata(&self, obj: &Json, old: &Json, errs: &mut Vec<FieldError>) -> bool {
         self.common_update(obj, old, errs);
         let tm = self.type_meta(obj);
         if !tm.is_empty() {
@@ -895,8 +880,8 @@ impl<'a> Pipeline<'a> {
             return false;
         }
         errs.extend(objectmeta::validate_object_meta_update(
-            &meta_of(obj),
-            &meta_of(old),
+            meta_of(obj),
+            meta_of(old),
             &Path::new("metadata"),
         ));
         true
@@ -904,8 +889,8 @@ impl<'a> Pipeline<'a> {
 
     fn validate_update(
         &self,
-        obj: Value,
-        old: &Value,
+        obj: Json,
+        old: &Json,
         ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
@@ -921,19 +906,17 @@ impl<'a> Pipeline<'a> {
         if self.list_types(old).is_empty() {
             errs.extend(self.list_types(&obj));
         }
-        // Read before the rule step takes the object over.
-        let meta = self.finalizer_warnings.then(|| meta_of(&obj));
-        let (obj, skipped) = self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings);
-        if let Some(meta) = meta.filter(|_| errs.is_empty()) {
-            warnings.extend(finalizer_warnings(&meta, Some(&meta_of(old))));
+        let skipped = self.rules_step(&obj, Some(old), ratcheting, kv, errs, warnings);
+        if self.finalizer_warnings && errs.is_empty() {
+            warnings.extend(finalizer_warnings(meta_of(&obj), Some(meta_of(old))));
         }
-        (obj, skipped)
+        (obj.into(), skipped)
     }
 
     fn validate_status_update(
         &self,
-        obj: Value,
-        old: &Value,
+        obj: Json,
+        old: &Json,
         ratcheting: bool,
         kv: KubeVersion,
         errs: &mut Vec<FieldError>,
@@ -942,10 +925,12 @@ impl<'a> Pipeline<'a> {
         if !self.update_metadata(&obj, old, errs) {
             return (obj.into(), false);
         }
-        if let (Some(status_schema), Some(status)) = (self.status_schema(), obj.get("status")) {
+        if let (Some(status_schema), Some(status)) =
+            (self.status_schema(), field_of(&obj, "status"))
+        {
             let v = self.schema_validator(kv);
             let base = Path::new("status");
-            let old_status = old.get("status");
+            let old_status = field_of(old, "status");
             let quick = self
                 .prepared
                 .plan
@@ -963,7 +948,8 @@ impl<'a> Pipeline<'a> {
         if !new_lt.is_empty() && self.list_types(old).is_empty() {
             errs.extend(new_lt);
         }
-        self.rules_step(obj, Some(old), ratcheting, kv, errs, warnings)
+        let skipped = self.rules_step(&obj, Some(old), ratcheting, kv, errs, warnings);
+        (obj.into(), skipped)
     }
 }
 
@@ -972,13 +958,16 @@ impl<'a> Pipeline<'a> {
 /// sorted and once each, the qualified-name problems, and a nudge towards a domain-qualified
 /// name with a path. `rest.BeforeCreate`/`BeforeUpdate` ask for them only once validation
 /// passed.
-fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>>) -> Vec<String> {
+fn finalizer_warnings(meta: &JsonObject, old: Option<&JsonObject>) -> Vec<String> {
     const STANDARD: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
-    let names = |m: &Map<String, Value>| -> std::collections::BTreeSet<String> {
+    let names = |m: &JsonObject| -> std::collections::BTreeSet<String> {
         match m.get("finalizers") {
-            Some(Value::Array(f)) => f
+            Some(Json::Array(f)) => f
                 .iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
+                .filter_map(|x| match x {
+                    Json::String(s) => Some(s.to_string()),
+                    _ => None,
+                })
                 .collect(),
             _ => std::collections::BTreeSet::new(),
         }
@@ -1009,7 +998,7 @@ fn finalizer_warnings(meta: &Map<String, Value>, old: Option<&Map<String, Value>
 }
 
 fn walk_embedded(
-    v: &Value,
+    v: &Json,
     s: &JsonSchemaProps,
     path: &Trail<'_>,
     errs: &mut Vec<FieldError>,
@@ -1020,22 +1009,22 @@ fn walk_embedded(
         return;
     }
     match v {
-        Value::Object(m) => {
+        Json::Object(m) => {
             if s.x_embedded_resource {
                 errs.extend(objectmeta::validate_embedded(m, &path.to_path()));
             }
-            for (k, child) in m {
-                if s.x_embedded_resource && k == "metadata" {
+            for (k, child) in m.iter() {
+                if s.x_embedded_resource && &**k == "metadata" {
                     continue;
                 }
-                if let Some(p) = s.properties.get(k) {
+                if let Some(p) = s.properties.get(&**k) {
                     walk_embedded(child, p, &path.child(k), errs, depth + 1);
                 } else if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
                     walk_embedded(child, ap, &path.key(k), errs, depth + 1);
                 }
             }
         }
-        Value::Array(a) => {
+        Json::Array(a) => {
             if let Some(SchemaOrArray::Schema(is)) = &s.items {
                 for (i, x) in a.iter().enumerate() {
                     walk_embedded(x, is, &path.index(i), errs, depth + 1);

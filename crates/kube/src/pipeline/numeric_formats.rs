@@ -17,10 +17,11 @@ pub fn kept_format(schema: &JsonSchemaProps, version: KubeVersion) -> Option<&st
         return None;
     }
     let format = schema.format.as_deref().filter(|f| !f.is_empty())?;
-    let normalized = format.replace('-', "");
+    // The format with its dashes removed (`int-32` is `int32`), compared without building it.
+    let is = |name: &str| format.chars().filter(|&c| c != '-').eq(name.chars());
     let kept = match schema.type_.as_deref() {
-        Some("integer") => matches!(normalized.as_str(), "int32" | "int64"),
-        Some("number") => matches!(normalized.as_str(), "float" | "double"),
+        Some("integer") => is("int32") || is("int64"),
+        Some("number") => is("float") || is("double"),
         _ => false,
     };
     kept.then_some(format)
@@ -71,21 +72,7 @@ pub fn range_error(
     prefix: &str,
     path: &str,
 ) -> Option<String> {
-    let text = value.text();
-    let fits = match type_ {
-        "integer" => match format {
-            "int32" => text.parse::<i32>().is_ok(),
-            "uint32" => text.parse::<u32>().is_ok(),
-            "uint64" => text.parse::<u64>().is_ok(),
-            _ => text.parse::<i64>().is_ok(),
-        },
-        // `number` and anything else: only float32 has a range to check.
-        _ => match format {
-            "float" | "float32" => text.parse::<f32>().is_ok_and(f32::is_finite),
-            _ => true,
-        },
-    };
-    if fits {
+    if fits(value, type_, format) {
         return None;
     }
     Some(if format.is_empty() {
@@ -93,6 +80,51 @@ pub fn range_error(
     } else {
         format!("{prefix} value must be of type {type_} with format {format} in {path}")
     })
+}
+
+/// Whether `value` fits `type_`/`format`: whether its decimal text parses as the format's Go
+/// type (`strconv.ParseInt`/`ParseUint`/`ParseFloat` in `IsValueValidAgainstRange`). The
+/// text is built only where it cannot be told from the number (beyond 2^53, where it is the
+/// shortest round-trip digits padded with zeros, and `float32`).
+fn fits(value: &Repr, type_: &str, format: &str) -> bool {
+    const TWO_31: f64 = 2_147_483_648.0;
+    const TWO_32: f64 = 4_294_967_296.0;
+    const TWO_53: f64 = 9_007_199_254_740_992.0;
+    match (type_, value) {
+        ("integer", Repr::Int(i)) => match format {
+            "int32" => i32::try_from(*i).is_ok(),
+            "uint32" => u32::try_from(*i).is_ok(),
+            "uint64" => *i >= 0,
+            _ => true,
+        },
+        // Below 2^53 a float's text is its exact digits, without a fraction when it has
+        // none, `-0` for negative zero (which the unsigned parsers refuse).
+        ("integer", Repr::Float(f)) if f.abs() < TWO_53 => {
+            f.fract() == 0.0
+                && match format {
+                    "int32" => (-TWO_31..TWO_31).contains(f),
+                    "uint32" => f.is_sign_positive() && *f < TWO_32,
+                    "uint64" => f.is_sign_positive(),
+                    _ => true,
+                }
+        }
+        ("integer", value) => integer_text_fits(&value.text(), format),
+        // `number` and anything else: only float32 has a range to check.
+        (_, value) => match format {
+            "float" | "float32" => value.text().parse::<f32>().is_ok_and(f32::is_finite),
+            _ => true,
+        },
+    }
+}
+
+/// Whether the decimal `text` parses as the Go integer type of `format` (`int64` by default).
+fn integer_text_fits(text: &str, format: &str) -> bool {
+    match format {
+        "int32" => text.parse::<i32>().is_ok(),
+        "uint32" => text.parse::<u32>().is_ok(),
+        "uint64" => text.parse::<u64>().is_ok(),
+        _ => text.parse::<i64>().is_ok(),
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +155,68 @@ mod tests {
         assert_eq!(kept_format(&schema("integer", "float"), v36), None);
         assert_eq!(kept_format(&schema("integer", "uint32"), v36), None);
         assert_eq!(kept_format(&schema("string", "int32"), v36), None);
+    }
+
+    /// [`fits`] answers as parsing the value's text does.
+    #[test]
+    fn fits_as_the_text_parses() {
+        let by_text = |value: &Repr, format: &str| integer_text_fits(&value.text(), format);
+        let mut values: Vec<Repr> = [
+            0,
+            1,
+            -1,
+            i64::from(i32::MAX),
+            i64::from(i32::MAX) + 1,
+            i64::from(i32::MIN),
+            i64::from(i32::MIN) - 1,
+            i64::from(u32::MAX),
+            i64::from(u32::MAX) + 1,
+            i64::MAX,
+            i64::MIN,
+        ]
+        .into_iter()
+        .map(Repr::Int)
+        .collect();
+        values.extend(
+            [
+                0.0,
+                -0.0,
+                1.5,
+                -1.0,
+                2_147_483_647.0,
+                2_147_483_648.0,
+                -2_147_483_648.0,
+                -2_147_483_649.0,
+                4_294_967_295.0,
+                4_294_967_296.0,
+                9_223_372_036_854_775_808.0,
+                -9_223_372_036_854_775_808.0,
+                18_446_744_073_709_551_616.0,
+                18_446_744_073_709_549_568.0,
+                9_007_199_254_740_991.0,
+                9_007_199_254_740_992.0,
+                -9_007_199_254_740_991.0,
+                -9_007_199_254_740_992.0,
+                4_503_599_627_370_495.5,
+                1e300,
+                1e-300,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ]
+            .into_iter()
+            .map(Repr::Float),
+        );
+        for v in &values {
+            for format in ["", "int32", "int64", "uint32", "uint64"] {
+                assert_eq!(
+                    fits(v, "integer", format),
+                    by_text(v, format),
+                    "{} {format}",
+                    v.text()
+                );
+            }
+        }
     }
 
     #[test]

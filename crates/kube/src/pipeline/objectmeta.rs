@@ -1,13 +1,12 @@
 //! ObjectMeta validation (apimachinery `pkg/api/validation/objectmeta.go`, reference §6) and the
 //! metadata of embedded resources (apiextensions `schema/objectmeta/validation.go`, §6.3).
 
-use serde_json::{Map, Value};
-
 use crate::field::{BadValue, FieldError, Path};
 use crate::name_validation::{
     is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_key, is_qualified_name,
     is_valid_label_value, mask_trailing_dash,
 };
+use crate::values::{Json, JsonObject};
 
 /// Total size of annotation keys and values.
 pub const TOTAL_ANNOTATION_SIZE_LIMIT: i64 = 256 * 1024;
@@ -60,17 +59,33 @@ impl NameRule {
     }
 }
 
-fn str_field<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
-    m.get(k).and_then(Value::as_str).unwrap_or("")
+fn str_field<'a>(m: &'a JsonObject, k: &str) -> &'a str {
+    match m.get(k) {
+        Some(Json::String(s)) => s,
+        _ => "",
+    }
 }
 
-fn string_map(m: &Map<String, Value>, k: &str) -> Vec<(String, String)> {
+/// The entries of the string map `m[k]` (a value that is not a string reads as empty).
+fn string_map<'a>(m: &'a JsonObject, k: &str) -> impl Iterator<Item = (&'a str, &'a str)> {
+    let entries = match m.get(k) {
+        Some(Json::Object(o)) => Some(o.iter()),
+        _ => None,
+    };
+    entries.into_iter().flatten().map(|(k, v)| {
+        let v: &str = match v {
+            Json::String(s) => s,
+            _ => "",
+        };
+        (&**k, v)
+    })
+}
+
+/// The integer `m[k]`.
+fn int_field(m: &JsonObject, k: &str) -> Option<i64> {
     match m.get(k) {
-        Some(Value::Object(o)) => o
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-            .collect(),
-        _ => Vec::new(),
+        Some(Json::Int(i)) => Some(*i),
+        _ => None,
     }
 }
 
@@ -87,7 +102,7 @@ pub enum NamespaceRule {
 
 /// `ValidateObjectMetaAccessor` over a decoded `metadata` object.
 pub fn validate_object_meta(
-    meta: &Map<String, Value>,
+    meta: &JsonObject,
     namespace: NamespaceRule,
     names: NameRule,
     name_required: bool,
@@ -143,7 +158,7 @@ pub fn validate_object_meta(
         }
         _ => {}
     }
-    if let Some(g) = meta.get("generation").and_then(Value::as_i64)
+    if let Some(g) = int_field(meta, "generation")
         && g < 0
     {
         errs.push(FieldError::invalid(
@@ -153,22 +168,28 @@ pub fn validate_object_meta(
         ));
     }
     errs.extend(validate_labels(
-        &string_map(meta, "labels"),
+        string_map(meta, "labels"),
         &path.child("labels"),
     ));
     errs.extend(validate_annotations(
-        &string_map(meta, "annotations"),
+        string_map(meta, "annotations"),
         &path.child("annotations"),
     ));
-    if let Some(Value::Array(refs)) = meta.get("ownerReferences") {
+    if let Some(Json::Array(refs)) = meta.get("ownerReferences") {
         errs.extend(validate_owner_references(
             refs,
             &path.child("ownerReferences"),
         ));
     }
-    if let Some(Value::Array(fins)) = meta.get("finalizers") {
+    if let Some(Json::Array(fins)) = meta.get("finalizers") {
         let fpath = path.child("finalizers");
-        for f in fins.iter().filter_map(Value::as_str) {
+        let strings = || {
+            fins.iter().filter_map(|f| match f {
+                Json::String(s) => Some(&**s),
+                _ => None,
+            })
+        };
+        for f in strings() {
             for msg in is_qualified_name(f) {
                 errs.push(FieldError::invalid(
                     fpath.clone(),
@@ -177,11 +198,11 @@ pub fn validate_object_meta(
                 ));
             }
         }
-        let has = |n: &str| fins.iter().any(|f| f.as_str() == Some(n));
+        let has = |n: &str| strings().any(|f| f == n);
         if has("orphan") && has("foregroundDeletion") {
             errs.push(FieldError::invalid(
                 fpath,
-                BadValue::Json(Value::Array(fins.clone())),
+                BadValue::of_json_list(fins),
                 "finalizer orphan and foregroundDeletion cannot be both set",
             ));
         }
@@ -190,20 +211,23 @@ pub fn validate_object_meta(
 }
 
 /// `ValidateLabels`.
-pub fn validate_labels(labels: &[(String, String)], path: &Path) -> Vec<FieldError> {
+pub fn validate_labels<'a>(
+    labels: impl IntoIterator<Item = (&'a str, &'a str)>,
+    path: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (k, v) in labels {
         for msg in is_label_key(k) {
             errs.push(FieldError::invalid(
                 path.clone(),
-                BadValue::String(k.clone()),
+                BadValue::String(k.to_string()),
                 msg,
             ));
         }
         for msg in is_valid_label_value(v) {
             errs.push(FieldError::invalid(
                 path.clone(),
-                BadValue::String(v.clone()),
+                BadValue::String(v.to_string()),
                 msg,
             ));
         }
@@ -212,14 +236,17 @@ pub fn validate_labels(labels: &[(String, String)], path: &Path) -> Vec<FieldErr
 }
 
 /// `ValidateAnnotations`.
-pub fn validate_annotations(annotations: &[(String, String)], path: &Path) -> Vec<FieldError> {
+pub fn validate_annotations<'a>(
+    annotations: impl IntoIterator<Item = (&'a str, &'a str)>,
+    path: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut total: i64 = 0;
     for (k, v) in annotations {
         for msg in is_qualified_name(&k.to_lowercase()) {
             errs.push(FieldError::invalid(
                 path.clone(),
-                BadValue::String(k.clone()),
+                BadValue::String(k.to_string()),
                 msg,
             ));
         }
@@ -234,11 +261,11 @@ pub fn validate_annotations(annotations: &[(String, String)], path: &Path) -> Ve
     errs
 }
 
-fn validate_owner_references(refs: &[Value], path: &Path) -> Vec<FieldError> {
+fn validate_owner_references(refs: &[Json], path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut controllers = Vec::new();
     for (i, r) in refs.iter().enumerate() {
-        let Value::Object(r) = r else { continue };
+        let Json::Object(r) = r else { continue };
         let p = path.index(i);
         let api_version = str_field(r, "apiVersion");
         let version = api_version.rsplit('/').next().unwrap_or("");
@@ -259,14 +286,14 @@ fn validate_owner_references(refs: &[Value], path: &Path) -> Vec<FieldError> {
                 ));
             }
         }
-        if r.get("controller").and_then(Value::as_bool) == Some(true) {
+        if r.get("controller") == Some(&Json::Bool(true)) {
             controllers.push(format!("{}/{}", str_field(r, "kind"), str_field(r, "name")));
         }
     }
     if controllers.len() > 1 {
         errs.push(FieldError::invalid(
             path.clone(),
-            BadValue::Json(Value::Array(refs.to_vec())),
+            BadValue::of_json_list(refs),
             format!(
                 "Only one reference can have Controller set to true. Found \"true\" in references for {}",
                 controllers.join(" and ")
@@ -278,8 +305,8 @@ fn validate_owner_references(refs: &[Value], path: &Path) -> Vec<FieldError> {
 
 /// `ValidateObjectMetaAccessorUpdate`.
 pub fn validate_object_meta_update(
-    new: &Map<String, Value>,
-    old: &Map<String, Value>,
+    new: &JsonObject,
+    old: &JsonObject,
     path: &Path,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -291,8 +318,7 @@ pub fn validate_object_meta_update(
             "must be specified for an update",
         ));
     }
-    let generation =
-        |m: &Map<String, Value>| m.get("generation").and_then(Value::as_i64).unwrap_or(0);
+    let generation = |m: &JsonObject| int_field(m, "generation").unwrap_or(0);
     if generation(new) < generation(old) {
         errs.push(FieldError::invalid(
             path.child("generation"),
@@ -309,13 +335,18 @@ pub fn validate_object_meta_update(
         "deletionGracePeriodSeconds",
     ] {
         let (n, o) = (new.get(field), old.get(field));
-        fn norm(v: Option<&Value>) -> Option<&Value> {
-            v.filter(|v| !v.is_null() && v.as_str() != Some(""))
+        fn norm(v: Option<&Json>) -> Option<&Json> {
+            v.filter(|v| match v {
+                Json::Null => false,
+                Json::String(s) => !s.is_empty(),
+                _ => true,
+            })
         }
         if norm(n) != norm(o) {
             let bad = match norm(n) {
-                Some(Value::String(s)) => BadValue::String(s.clone()),
-                Some(Value::Number(x)) => x.as_i64().map_or(BadValue::Null, BadValue::Int),
+                Some(Json::String(s)) => BadValue::String(s.to_string()),
+                Some(Json::Int(x)) => BadValue::Int(*x),
+                Some(Json::Double(_)) => BadValue::Null,
                 Some(_) => BadValue::Null,
                 None if field == "deletionTimestamp" || field == "deletionGracePeriodSeconds" => {
                     BadValue::Null
@@ -334,20 +365,20 @@ pub fn validate_object_meta_update(
 
 /// Validation of an embedded resource (`x-kubernetes-embedded-resource`): `apiVersion` and
 /// `kind` required and well formed, `metadata` checked with path-segment name rules.
-pub fn validate_embedded(obj: &Map<String, Value>, path: &Path) -> Vec<FieldError> {
+pub fn validate_embedded(obj: &JsonObject, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match obj.get("apiVersion") {
-        None | Some(Value::Null) => errs.push(FieldError::required(path.child("apiVersion"), "")),
-        Some(Value::String(s)) if s.is_empty() => errs.push(FieldError::invalid(
+        None | Some(Json::Null) => errs.push(FieldError::required(path.child("apiVersion"), "")),
+        Some(Json::String(s)) if s.is_empty() => errs.push(FieldError::invalid(
             path.child("apiVersion"),
             BadValue::String(String::new()),
             "must not be empty",
         )),
-        Some(Value::String(s)) => {
-            if s != "/" && s.matches('/').count() > 1 {
+        Some(Json::String(s)) => {
+            if **s != *"/" && s.matches('/').count() > 1 {
                 errs.push(FieldError::invalid(
                     path.child("apiVersion"),
-                    BadValue::String(s.clone()),
+                    BadValue::String(s.to_string()),
                     format!("unexpected GroupVersion string: {s}"),
                 ));
             }
@@ -355,24 +386,24 @@ pub fn validate_embedded(obj: &Map<String, Value>, path: &Path) -> Vec<FieldErro
         Some(_) => {}
     }
     match obj.get("kind") {
-        None | Some(Value::Null) => errs.push(FieldError::required(path.child("kind"), "")),
-        Some(Value::String(s)) if s.is_empty() => errs.push(FieldError::invalid(
+        None | Some(Json::Null) => errs.push(FieldError::required(path.child("kind"), "")),
+        Some(Json::String(s)) if s.is_empty() => errs.push(FieldError::invalid(
             path.child("kind"),
             BadValue::String(String::new()),
             "must not be empty",
         )),
-        Some(Value::String(s)) => {
+        Some(Json::String(s)) => {
             for msg in is_dns1035_label(&s.to_lowercase()) {
                 errs.push(FieldError::invalid(
                     path.child("kind"),
-                    BadValue::String(s.clone()),
+                    BadValue::String(s.to_string()),
                     format!("may have mixed case, but should otherwise match: {msg}"),
                 ));
             }
         }
         Some(_) => {}
     }
-    if let Some(Value::Object(meta)) = obj.get("metadata") {
+    if let Some(Json::Object(meta)) = obj.get("metadata") {
         errs.extend(validate_object_meta(
             meta,
             NamespaceRule::IfSet,
@@ -390,9 +421,16 @@ mod tests {
     use serde_json::json;
 
     /// The errors of `validate_object_meta` for DNS-subdomain names, as Kubernetes prints them.
-    fn meta_errors(meta: Value, namespace: NamespaceRule, name_required: bool) -> Vec<String> {
+    fn meta_errors(
+        meta: serde_json::Value,
+        namespace: NamespaceRule,
+        name_required: bool,
+    ) -> Vec<String> {
+        let Ok(Json::Object(meta)) = Json::from_serde(&meta) else {
+            panic!("not an object: {meta}");
+        };
         validate_object_meta(
-            meta.as_object().expect("object"),
+            &meta,
             namespace,
             NameRule::DnsSubdomain,
             name_required,

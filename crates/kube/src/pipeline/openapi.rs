@@ -21,24 +21,25 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel::go::regexp::{Regex, RegexError};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use smallvec::SmallVec;
 
 use super::formats;
 use super::numeric_formats::{self, Repr};
-use crate::correlation::{self, Correlation};
+use crate::correlation::Correlation;
 use crate::field::{BadValue, FieldError, Path};
 use crate::go::fmt::{FloatStyle, format_float};
 use crate::schema_props::{
     JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool, SchemaOrStringArray,
 };
+use crate::values::{Json, JsonObject};
 use crate::version::KubeVersion;
 
 mod plan;
 pub(crate) use plan::NodePlan;
 
 /// A node of the new object correlated with its old value.
-type Correlated<'a> = Correlation<'a, Value, JsonSchemaProps>;
+type Correlated<'a> = Correlation<'a, Json, JsonSchemaProps>;
 
 /// How deep values may nest before validation stops descending (an error is reported).
 pub const MAX_VALUE_DEPTH: usize = 1000;
@@ -219,23 +220,23 @@ pub struct SchemaValidator {
 }
 
 /// JSON kind names as kube-openapi reports them.
-fn schema_type_of(v: &Value) -> &'static str {
+fn schema_type_of(v: &Json) -> &'static str {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_f64() => "number",
-        Value::Number(_) => "integer",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Double(_) => "number",
+        Json::Int(_) => "integer",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
     }
 }
 
 /// The Go-ish format kube-openapi infers from data (`int64`, `float64`, else empty).
-fn format_of(v: &Value) -> &'static str {
+fn format_of(v: &Json) -> &'static str {
     match v {
-        Value::Number(n) if n.is_f64() => "float64",
-        Value::Number(_) => "int64",
+        Json::Double(_) => "float64",
+        Json::Int(_) => "int64",
         _ => "",
     }
 }
@@ -283,9 +284,10 @@ pub fn is_float64_a_json_integer(f: f64) -> bool {
 }
 
 /// The value as a float, as kube-openapi's `asFloat64`.
-fn as_f64(v: &Value) -> Option<f64> {
+fn as_f64(v: &Json) -> Option<f64> {
     match v {
-        Value::Number(n) => n.as_f64(),
+        Json::Int(i) => Some(*i as f64),
+        Json::Double(d) => Some(*d),
         _ => None,
     }
 }
@@ -370,10 +372,10 @@ impl SchemaValidator {
     /// With `old`, errors in unchanged correlated subtrees are dropped (ratcheting).
     pub fn validate(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         path: &str,
-        old: Option<&Value>,
+        old: Option<&Json>,
     ) -> NodeResult {
         let corr = old.map(|o| Correlation::new(value, o, schema));
         self.node(value, schema, &mut path.to_string(), corr.as_ref(), true, 0)
@@ -383,10 +385,10 @@ impl SchemaValidator {
     /// `status` on a status update).
     pub fn validate_correlated(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         path: &str,
-        old: &Value,
+        old: &Json,
     ) -> NodeResult {
         let corr = Correlation::new(value, old, schema);
         self.node(value, schema, &mut path.to_string(), Some(&corr), false, 0)
@@ -396,7 +398,7 @@ impl SchemaValidator {
     /// restored afterwards.
     fn child(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         path: &mut String,
         step: Step<'_>,
@@ -469,7 +471,7 @@ impl SchemaValidator {
     /// restore it).
     fn node(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         path: &mut String,
         corr: Option<&Correlated<'_>>,
@@ -487,7 +489,7 @@ impl SchemaValidator {
             return out;
         }
         let format = self.format(schema);
-        if value.is_null() {
+        if matches!(value, Json::Null) {
             // `SchemaValidator.Validate`: null meets only the type and enum validators.
             self.check_type(value, schema, format, path, &mut out);
             self.check_enum(value, schema, path, &mut out);
@@ -499,7 +501,7 @@ impl SchemaValidator {
             }
             self.junctors(value, schema, path, depth, &mut out);
             out.matches += 1;
-            if let Value::String(s) = value {
+            if let Json::String(s) = value {
                 self.check_string(s, schema, path, &mut out);
                 out.matches += 1;
                 // Numeric formats are not in the string-format registry.
@@ -508,17 +510,17 @@ impl SchemaValidator {
                     out.matches += 1;
                 }
             }
-            if value.is_number() {
+            if matches!(value, Json::Int(_) | Json::Double(_)) {
                 self.check_number(value, schema, path, &mut out);
                 out.matches += 1;
             }
-            if let Value::Array(items) = value {
+            if let Json::Array(items) = value {
                 self.check_slice(items, schema, path, corr, depth, &mut out);
                 out.matches += 1;
             }
             self.check_enum(value, schema, path, &mut out);
             out.matches += 1;
-            if let Value::Object(map) = value {
+            if let Json::Object(map) = value {
                 self.check_object(map, schema, path, corr, resource_root, depth, &mut out);
                 out.matches += 1;
             }
@@ -547,7 +549,7 @@ impl SchemaValidator {
 
     fn check_type(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         format: &str,
         path: &str,
@@ -564,7 +566,7 @@ impl SchemaValidator {
                 crate::go::fmt::quote(actual)
             ),
         };
-        if value.is_null() {
+        if matches!(value, Json::Null) {
             if !types.is_empty() && !types.contains(&"null") && !schema.nullable {
                 out.push(invalid(types.join(","), "null"));
             } else {
@@ -588,7 +590,7 @@ impl SchemaValidator {
             && as_f64(value).is_some_and(is_float64_a_json_integer)
             && contains("integer");
         let is_int_float = sch_type == "integer" && contains("number");
-        let is_string_or_slice = value.is_string() || value.is_array();
+        let is_string_or_slice = matches!(value, Json::String(_) | Json::Array(_));
         let format_matches =
             contains(sch_type) || data_format == format || is_float_int || is_int_float;
         if !(is_string_or_slice || format.is_empty() || format_matches) {
@@ -610,7 +612,7 @@ impl SchemaValidator {
     /// order; a failed `anyOf`/`oneOf` reports its branch with the most matches.
     fn junctors(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         path: &mut String,
         depth: usize,
@@ -718,18 +720,18 @@ impl SchemaValidator {
             }
         }
         // `dependencies` (kept by kube-openapi; structural CRD schemas forbid them).
-        if let Value::Object(map) = value
+        if let Json::Object(map) = value
             && !schema.dependencies.is_empty()
         {
             for key in map.keys() {
-                match schema.dependencies.get(key) {
+                match schema.dependencies.get(&**key) {
                     Some(SchemaOrStringArray::Schema(dep)) => {
                         let mut dep_path = format!("{path}.{key}");
                         let r = self.node(value, dep, &mut dep_path, None, false, depth + 1);
                         out.merge(r);
                     }
                     Some(SchemaOrStringArray::Properties(props)) => {
-                        for p in props.iter().filter(|p| !map.contains_key(*p)) {
+                        for p in props.iter().filter(|p| !map.contains_key(p)) {
                             out.push(plain(
                                 path,
                                 format!("{} has a dependency on {p}", quoted(path)),
@@ -828,17 +830,17 @@ impl SchemaValidator {
     /// `maximum`, each checked (no short-circuit).
     fn check_number(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         path: &str,
         out: &mut NodeResult,
     ) {
-        let Value::Number(n) = value else {
-            return;
+        let (int, data) = match value {
+            Json::Int(i) => (Some(*i), *i as f64),
+            Json::Double(d) => (None, *d),
+            _ => return,
         };
-        let int = if n.is_f64() { None } else { n.as_i64() };
-        let data = n.as_f64().unwrap_or(0.0);
-        let bad = bad_value_of(value);
+        let bad = BadValue::of_json(value);
         // From 1.36 the value and each bound are checked against the range of the schema's
         // type and format; a bound out of range is then applied to the value as a float.
         let range = numeric_formats::number_type_and_format(schema, self.version);
@@ -953,7 +955,7 @@ impl SchemaValidator {
     /// (a nested list's errors come before its parent's).
     fn check_slice(
         &self,
-        items: &[Value],
+        items: &[Json],
         schema: &JsonSchemaProps,
         path: &mut String,
         corr: Option<&Correlated<'_>>,
@@ -1015,20 +1017,14 @@ impl SchemaValidator {
             if dup {
                 out.push(invalid(
                     path,
-                    BadValue::Json(Value::Array(items.to_vec())),
+                    BadValue::of_json_list(items),
                     format!("{path} in body shouldn't contain duplicates"),
                 ));
             }
         }
     }
 
-    fn check_enum(
-        &self,
-        value: &Value,
-        schema: &JsonSchemaProps,
-        path: &str,
-        out: &mut NodeResult,
-    ) {
+    fn check_enum(&self, value: &Json, schema: &JsonSchemaProps, path: &str, out: &mut NodeResult) {
         if enum_allows(schema, value) {
             return;
         }
@@ -1043,7 +1039,7 @@ impl SchemaValidator {
         out.push(OpenApiError {
             kind: ErrorKind::Enum(values),
             name: path.to_string(),
-            value: bad_value_of(value),
+            value: BadValue::of_json(value),
             message: format!(
                 "{path} in body should be one of {}",
                 go_v_list(&schema.enum_)
@@ -1058,7 +1054,7 @@ impl SchemaValidator {
     #[allow(clippy::too_many_arguments)]
     fn check_object(
         &self,
-        map: &Map<String, Value>,
+        map: &JsonObject,
         schema: &JsonSchemaProps,
         path: &mut String,
         corr: Option<&Correlated<'_>>,
@@ -1091,7 +1087,7 @@ impl SchemaValidator {
                 .collect()
         };
         let is_declared = |field: usize| declared.get(field).copied().flatten().is_some();
-        let by_pattern = |k: &str, v: &Value, path: &mut String, out: &mut NodeResult| -> bool {
+        let by_pattern = |k: &str, v: &Json, path: &mut String, out: &mut NodeResult| -> bool {
             let matched = matching_patterns(k);
             for s in &matched {
                 let r = self.child(v, s, path, Step::Key(k), None, depth);
@@ -1106,7 +1102,7 @@ impl SchemaValidator {
                         out.push(OpenApiError {
                             kind: ErrorKind::Invalid,
                             name: path.to_string(),
-                            value: BadValue::String(k.clone()),
+                            value: BadValue::String(k.to_string()),
                             message: format!("{path}.{k} in body is a forbidden property"),
                         });
                     }
@@ -1130,10 +1126,10 @@ impl SchemaValidator {
         // it already is the schema's (as in most documents), else sorted.
         let present = declared
             .iter()
-            .zip(map)
-            .filter_map(|(d, (k, v))| d.map(|d| (d, k.as_str(), v)));
-        let in_schema_order = present.clone().map(|(d, _, _)| d).is_sorted();
-        let mut validate_property = |(d, k, v): (usize, &str, &Value)| {
+            .zip(map.iter())
+            .filter_map(|(d, (k, v))| d.map(|d| (d, &**k, v)));
+        let in_schema_order = declared.iter().flatten().is_sorted();
+        let mut validate_property = |(d, k, v): (usize, &str, &Json)| {
             if let Some((_, prop)) = schema.properties.get_index(d) {
                 let c = corr.and_then(|c| child_correlation(c, k, resource_root));
                 let r = self.child(v, prop, path, Step::Key(k), c.as_ref(), depth);
@@ -1143,12 +1139,12 @@ impl SchemaValidator {
         if in_schema_order {
             present.for_each(&mut validate_property);
         } else {
-            let mut sorted: SmallVec<[(usize, &str, &Value); SMALL_OBJECT]> = present.collect();
+            let mut sorted: SmallVec<[(usize, &str, &Json); SMALL_OBJECT]> = present.collect();
             sorted.sort_unstable_by_key(|&(d, _, _)| d);
             sorted.into_iter().for_each(validate_property);
         }
         for req in &schema.required {
-            if !has_key(map, req) {
+            if !map.contains_key(req) {
                 let name = child_path(path, req);
                 out.push(OpenApiError {
                     kind: ErrorKind::Required,
@@ -1159,9 +1155,9 @@ impl SchemaValidator {
             }
         }
         if !schema.pattern_properties.is_empty() {
-            for (k, v) in map {
+            for (k, v) in map.iter() {
                 let matched = by_pattern(k, v, path, out);
-                if matched && !schema.properties.contains_key(k) {
+                if matched && !schema.properties.contains_key(&**k) {
                     by_pattern(k, v, path, out);
                 }
             }
@@ -1171,16 +1167,6 @@ impl SchemaValidator {
 
 /// How many fields an object may have for its per-field bookkeeping to stay on the stack.
 const SMALL_OBJECT: usize = 8;
-
-/// Whether `map` has `key`: small objects are searched in order (comparing a few keys costs less
-/// than hashing one with `serde_json`'s SipHash), larger ones through their index.
-fn has_key(map: &Map<String, Value>, key: &str) -> bool {
-    if map.len() <= SMALL_OBJECT {
-        map.keys().any(|k| k == key)
-    } else {
-        map.contains_key(key)
-    }
-}
 
 /// `minItems`/`maxItems` and `minProperties`/`maxProperties` (`TooFewItems`,
 /// `TooManyItems`, `TooFewProperties`, `TooManyProperties`), the minimum first.
@@ -1232,13 +1218,13 @@ fn plain(path: &str, message: String) -> OpenApiError {
 }
 
 /// Equality for `uniqueItems`: numbers by value (1 and 1.0 are equal), the rest structurally.
-fn json_schema_equal(a: &Value, b: &Value) -> bool {
+fn json_schema_equal(a: &Json, b: &Json) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_schema_equal(p, q))
+        (Json::Int(_) | Json::Double(_), Json::Int(_) | Json::Double(_)) => as_f64(a) == as_f64(b),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| json_schema_equal(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
+        (Json::Object(x), Json::Object(y)) => {
             x.len() == y.len()
                 && x.iter()
                     .all(|(k, p)| y.get(k).is_some_and(|q| json_schema_equal(p, q)))
@@ -1248,7 +1234,7 @@ fn json_schema_equal(a: &Value, b: &Value) -> bool {
 }
 
 /// Whether `schema`'s `enum` (if any) allows `value`.
-fn enum_allows(schema: &JsonSchemaProps, value: &Value) -> bool {
+fn enum_allows(schema: &JsonSchemaProps, value: &Json) -> bool {
     schema.enum_.is_empty() || schema.enum_.iter().any(|e| enum_matches(value, e))
 }
 
@@ -1256,34 +1242,34 @@ fn enum_allows(schema: &JsonSchemaProps, value: &Value) -> bool {
 /// (`reflect.Value.Convert`) and compared with `reflect.DeepEqual`. Integer enum elements are
 /// `int64`, so `1.5` matches `1`; an `int64` converts to a `string` as a rune, so `65` matches
 /// `"A"`. `null` never matches.
-pub fn enum_matches(data: &Value, element: &Value) -> bool {
+pub fn enum_matches(data: &Json, element: &Value) -> bool {
     match (element, data) {
-        (Value::Null, _) | (_, Value::Null) => false,
-        (Value::Bool(e), Value::Bool(d)) => e == d,
-        (Value::String(e), Value::String(d)) => e == d,
-        (Value::String(e), Value::Number(n)) if !n.is_f64() => {
-            let r = n
-                .as_i64()
-                .and_then(|i| u32::try_from(i).ok())
+        (Value::Null, _) | (_, Json::Null) => false,
+        (Value::Bool(e), Json::Bool(d)) => e == d,
+        (Value::String(e), Json::String(d)) => **e == **d,
+        (Value::String(e), Json::Int(n)) => {
+            let r = u32::try_from(*n)
+                .ok()
                 .and_then(char::from_u32)
                 .unwrap_or('\u{FFFD}');
             let mut buf = [0u8; 4];
             e.as_str() == r.encode_utf8(&mut buf)
         }
-        (Value::Number(e), Value::Number(d)) => {
+        (Value::Number(e), Json::Int(_) | Json::Double(_)) => {
             if e.is_f64() {
-                d.as_f64() == e.as_f64()
+                as_f64(data) == e.as_f64()
             } else {
                 let ei = e.as_i64();
-                if d.is_f64() {
-                    ei == d.as_f64().map(go_f64_to_i64)
-                } else {
-                    ei == d.as_i64()
+                match data {
+                    Json::Double(d) => ei == Some(go_f64_to_i64(*d)),
+                    Json::Int(d) => ei == Some(*d),
+                    _ => false,
                 }
             }
         }
-        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
-            correlation::go_deep_equal(element, data)
+        // `reflect.DeepEqual` of the compound values (rare: the element is converted).
+        (Value::Array(_), Json::Array(_)) | (Value::Object(_), Json::Object(_)) => {
+            Json::from_serde(element).is_ok_and(|e| e == *data)
         }
         _ => false,
     }
@@ -1340,10 +1326,14 @@ mod tests {
         serde_json::from_value(v).expect("schema")
     }
 
+    fn doc(v: Value) -> Json {
+        Json::from_serde(&v).expect("json")
+    }
+
     fn errors(schema: Value, data: Value) -> Vec<String> {
         let v = SchemaValidator::new(KubeVersion::NEWEST);
         let s = props(schema);
-        v.validate(&data, &s, "", None)
+        v.validate(&doc(data), &s, "", None)
             .errors
             .iter()
             .map(|e| e.to_field_error(&Path::root()).to_string())
@@ -1363,10 +1353,12 @@ mod tests {
 
     #[test]
     fn enum_conversion() {
-        assert!(enum_matches(&json!(1.5), &json!(1)));
-        assert!(enum_matches(&json!(65), &json!("A")));
-        assert!(!enum_matches(&json!("1"), &json!(1)));
-        assert!(!enum_matches(&Value::Null, &Value::Null));
+        assert!(enum_matches(&doc(json!(1.5)), &json!(1)));
+        assert!(enum_matches(&doc(json!(65)), &json!("A")));
+        assert!(!enum_matches(&doc(json!("1")), &json!(1)));
+        assert!(!enum_matches(&Json::Null, &Value::Null));
+        assert!(enum_matches(&doc(json!({"a": [1]})), &json!({"a": [1]})));
+        assert!(!enum_matches(&doc(json!({"a": [1.0]})), &json!({"a": [1]})));
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! The object a pipeline answers with ([`super::Response::object`]): the request's `serde_json`
-//! tree as decoding, pruning, defaulting and preparation left it, or, once the CEL step ran,
-//! the [`Json`] tree the rules read. The pipeline converts the one into the other by moving
-//! (`Json::from_serde_owned`), so a large document is never held twice; a caller that wants
-//! `serde_json` gets it converted back once, on first use.
+//! The object a pipeline answers with ([`super::Response::object`]): the request's [`Json`]
+//! tree as decoding, pruning, defaulting, preparation and validation left it (a body given as
+//! `serde_json` was converted once on entry, `decode::from_serde_owned`). A caller that wants
+//! `serde_json` gets it converted once, on first use; an object a caller holds as `serde_json`
+//! is wrapped as it is (`From<Value>`).
 
 use std::sync::OnceLock;
 

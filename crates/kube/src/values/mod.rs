@@ -156,6 +156,29 @@ impl Json {
             .map_err(|v| (ValueError::TooDeep, v))
     }
 
+    /// Whether a node lies deeper than [`MAX_CEL_DOCUMENT_DEPTH`] (the rules then answer
+    /// [`ValueError::TooDeep`]).
+    pub fn nests_deeper_than_cel_reads(&self) -> bool {
+        /// Whether a child of `v`, at `depth + 1`, or a node below lies too deep; only
+        /// containers are descended into (most nodes are scalars).
+        fn deeper(v: &Json, depth: usize) -> bool {
+            let child =
+                |x: &Json| matches!(x, Json::Array(_) | Json::Object(_)) && deeper(x, depth + 1);
+            match v {
+                Json::Array(items) => {
+                    (depth >= MAX_CEL_DOCUMENT_DEPTH && !items.is_empty())
+                        || items.iter().any(child)
+                }
+                Json::Object(o) => {
+                    (depth >= MAX_CEL_DOCUMENT_DEPTH && !o.is_empty())
+                        || o.iter().any(|(_, x)| child(x))
+                }
+                _ => false,
+            }
+        }
+        deeper(self, 0)
+    }
+
     /// The document as `serde_json` holds it: keys in document order, `Int`s as integers and
     /// `Double`s as floats (so `1.0` stays a float), the inverse of [`Json::from_serde`] on
     /// decoded documents (whose integers fit int64).

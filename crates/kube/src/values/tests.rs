@@ -369,3 +369,33 @@ fn owned_conversion_gives_a_too_deep_document_back_untouched() {
     };
     assert!(Json::from_serde_owned(inner).is_ok());
 }
+
+#[test]
+fn decoded_documents_of_any_depth_convert_and_report_whether_cel_reads_them() {
+    for (leaf, wrap) in [
+        (json!("leaf"), 0),
+        (json!([]), 0),
+        (json!({}), 0),
+        (json!(1), 1),
+        (json!({"a": 1}), 1),
+    ] {
+        for extra in [0, 1, 2] {
+            let mut doc = leaf.clone();
+            for i in 0..MAX_CEL_DOCUMENT_DEPTH - 1 + extra {
+                doc = if (i + wrap) % 2 == 0 {
+                    json!([doc])
+                } else {
+                    json!({ "k": doc })
+                };
+            }
+            let too_deep = Json::from_serde(&doc).is_err();
+            let decoded = Json::from_serde_owned_within(doc.clone(), usize::MAX).expect("any depth converts");
+            assert_eq!(
+                decoded.nests_deeper_than_cel_reads(),
+                too_deep,
+                "{leaf} {extra}"
+            );
+            assert_eq!(decoded.to_serde(), doc);
+        }
+    }
+}

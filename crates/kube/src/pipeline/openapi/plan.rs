@@ -7,15 +7,14 @@
 //! the whole document, with its paths, texts and ratcheting, as if there had been no plan. A
 //! document is thus walked at most twice, and a valid one once, without paths.
 //!
-//! A node the plan does not cover (numbers, junctors, `x-kubernetes-int-or-string`, untyped
+//! A node the plan does not cover (numbers with a format, junctors, `x-kubernetes-int-or-string`, untyped
 //! nodes, formats, `patternProperties`, tuples, `uniqueItems`, `dependencies`) is checked inside
 //! the quick walk by the general walk of that node alone, whose errors then only mean "not
 //! proven valid".
 
-use serde_json::{Map, Value};
-
-use super::{MAX_VALUE_DEPTH, NodeResult, SchemaValidator, count_limits, enum_allows, has_key};
+use super::{MAX_VALUE_DEPTH, NodeResult, SchemaValidator, count_limits, enum_allows};
 use crate::schema_props::{JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool};
+use crate::values::{Json, JsonObject};
 
 /// What the quick walk knows about one schema node, with the plans of the nodes below it.
 #[derive(Debug)]
@@ -42,6 +41,9 @@ enum Check {
     String,
     /// `type: boolean`: type, `enum`.
     Boolean,
+    /// `type: integer` or `type: number` without a format: type, `multipleOf`, `minimum`,
+    /// `maximum` (and the type's range from 1.36), `enum`.
+    Number,
     /// `type: object` without `enum` or `patternProperties`: type, `minProperties`,
     /// `maxProperties`, the fields, `required`.
     Object,
@@ -68,6 +70,7 @@ enum Required {
 /// `SchemaValidator.Validate` counts them; the type validator counts one more when it passes.
 const STRING_MATCHES: usize = 7;
 const BOOLEAN_MATCHES: usize = 6;
+const NUMBER_MATCHES: usize = 7;
 const CONTAINER_MATCHES: usize = 7;
 
 impl NodePlan {
@@ -108,7 +111,7 @@ impl NodePlan {
                     plan.items = Some(plan_of(i));
                 }
             }
-            Check::General | Check::String | Check::Boolean => {}
+            Check::General | Check::String | Check::Boolean | Check::Number => {}
         }
         plan
     }
@@ -136,6 +139,9 @@ impl Check {
         match s.type_.as_deref() {
             Some("string") => Check::String,
             Some("boolean") => Check::Boolean,
+            Some("integer" | "number") if s.format.as_deref().is_none_or(str::is_empty) => {
+                Check::Number
+            }
             Some("object") if s.enum_.is_empty() && s.pattern_properties.is_empty() => {
                 Check::Object
             }
@@ -173,7 +179,7 @@ impl SchemaValidator {
     /// must run.
     pub(crate) fn quick_result(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         plan: &NodePlan,
     ) -> Option<NodeResult> {
@@ -188,7 +194,7 @@ impl SchemaValidator {
     /// be.
     fn quick(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         plan: &NodePlan,
         depth: usize,
@@ -197,25 +203,35 @@ impl SchemaValidator {
             return None;
         }
         match (plan.check, value) {
-            (Check::String, Value::String(s)) => {
+            (Check::String, Json::String(s)) => {
                 if plan.has_format && !self.format(schema).is_empty() {
                     return self.general_matches(value, schema, depth);
                 }
                 (self.string_failure(s, schema).is_none() && enum_allows(schema, value))
                     .then_some(STRING_MATCHES)
             }
-            (Check::Boolean, Value::Bool(_)) => {
+            (Check::Boolean, Json::Bool(_)) => {
                 enum_allows(schema, value).then_some(BOOLEAN_MATCHES)
             }
-            (Check::Object, Value::Object(map)) => self.quick_object(map, schema, plan, depth),
-            (Check::Array, Value::Array(items)) => {
+            // A float where the schema says integer passes when it is integral: the general walk
+            // decides.
+            (Check::Number, Json::Double(_)) if schema.type_.as_deref() == Some("integer") => {
+                self.general_matches(value, schema, depth)
+            }
+            (Check::Number, Json::Int(_) | Json::Double(_)) => {
+                let mut scratch = NodeResult::default();
+                self.check_number(value, schema, "", &mut scratch);
+                (scratch.is_valid() && enum_allows(schema, value)).then_some(NUMBER_MATCHES)
+            }
+            (Check::Object, Json::Object(map)) => self.quick_object(map, schema, plan, depth),
+            (Check::Array, Json::Array(items)) => {
                 if !within_limits(items.len(), (schema.min_items, schema.max_items), "items") {
                     return None;
                 }
                 let mut matches = CONTAINER_MATCHES;
                 if let Some(SchemaOrArray::Schema(item_schema)) = &schema.items {
                     let item_plan = plan.items.as_deref()?;
-                    for item in items {
+                    for item in items.iter() {
                         matches += self.quick(item, item_schema, item_plan, depth + 1)?;
                     }
                 }
@@ -229,7 +245,7 @@ impl SchemaValidator {
 
     fn quick_object(
         &self,
-        map: &Map<String, Value>,
+        map: &JsonObject,
         schema: &JsonSchemaProps,
         plan: &NodePlan,
         depth: usize,
@@ -247,7 +263,7 @@ impl SchemaValidator {
         };
         let mut matches = CONTAINER_MATCHES;
         let mut present = 0u64;
-        for (k, v) in map {
+        for (k, v) in map.iter() {
             match schema.properties.lookup_index(k) {
                 Some(i) => {
                     let (_, property) = schema.properties.get_index(i)?;
@@ -266,7 +282,7 @@ impl SchemaValidator {
         }
         let has_required = match plan.required {
             Required::Positions(bits) => present & bits == bits,
-            Required::ByName => schema.required.iter().all(|r| has_key(map, r)),
+            Required::ByName => schema.required.iter().all(|r| map.contains_key(r)),
         };
         has_required.then_some(matches)
     }
@@ -275,7 +291,7 @@ impl SchemaValidator {
     /// (without a path or ratcheting: only whether it found errors matters).
     fn general_matches(
         &self,
-        value: &Value,
+        value: &Json,
         schema: &JsonSchemaProps,
         depth: usize,
     ) -> Option<usize> {
@@ -296,7 +312,7 @@ fn within_limits(len: usize, limits: (Option<i64>, Option<i64>), noun: &str) -> 
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::version::KubeVersion;
@@ -309,11 +325,12 @@ mod tests {
     /// `MatchCount`, or gives up.
     fn agree(s: &JsonSchemaProps, value: &Value) -> Option<usize> {
         let v = SchemaValidator::new(KubeVersion::NEWEST);
+        let value = &Json::from_serde(value).expect("json");
         let general = v.validate(value, s, "", None);
         let quick = v.quick_result(value, s, &NodePlan::new(s));
         if let Some(q) = &quick {
-            assert!(general.is_valid(), "{value}: {:?}", general.errors);
-            assert_eq!(q.matches, general.matches, "{value}");
+            assert!(general.is_valid(), "{value:?}: {:?}", general.errors);
+            assert_eq!(q.matches, general.matches, "{value:?}");
         }
         quick.map(|q| q.matches)
     }
@@ -339,6 +356,8 @@ mod tests {
                                     "name": {"type": "string", "maxLength": 3, "pattern": "^a"},
                                     "on": {"type": "boolean", "enum": [true]},
                                     "n": {"type": "integer", "minimum": 1},
+                                    "f": {"type": "number", "maximum": 2.5, "multipleOf": 0.5},
+                                    "m": {"type": "integer", "enum": [1, 2]},
                                     "d": {"type": "string", "format": "date-time"},
                                     "e": {"type": "string", "enum": ["x", "y"]}
                                 }
@@ -354,6 +373,8 @@ mod tests {
         let valid = [
             json!({"spec": {"items": []}}),
             json!({"spec": {"items": [{"name": "abc", "on": true, "n": 2, "e": "x"}]}}),
+            json!({"spec": {"items": [{"name": "a", "n": 3.0, "f": 2.0, "m": 2}]}}),
+            json!({"spec": {"items": [{"name": "a", "f": 1.5, "m": 1.0}]}}),
             json!({"spec": {"items": [{"name": "a", "d": "2024-01-01T00:00:00Z"}], "labels": {"k": "v"}}}),
             json!({"spec": {"items": [], "closed": {"a": "b"}, "any": 3}}),
             json!({"spec": {"items": []}, "other": 1}),
@@ -369,6 +390,13 @@ mod tests {
             json!({"spec": {"items": [{"name": "b"}]}}),
             json!({"spec": {"items": [{"name": "a", "on": false}]}}),
             json!({"spec": {"items": [{"name": "a", "n": 0}]}}),
+            json!({"spec": {"items": [{"name": "a", "n": 1.5}]}}),
+            json!({"spec": {"items": [{"name": "a", "n": "1"}]}}),
+            json!({"spec": {"items": [{"name": "a", "f": 3.0}]}}),
+            // Go truncates the factor for an integer value: 0.5 becomes 0, never positive.
+            json!({"spec": {"items": [{"name": "a", "f": 2}]}}),
+            json!({"spec": {"items": [{"name": "a", "f": 0.7}]}}),
+            json!({"spec": {"items": [{"name": "a", "m": 3}]}}),
             json!({"spec": {"items": [{"name": "a", "d": "yesterday"}]}}),
             json!({"spec": {"items": [{"name": "a", "e": "z"}]}}),
             json!({"spec": {"items": [{"name": "a"}, {"name": "a"}, {"name": "a"}]}}),
