@@ -54,9 +54,9 @@ pub(super) fn peek<'a>(
 }
 
 /// [`peek`] with `item`, when given, as the value of its slot; fields of
-/// host maps are read only with `HOST` (which the fold bodies choose when
-/// their element is a host's map: for plain data, the reads stay as cheap as
-/// they are without hosts).
+/// host maps are read only with `HOST` (which the operators and calls of the
+/// general walk choose, and the fold bodies when their element is a host's
+/// map: a plain map's field the read does not find costs one more test).
 #[inline(always)]
 pub(super) fn peek_item<'a, const HOST: bool>(
     n: &'a Node,
