@@ -54,9 +54,9 @@ pub(super) fn peek<'a>(
 }
 
 /// [`peek`] with `item`, when given, as the value of its slot; fields of
-/// host maps are read only with `HOST` (which the fold bodies choose when
-/// their element is a host's map: for plain data, the reads stay as cheap as
-/// they are without hosts).
+/// host maps are read only with `HOST` (which the operators and calls of the
+/// general walk choose, and the fold bodies when their element is a host's
+/// map: a plain map's field the read does not find costs one more test).
 #[inline(always)]
 pub(super) fn peek_item<'a, const HOST: bool>(
     n: &'a Node,
@@ -85,7 +85,8 @@ pub(super) fn peek_item<'a, const HOST: bool>(
                 _ => return None,
             };
             let mut v = root;
-            for (i, q) in a.quals.iter().enumerate() {
+            let mut rest = a.quals.as_slice();
+            while let Some((q, tail)) = rest.split_first() {
                 match (v, &q.kind) {
                     (Value::Map(m), QualKind::Field(f)) if !q.optional => match f.select_ref(m) {
                         Some(x) => v = x,
@@ -94,13 +95,13 @@ pub(super) fn peek_item<'a, const HOST: bool>(
                                 return None;
                             }
                             let Map::Provided(_) = m else { return None };
-                            let read = read_host_fields(m, a.quals.get(i..)?)?;
-                            v = owned.insert(read);
+                            v = owned.insert(read_host_fields(m, rest)?);
                             break;
                         }
                     },
                     _ => return None,
                 }
+                rest = tail;
             }
             Some((v, 1 + a.quals.len() as u64))
         }

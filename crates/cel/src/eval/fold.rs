@@ -119,25 +119,9 @@ impl Plan {
                     }
                 }
             }
-            Elements::Host(l) => {
-                for i in 0..l.len() {
-                    cx.tick()?;
-                    let more = match l.try_get(i) {
-                        Ok(v) => {
-                            let item = v.unwrap_or(Value::Null);
-                            let mut b = self.borrow_list_item(c, cx, i, &item);
-                            self.quantifier_iteration::<T, true>(cx, &q, &mut acc, Some(&mut b))?
-                        }
-                        Err(e) => {
-                            self.bind_list_result(c, cx, i, Err(e));
-                            self.quantifier_iteration::<T, true>(cx, &q, &mut acc, None)?
-                        }
-                    };
-                    if !more {
-                        break;
-                    }
-                }
-            }
+            Elements::Host(l) => self.host_fold(c, cx, l, |cx, b| {
+                self.quantifier_iteration::<T, true>(cx, &q, &mut acc, b)
+            })?,
         }
         set_slot(cx, c.iter_slot, Ok(Value::Null));
         if let Some(s2) = c.iter_slot2 {
@@ -281,15 +265,19 @@ impl Plan {
         acc.map(Value::Bool)
     }
 
-    /// `map` and `filter` (and the two-variable `transformList`) over a plain
-    /// list: init `[]`, condition `true`, step `acc + [e]` or
-    /// `p ? acc + [e] : acc`, result `acc`. The accumulator is a local
-    /// vector.
+    /// `map` and `filter` (and the two-variable `transformList`): init `[]`,
+    /// condition `true`, step `acc + [e]` or `p ? acc + [e] : acc`, result
+    /// `acc`. The accumulator is a local vector.
+    ///
+    /// A host's list ([`Elements::Host`]) is read element by element as the
+    /// general loop reads it; an element it cannot read is bound to the
+    /// variable as the error, and the body then runs through the general
+    /// path, which reads it from the slot.
     pub(super) fn append_fold<const T: bool>(
         &self,
         c: &Compr,
         cx: &mut Ctx<'_>,
-        items: &[Value],
+        elements: Elements<'_>,
     ) -> EvalResult {
         let (filter, append) = match &c.step {
             Node::AccuAppend(a) => (None, &**a),
@@ -299,56 +287,30 @@ impl Plan {
             },
             _ => return Err(EvalError::msg("internal error: fold shape")),
         };
+        let step = AppendStep { filter, append };
         // `[]`: nothing to build, but a list literal is charged.
         let init = self.eval_node::<T>(&c.accu_init, cx);
         abort_on!(init);
+        let len = match elements {
+            Elements::Slice(items) => items.len(),
+            Elements::Host(l) => l.len(),
+        };
         let mut acc: Result<Vec<Value>, EvalError> = match init {
-            Ok(_) => Ok(Vec::with_capacity(if filter.is_none() {
-                items.len()
-            } else {
-                0
-            })),
+            Ok(_) => Ok(Vec::with_capacity(if filter.is_none() { len } else { 0 })),
             Err(e) => Err(e),
         };
-        for (i, item) in items.iter().enumerate() {
-            cx.tick()?;
-            let mut binding = self.borrow_list_item(c, cx, i, item);
-            if let Some(ca) = filter {
-                match self.eval_item::<T, false>(&ca.cond, cx, &mut binding) {
-                    Ok(Value::Bool(true)) => {}
-                    Ok(Value::Bool(false)) => continue,
-                    Ok(_) => {
-                        acc = Err(EvalError::no_such_overload().at(ca.id));
-                        continue;
-                    }
-                    Err(e) => {
-                        if is_abort(&e) {
-                            return Err(e);
-                        }
-                        acc = Err(e);
-                        continue;
-                    }
+        match elements {
+            Elements::Slice(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    cx.tick()?;
+                    let mut b = self.borrow_list_item(c, cx, i, item);
+                    self.append_iteration::<T, false>(cx, &step, &mut acc, Some(&mut b))?;
                 }
             }
-            let elem = self.eval_item::<T, false>(&append.elem, cx, &mut binding);
-            abort_on!(elem);
-            cx.charge::<T>(1 + append.list_cost)?; // the accumulator, the list literal
-            match (&mut acc, elem) {
-                (Err(_), _) => {}
-                (Ok(_), Err(e)) => acc = Err(e),
-                (Ok(list), Ok(x)) => {
-                    cx.check_size(list.len() + 1)?;
-                    list.push(x);
-                }
-            }
-            if T {
-                // `_+_` of the new accumulator (`null` when failed) and the
-                // failed or consumed `[e]` (`null`), by the built-in rule: the
-                // planner picks this shape only without a cost function or hook.
-                let len = acc.as_ref().map_or(1, |l| l.len() as u64);
-                let cost = append.add.rule.cost_sized(|i| if i == 0 { len } else { 1 });
-                cx.charge::<T>(cost)?;
-            }
+            Elements::Host(l) => self.host_fold(c, cx, l, |cx, b| {
+                self.append_iteration::<T, true>(cx, &step, &mut acc, b)?;
+                Ok(true)
+            })?,
         }
         cx.charge::<T>(1)?; // the result reads the accumulator
         set_slot(cx, c.iter_slot, Ok(Value::Null));
@@ -357,9 +319,169 @@ impl Plan {
         }
         acc.map(|items| Value::List(List::new(items)))
     }
+
+    /// One iteration of [`Plan::append_fold`] on the bound element `binding`
+    /// (`None`: an element the host could not read, bound to the slot as the
+    /// error): the filter's predicate, then the append.
+    #[inline(always)]
+    fn append_iteration<const T: bool, const HOST: bool>(
+        &self,
+        cx: &mut Ctx<'_>,
+        step: &AppendStep<'_>,
+        acc: &mut Result<Vec<Value>, EvalError>,
+        mut binding: Option<&mut Binding<'_>>,
+    ) -> EvalResult<()> {
+        let mut eval = |n: &Node, cx: &mut Ctx<'_>| match binding.as_deref_mut() {
+            Some(b) => self.eval_item::<T, HOST>(n, cx, b),
+            None => self.eval_node::<T>(n, cx),
+        };
+        if let Some(ca) = step.filter {
+            match eval(&ca.cond, cx) {
+                Ok(Value::Bool(true)) => {}
+                Ok(Value::Bool(false)) => return Ok(()),
+                Ok(_) => {
+                    *acc = Err(EvalError::no_such_overload().at(ca.id));
+                    return Ok(());
+                }
+                Err(e) => {
+                    if is_abort(&e) {
+                        return Err(e);
+                    }
+                    *acc = Err(e);
+                    return Ok(());
+                }
+            }
+        }
+        let append = step.append;
+        let elem = eval(&append.elem, cx);
+        abort_on!(elem);
+        cx.charge::<T>(1 + append.list_cost)?; // the accumulator, the list literal
+        match (&mut *acc, elem) {
+            (Err(_), _) => {}
+            (Ok(_), Err(e)) => *acc = Err(e),
+            (Ok(list), Ok(x)) => {
+                cx.check_size(list.len() + 1)?;
+                list.push(x);
+            }
+        }
+        if T {
+            // `_+_` of the new accumulator (`null` when failed) and the
+            // failed or consumed `[e]` (`null`), by the built-in rule: the
+            // planner picks this shape only without a cost function or hook.
+            let len = acc.as_ref().map_or(1, |l| l.len() as u64);
+            let cost = append.add.rule.cost_sized(|i| if i == 0 { len } else { 1 });
+            cx.charge::<T>(cost)?;
+        }
+        Ok(())
+    }
+}
+
+/// The step of a `map`/`filter` fold (see [`Plan::append_fold`]).
+struct AppendStep<'a> {
+    /// `filter`'s `p ? acc + [e] : acc`; `None` for `map`.
+    filter: Option<&'a CondAttr>,
+    /// The `acc + [e]`.
+    append: &'a AccuAppend,
 }
 
 impl Plan {
+    /// Any other fold over a list: the loop of `interp.rs`' general path
+    /// (each element in the variable, the loop condition, then the step into
+    /// the accumulator), with each element borrowed from the range: the
+    /// condition and the step run through [`Plan::eval_item`], which binds
+    /// the element only for the parts of them that need the general path.
+    /// The element the loop ended on is bound before the result is
+    /// evaluated, as the general loop leaves it.
+    ///
+    /// A host's list is read as [`Plan::host_fold`] reads it; an element it
+    /// cannot read makes that iteration run through the general path.
+    pub(super) fn list_fold<const T: bool>(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        elements: Elements<'_>,
+    ) -> EvalResult<()> {
+        match elements {
+            Elements::Slice(items) => {
+                let mut unbound = None;
+                for (i, item) in items.iter().enumerate() {
+                    cx.tick()?;
+                    let mut b = self.borrow_list_item(c, cx, i, item);
+                    let more = self.fold_step_item::<T, false>(c, cx, &mut b)?;
+                    unbound = (!b.bound).then_some((b.item.slot, item));
+                    if !more {
+                        break;
+                    }
+                }
+                if let Some((slot, item)) = unbound {
+                    set_slot(cx, slot, Ok(item.clone()));
+                }
+            }
+            Elements::Host(l) => self.host_fold(c, cx, l, |cx, b| match b {
+                Some(b) => self.fold_step_item::<T, true>(c, cx, b),
+                None => self.fold_step::<T>(c, cx),
+            })?,
+        }
+        Ok(())
+    }
+
+    /// The elements of a host's list in order, read as the general loop reads
+    /// them (a missing one as `null`), each handed to `step` borrowed; an
+    /// element the host cannot read is bound to the variable as the error and
+    /// `step` gets `None` (the general path reads it from the slot). An
+    /// element `step` left unbound is then moved to the variable, as the
+    /// general loop leaves it. Stops when `step` returns `false`.
+    fn host_fold(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        l: &List,
+        mut step: impl FnMut(&mut Ctx<'_>, Option<&mut Binding<'_>>) -> EvalResult<bool>,
+    ) -> EvalResult<()> {
+        for i in 0..l.len() {
+            cx.tick()?;
+            let more = match l.try_get(i) {
+                Ok(v) => {
+                    let item = v.unwrap_or(Value::Null);
+                    let mut b = self.borrow_list_item(c, cx, i, &item);
+                    let more = step(cx, Some(&mut b));
+                    let (slot, bound) = (b.item.slot, b.bound);
+                    if !bound {
+                        set_slot(cx, slot, Ok(item));
+                    }
+                    more?
+                }
+                Err(e) => {
+                    self.bind_list_result(c, cx, i, Err(e));
+                    step(cx, None)?
+                }
+            };
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// `fold_step` (`interp.rs`) with the element borrowed in `b`.
+    #[inline(always)]
+    fn fold_step_item<const T: bool, const HOST: bool>(
+        &self,
+        c: &Compr,
+        cx: &mut Ctx<'_>,
+        b: &mut Binding<'_>,
+    ) -> EvalResult<bool> {
+        match self.eval_item::<T, HOST>(&c.cond, cx, b) {
+            Ok(Value::Bool(true)) => {}
+            Err(e) if is_abort(&e) => return Err(e),
+            _ => return Ok(false),
+        }
+        let v = self.eval_item::<T, HOST>(&c.step, cx, b);
+        abort_on!(v);
+        set_slot(cx, c.accu_slot, v);
+        Ok(true)
+    }
+
     /// Element `i` of the range, `item`, as the fold's variable, borrowed
     /// (see `item.rs`): of a two-variable fold, the index is bound to its
     /// slot and the element is the second variable.

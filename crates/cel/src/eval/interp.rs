@@ -282,7 +282,18 @@ impl Plan {
 
     #[inline(never)]
     fn eval_has<const T: bool>(&self, h: &Has, cx: &mut Ctx<'_>) -> EvalResult {
-        let v = self.eval_node::<T>(&h.operand, cx);
+        self.has_with::<T>(h, cx, |n, cx| self.eval_node::<T>(n, cx))
+    }
+
+    /// `has(operand.field)` with an operand that `eval` evaluates.
+    #[inline(always)]
+    pub(super) fn has_with<const T: bool>(
+        &self,
+        h: &Has,
+        cx: &mut Ctx<'_>,
+        eval: impl FnOnce(&Node, &mut Ctx<'_>) -> EvalResult,
+    ) -> EvalResult {
+        let v = eval(&h.operand, cx);
         abort_on!(v);
         cx.charge::<T>(self.presence_cost)?;
         let r = match v? {
@@ -338,17 +349,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_op1<const T: bool>(&self, op: &Op1, cx: &mut Ctx<'_>) -> EvalResult {
-        let a = self.eval_node::<T>(&op.arg, cx);
-        abort_on!(a);
-        let r = match &a {
-            Ok(v) => (op.f)(v).map_err(|e| e.at(op.meta.id)),
-            Err(e) => Err(e.clone()),
-        };
-        if T {
-            let a = a.as_ref().unwrap_or(&NULL);
-            cx.charge::<T>(cost::call_cost(&op.meta, &[a], r.as_ref().ok()))?;
-        }
-        r
+        op1_with::<T>(op, cx, |n, cx| self.eval_node::<T>(n, cx))
     }
 
     #[inline(never)]
@@ -394,7 +395,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_op2<const T: bool>(&self, op: &Op2, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.op2_borrowed::<T, false>(op, cx, None) {
+        if let Some(r) = self.op2_borrowed::<T, true>(op, cx, None) {
             return r;
         }
         self.op2_with::<T>(op, cx, |n, cx| self.eval_node::<T>(n, cx))
@@ -505,7 +506,7 @@ impl Plan {
 
     /// A branch of `?:`: an attribute there is not charged its own base cost
     /// (cel-go's conditional attribute), only its qualifiers.
-    fn eval_branch<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
+    pub(super) fn eval_branch<const T: bool>(&self, n: &Node, cx: &mut Ctx<'_>) -> EvalResult {
         match n {
             Node::Attr(a) => self.eval_attr::<T>(a, cx, false),
             Node::Local(s) => cx.slots.get(*s).cloned().unwrap_or(Ok(Value::Null)),
@@ -663,7 +664,7 @@ impl Plan {
 
     #[inline(never)]
     fn eval_call<const T: bool>(&self, c: &Call, cx: &mut Ctx<'_>) -> EvalResult {
-        if let Some(r) = self.call_borrowed::<T, false>(c, cx, None) {
+        if let Some(r) = self.call_borrowed::<T, true>(c, cx, None) {
             return r;
         }
         let n = c.args.len();
@@ -767,36 +768,25 @@ impl Plan {
         if c.shape != FoldShape::General
             && let Value::List(l) = &range
         {
-            match (c.shape, l.as_slice()) {
-                (FoldShape::Append, Some(items)) => return self.append_fold::<T>(c, cx, items),
-                (FoldShape::Append, None) => {}
-                (_, Some(items)) => return self.quantifier::<T>(c, cx, Elements::Slice(items)),
-                (_, None) => return self.quantifier::<T>(c, cx, Elements::Host(l)),
-            }
+            let elements = match l.as_slice() {
+                Some(items) => Elements::Slice(items),
+                None => Elements::Host(l),
+            };
+            return match c.shape {
+                FoldShape::Append => self.append_fold::<T>(c, cx, elements),
+                _ => self.quantifier::<T>(c, cx, elements),
+            };
         }
         let init = self.eval_node::<T>(&c.accu_init, cx);
         abort_on!(init);
         set_slot(cx, c.accu_slot, init);
         match &range {
             Value::List(l) => {
-                if let Some(items) = l.as_slice() {
-                    for (i, item) in items.iter().enumerate() {
-                        cx.tick()?;
-                        self.bind_list_item(c, cx, i, item.clone());
-                        if !self.fold_step::<T>(c, cx)? {
-                            break;
-                        }
-                    }
-                } else {
-                    for i in 0..l.len() {
-                        cx.tick()?;
-                        let item = l.try_get(i).map(|v| v.unwrap_or(Value::Null));
-                        self.bind_list_result(c, cx, i, item);
-                        if !self.fold_step::<T>(c, cx)? {
-                            break;
-                        }
-                    }
-                }
+                let elements = match l.as_slice() {
+                    Some(items) => Elements::Slice(items),
+                    None => Elements::Host(l),
+                };
+                self.list_fold::<T>(c, cx, elements)?;
             }
             Value::Map(m) => {
                 for k in m.keys() {
@@ -829,11 +819,6 @@ impl Plan {
         r
     }
 
-    #[inline(always)]
-    pub(super) fn bind_list_item(&self, c: &Compr, cx: &mut Ctx<'_>, i: usize, item: Value) {
-        self.bind_list_result(c, cx, i, Ok(item));
-    }
-
     /// Binds element `i` of the range, or the error a host's list gave for
     /// it (data it cannot read): the variable then holds that error.
     #[inline(always)]
@@ -849,7 +834,7 @@ impl Plan {
 
     /// One iteration: the loop condition (stop unless it is `true`), then the step.
     #[inline]
-    fn fold_step<const T: bool>(&self, c: &Compr, cx: &mut Ctx<'_>) -> EvalResult<bool> {
+    pub(super) fn fold_step<const T: bool>(&self, c: &Compr, cx: &mut Ctx<'_>) -> EvalResult<bool> {
         match self.eval_node::<T>(&c.cond, cx) {
             Ok(Value::Bool(true)) => {}
             Err(e) if is_abort(&e) => return Err(e),
@@ -942,6 +927,26 @@ pub(super) fn logic_with(
         return Ok(Value::Bool(*b));
     }
     logic(l, r, or)
+}
+
+/// A standard unary operator on an operand that `eval` evaluates.
+#[inline(always)]
+pub(super) fn op1_with<const T: bool>(
+    op: &Op1,
+    cx: &mut Ctx<'_>,
+    eval: impl FnOnce(&Node, &mut Ctx<'_>) -> EvalResult,
+) -> EvalResult {
+    let a = eval(&op.arg, cx);
+    abort_on!(a);
+    let r = match &a {
+        Ok(v) => (op.f)(v).map_err(|e| e.at(op.meta.id)),
+        Err(e) => Err(e.clone()),
+    };
+    if T {
+        let a = a.as_ref().unwrap_or(&NULL);
+        cx.charge::<T>(cost::call_cost(&op.meta, &[a], r.as_ref().ok()))?;
+    }
+    r
 }
 
 /// `&&` (`or == false`) / `||` (`or == true`) once both sides are known and

@@ -5,21 +5,21 @@
 //! string, list or map), and a drop when the next element replaces it. The
 //! loops of `fold.rs` instead hand the element to [`Plan::eval_item`] by
 //! reference: plain reads of the variable ([`peek_item`]), operators and calls
-//! on such reads, `&&` and `||` run on it in place.
+//! on such reads, `has()`, `&&`, `||` and `?:` run on it in place.
 //!
 //! Any other part of the body takes the general path, and first binds the
 //! element to the slot (once per iteration), so every node sees the value it
 //! would see in the general loop. Each node handled here evaluates its
 //! operands in the general path's order and charges what the general path
-//! charges (the functions are shared: `op2_with`, `logic_with`,
-//! `op2_borrowed`, `call_borrowed`, `read_item`), so results, errors and costs
-//! are identical.
+//! charges (the functions are shared: `op2_with`, `op1_with`, `has_with`,
+//! `logic_with`, `eval_branch`, `op2_borrowed`, `call_borrowed`, `read_item`),
+//! so results, errors and costs are identical.
 
 use super::Plan;
 use super::borrow::Item;
-use super::interp::{Ctx, logic_with, set_slot};
+use super::interp::{Ctx, logic_with, op1_with, set_slot};
 use super::node::*;
-use crate::error::EvalResult;
+use crate::error::{EvalError, EvalResult};
 use crate::value::Value;
 
 /// Whether the current element has been bound to its slot.
@@ -69,7 +69,43 @@ impl Plan {
                 Some(r) => r,
                 None => self.eval_bound::<T>(n, cx, b),
             },
+            Node::Op1(op) => op1_with::<T>(op, cx, |n, cx| self.eval_item::<T, HOST>(n, cx, b)),
+            Node::Has(h) => self.has_with::<T>(h, cx, |n, cx| self.eval_item::<T, HOST>(n, cx, b)),
+            Node::CondAttr(c) => self.cond_item::<T, HOST>(c, cx, b),
             _ => self.eval_bound::<T>(n, cx, b),
+        }
+    }
+
+    /// `c ? t : f` as [`Plan::eval_node`] evaluates it (`eval_cond`), with
+    /// `b`'s element in its slot: a branch that is an attribute or a
+    /// variable is charged as a branch (general path, element bound).
+    fn cond_item<const T: bool, const HOST: bool>(
+        &self,
+        c: &CondAttr,
+        cx: &mut Ctx<'_>,
+        b: &mut Binding<'_>,
+    ) -> EvalResult {
+        let branch = match self.eval_item::<T, HOST>(&c.cond, cx, b)? {
+            Value::Bool(true) => &c.truthy,
+            Value::Bool(false) => &c.falsy,
+            _ => return Err(EvalError::no_such_overload().at(c.id)),
+        };
+        match branch {
+            Node::Attr(_) | Node::Local(_) => {
+                self.bind(b, cx);
+                self.eval_branch::<T>(branch, cx)
+            }
+            Node::CondAttr(inner) => self.cond_item::<T, HOST>(inner, cx, b),
+            other => self.eval_item::<T, HOST>(other, cx, b),
+        }
+    }
+
+    /// Binds `b`'s element to its slot, once.
+    #[inline(always)]
+    fn bind(&self, b: &mut Binding<'_>, cx: &mut Ctx<'_>) {
+        if !b.bound {
+            set_slot(cx, b.item.slot, Ok(b.item.value.clone()));
+            b.bound = true;
         }
     }
 
@@ -81,10 +117,7 @@ impl Plan {
         cx: &mut Ctx<'_>,
         b: &mut Binding<'_>,
     ) -> EvalResult {
-        if !b.bound {
-            set_slot(cx, b.item.slot, Ok(b.item.value.clone()));
-            b.bound = true;
-        }
+        self.bind(b, cx);
         self.eval_node::<T>(n, cx)
     }
 }

@@ -284,7 +284,7 @@ pub(crate) struct Matches {
     pub pattern: Value,
     /// The pattern's cost-model size (its length in code points).
     pub pattern_size: u64,
-    pub regex: Result<Arc<crate::go::regexp::Regex>, EvalError>,
+    pub regex: Result<crate::go::regexp::Regex, EvalError>,
 }
 
 pub(crate) struct ListNode {

@@ -249,7 +249,11 @@ fn runtime_cost_hook(cel_go_0_29: bool) -> cel::RuntimeCostHook {
                 return Some(c);
             }
             if prefix {
-                let n = args.get(prefix_sized).map_or(1, |v| cost::actual_size(v));
+                let n = args.get(prefix_sized).map_or(1, |v| match v {
+                    // ASCII text: its length is its size in code points.
+                    Value::String(s) if s.is_ascii() => s.len() as u64,
+                    v => cost::actual_size(v),
+                });
                 return Some(cost::mul_factor(n, cost::STRING_TRAVERSAL_COST_FACTOR));
             }
             None

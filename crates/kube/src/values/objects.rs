@@ -62,6 +62,19 @@ impl ObjectView {
     fn locate(&self, name: &str, hint: usize) -> Option<(&Json, &Arc<Structural>, usize)> {
         let (prop_at, json_at, own_name) = unpack_hint(hint);
         let properties = &self.schema.properties;
+        // The hint holds: the property and the entry of the name's own spelling, where the
+        // last read found them (the hint is kept as is).
+        if own_name
+            && let Some((key, prop_schema)) = properties.get_index(prop_at)
+            && names_equal(key, name)
+            && let Some((entry, node)) = self.obj.get_index(json_at)
+            && names_equal(entry, name)
+        {
+            return match node {
+                Json::Null => None,
+                node => Some((node, prop_schema, hint)),
+            };
+        }
         // The property: at the hinted position when the site's name is known to select the
         // property of its own spelling (the flag) and that property is there.
         let (prop_at, prop_schema, property) = match properties.get_index(prop_at) {
@@ -74,7 +87,12 @@ impl ObjectView {
                 (prop_at, properties.get_index(prop_at)?.1, property)
             }
         };
-        let own_name = *property == *name;
+        let own_name = match &property {
+            // `property_of` borrows the name itself for a plain identifier, a part of it for an
+            // escaped reserved word.
+            Cow::Borrowed(p) => p.len() == name.len(),
+            Cow::Owned(p) => names_equal(p, name),
+        };
         // The entry: at the hinted position, else searched in order among the first entries
         // (remembering where), else looked up.
         let (node, json_at) = match self.obj.get_index(json_at) {

@@ -203,6 +203,8 @@ pub(crate) fn in_(elem: &Value, container: &Value) -> EvalResult {
 /// `size`: code points of a string, bytes, list elements, map entries.
 pub(crate) fn size(a: &Value) -> EvalResult {
     Ok(Value::Int(match a {
+        // Code points; ASCII text (the common case) is recognised a word at a time.
+        Value::String(s) if s.is_ascii() => s.len() as i64,
         Value::String(s) => s.chars().count() as i64,
         Value::Bytes(b) => b.len() as i64,
         Value::List(l) => l.len() as i64,

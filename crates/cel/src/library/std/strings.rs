@@ -1,9 +1,6 @@
 //! String functions of the standard library: `contains`, `startsWith`,
 //! `endsWith` and `matches` (Go's regular expressions, `crate::go::regexp`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
 use crate::error::{EvalError, EvalResult};
 use crate::go::regexp::Regex;
 use crate::value::Value;
@@ -33,43 +30,13 @@ pub(crate) fn ends_with(a: &Value, b: &Value) -> EvalResult {
     Ok(Value::Bool(s.ends_with(p)))
 }
 
-/// Compiles a pattern as Go's `regexp.Compile` ([`crate::go::regexp`]); the
-/// error is Go's text (``error parsing regexp: unexpected ): `)` ``).
-fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
-    Regex::new(pattern).map_err(|e| EvalError::msg(e.to_string()))
-}
-
-/// How many compiled patterns the process keeps (the cache is emptied when
-/// full), and the longest pattern kept.
-const REGEX_CACHE_ENTRIES: usize = 64;
-const REGEX_CACHE_MAX_PATTERN: usize = 1024;
-
-/// [`compile_regex`] through a process-wide cache of compiled patterns:
+/// Compiles a pattern as Go's `regexp.Compile` does ([`crate::go::regexp`]),
+/// through the process-wide cache of compiled patterns ([`Regex::cached`]):
 /// programs compiled again (or with the same constant pattern) and patterns
-/// computed at evaluation time compile once. Errors are not cached.
-pub(crate) fn cached_regex(pattern: &str) -> Result<Arc<Regex>, EvalError> {
-    type Cache = Mutex<HashMap<Box<str>, Arc<Regex>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    if pattern.len() > REGEX_CACHE_MAX_PATTERN {
-        return compile_regex(pattern).map(Arc::new);
-    }
-    let cache = CACHE.get_or_init(Default::default);
-    // A panic elsewhere while holding the lock leaves a usable map.
-    let lock = || {
-        cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    };
-    if let Some(re) = lock().get(pattern) {
-        return Ok(re.clone());
-    }
-    let re = Arc::new(compile_regex(pattern)?);
-    let mut map = lock();
-    if map.len() >= REGEX_CACHE_ENTRIES {
-        map.clear();
-    }
-    map.insert(pattern.into(), re.clone());
-    Ok(re)
+/// computed at evaluation time compile once. The error is Go's text
+/// (``error parsing regexp: unexpected ): `)` ``).
+pub(crate) fn cached_regex(pattern: &str) -> Result<Regex, EvalError> {
+    Regex::cached(pattern).map_err(|e| EvalError::msg(e.to_string()))
 }
 
 /// `s.matches(re)` / `matches(s, re)`: an unanchored search.
@@ -83,24 +50,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn regex_cache_shares_compiled_patterns() {
-        let a = cached_regex("^cache-[a-z]+$").unwrap();
-        let b = cached_regex("^cache-[a-z]+$").unwrap();
-        assert!(Arc::ptr_eq(&a, &b));
-        assert!(a.is_match("cache-hit"));
-        // Errors are reported each time, not cached.
-        assert!(cached_regex("(").is_err());
-        assert!(cached_regex("(").is_err());
-        // Past the entry limit the cache starts over; patterns still compile.
-        for i in 0..2 * REGEX_CACHE_ENTRIES {
-            assert!(
-                cached_regex(&format!("^p{i}$"))
-                    .unwrap()
-                    .is_match(&format!("p{i}"))
-            );
+    fn matches_compiles_through_the_shared_cache() {
+        let v = |s: &str| Value::from(s);
+        assert!(matches!(
+            matches(&v("cache-hit"), &v("^cache-[a-z]+$")),
+            Ok(Value::Bool(true))
+        ));
+        assert!(matches!(
+            matches(&v("cache-42"), &v("^cache-[a-z]+$")),
+            Ok(Value::Bool(false))
+        ));
+        // Go's error text, each time the pattern is used.
+        for _ in 0..2 {
+            let e = cached_regex("(").expect_err("invalid");
+            assert_eq!(e.message(), "error parsing regexp: missing closing ): `(`");
         }
-        let long = "a".repeat(REGEX_CACHE_MAX_PATTERN + 1);
-        assert!(cached_regex(&long).unwrap().is_match(&long));
     }
 
     #[test]
