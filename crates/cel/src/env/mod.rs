@@ -105,7 +105,9 @@ impl Env {
         let ast = self.parse(text)?;
         if self.inner.shared.options.check {
             let checked = crate::checker::check::check_owned(self, ast)?;
-            self.program_checked(&checked)
+            let program = self.program_checked(&checked);
+            checked.recycle();
+            program
         } else {
             self.program(&ast)
         }
@@ -180,6 +182,42 @@ mod tests {
                 ),
             }
         }
+    }
+
+    #[test]
+    fn a_compile_leaves_no_trace_in_the_next_check() {
+        let env = EnvBuilder::new()
+            .library(Std)
+            .variable("a", Type::Int)
+            .build();
+        let summary = |checked: &CheckedAst| {
+            let mut types: Vec<String> = checked
+                .types
+                .iter()
+                .map(|(id, t)| format!("{id}:{t}"))
+                .collect();
+            types.sort();
+            (types, checked.references.len())
+        };
+        let small = "a + 1 == 2";
+        let env_copy = env.clone();
+        let fresh = std::thread::spawn(move || {
+            let env = env_copy;
+            summary(
+                &env.check(&env.parse(small).expect("parses"))
+                    .expect("checks"),
+            )
+        })
+        .join()
+        .expect("checks on a fresh thread");
+        // A larger expression's tables are reused by the smaller one's check.
+        let large = "[a, a + 1, a * 2].all(x, x > 0 && x < 100) && string(a).size() > 0";
+        assert!(env.compile(large).is_ok());
+        let after = summary(
+            &env.check(&env.parse(small).expect("parses"))
+                .expect("checks"),
+        );
+        assert_eq!(after, fresh);
     }
 
     #[test]

@@ -205,7 +205,17 @@ pub struct LexError {
 
 /// Lexes `src`. The last token is always [`Tok::Eof`]. Lexing stops early
 /// (as if at the end of the input) after `max_errors` recognition errors.
+#[cfg(test)]
 pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
+    lex_into(src, max_errors, Vec::new())
+}
+
+/// [`lex`] into `tokens` (cleared first), whose allocation is reused.
+pub fn lex_into(
+    src: &str,
+    max_errors: usize,
+    mut tokens: Vec<Token>,
+) -> (Vec<Token>, Vec<LexError>) {
     let mut lx = Lexer {
         src: src.as_bytes(),
         pos: 0,
@@ -215,7 +225,8 @@ pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
     };
     // Expressions have about one token per two bytes (`a.b`, `x == 1`):
     // sized so that the vector rarely grows.
-    let mut tokens = Vec::with_capacity(src.len() / 2 + 2);
+    tokens.clear();
+    tokens.reserve(src.len() / 2 + 2);
     let mut errors = Vec::new();
     loop {
         lx.skip_trivia();

@@ -25,7 +25,7 @@ use super::ast::{
     Ast, Call, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name, Select, SourceInfo, Struct,
     StructField,
 };
-use super::lexer::{Tok, TokSet, Token, escape_error_text, lex};
+use super::lexer::{Tok, TokSet, Token, escape_error_text, lex_into};
 use super::macros::{MacroContext, MacroHost};
 use super::{ParserOptions, Source};
 use crate::diagnostics::Issues;
@@ -226,6 +226,24 @@ impl MacroNames {
     }
 }
 
+/// The parser's working vectors, kept per thread between parses so that a
+/// parse reuses the last one's allocations (the AST's own parts are not
+/// among them: they leave with the tree).
+#[derive(Default)]
+struct Spare {
+    tokens: Vec<Token>,
+    vdepth: Vec<u32>,
+}
+
+thread_local! {
+    static SPARE: std::cell::Cell<Spare> = const {
+        std::cell::Cell::new(Spare {
+            tokens: Vec::new(),
+            vdepth: Vec::new(),
+        })
+    };
+}
+
 /// Parses `source` into a macro-expanded AST.
 pub(crate) fn parse_source(
     source: Arc<Source>,
@@ -250,7 +268,8 @@ pub(crate) fn parse_source(
         );
         return Err(issues);
     }
-    let (toks, lex_errors) = lex(text, opts.error_reporting_limit + 1);
+    let spare = SPARE.take();
+    let (toks, lex_errors) = lex_into(text, opts.error_reporting_limit + 1, spare.tokens);
     // Room for about one node per token plus a macro expansion or two (the
     // vectors grow past that if needed).
     let nodes = toks.len() + 16;
@@ -270,7 +289,7 @@ pub(crate) fn parse_source(
             offsets,
             call_offset: 0,
         },
-        vdepth: Vec::new(),
+        vdepth: spare.vdepth,
         macro_calls: HashMap::new(),
         errors: Vec::new(),
         syntax_error_count: 0,
@@ -327,6 +346,10 @@ pub(crate) fn parse_source(
             format!("Syntax error: More than {limit} syntax errors"),
         ));
     }
+    SPARE.set(Spare {
+        tokens: crate::spare::emptied(p.toks),
+        vdepth: crate::spare::emptied(p.vdepth),
+    });
     if !p.errors.is_empty() {
         for (offset, id, msg) in p.errors {
             issues.push(offset, id, msg);
@@ -424,7 +447,7 @@ impl Parser<'_> {
                 if d == 0 {
                     return;
                 }
-                if self.vdepth.capacity() == 0 {
+                if self.vdepth.is_empty() {
                     // Sized once for the nodes the parse expects.
                     self.vdepth.reserve(self.ids.offsets.capacity().max(i + 1));
                 }
