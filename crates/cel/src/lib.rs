@@ -51,6 +51,7 @@ pub mod policy;
 mod program;
 #[cfg(feature = "proto")]
 pub mod proto;
+mod spare;
 pub mod syntax;
 mod types;
 pub mod value;

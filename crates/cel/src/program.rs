@@ -24,6 +24,13 @@ impl Program {
         })
     }
 
+    /// The program of an expression that is one literal.
+    pub(crate) fn literal(env: &Env, lit: &crate::syntax::Literal) -> Self {
+        Program {
+            plan: Arc::new(Plan::literal(env, lit)),
+        }
+    }
+
     /// Evaluates with no limits.
     #[inline]
     pub fn eval(&self, activation: &dyn Activation) -> EvalResult<Value> {

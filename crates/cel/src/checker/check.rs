@@ -126,6 +126,7 @@ impl<'a> Checker<'a> {
         nodes: usize,
     ) -> Self {
         let options = env.options();
+        let mut spare = super::SpareTables::take();
         Checker {
             env,
             container: &options.container,
@@ -135,8 +136,8 @@ impl<'a> Checker<'a> {
             source_info,
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
-            types: vec![None; nodes],
-            references: NodeRefs::with_nodes(nodes),
+            types: spare.types(nodes),
+            references: spare.references(nodes),
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),

@@ -225,10 +225,23 @@ impl NodeRefs {
     }
 
     /// A table for an expression whose ids are below `nodes`.
+    #[cfg(test)]
     pub(crate) fn with_nodes(nodes: usize) -> Self {
+        Self::with_nodes_in(nodes, Vec::new(), Vec::new())
+    }
+
+    /// A table for an expression whose ids are below `nodes`, in the
+    /// (emptied) vectors of a previous one.
+    fn with_nodes_in(
+        nodes: usize,
+        mut entries: Vec<(ExprId, Reference)>,
+        mut index: Vec<u32>,
+    ) -> Self {
+        entries.clear();
+        index.clear();
         NodeRefs {
-            entries: Vec::new(),
-            index: Vec::new(),
+            entries,
+            index,
             nodes,
         }
     }
@@ -270,7 +283,7 @@ impl NodeRefs {
             // Positions fit: an expression has far fewer than `u32::MAX` nodes.
             self.index[i] = u32::try_from(self.entries.len() + 1).unwrap_or(0);
         }
-        if self.entries.capacity() == 0 {
+        if self.entries.is_empty() {
             // About every other node (identifiers and calls) has a reference.
             self.entries.reserve(self.nodes / 2 + 1);
         }
@@ -342,7 +355,64 @@ pub struct CheckedAst {
     pub references: NodeRefs,
 }
 
+/// The tables of a finished check, kept per thread for the next check so
+/// that it reuses their allocations ([`CheckedAst::recycle`]).
+#[derive(Default)]
+pub(crate) struct SpareTables {
+    types: Vec<Option<Type>>,
+    entries: Vec<(ExprId, Reference)>,
+    index: Vec<u32>,
+}
+
+thread_local! {
+    static SPARE: std::cell::Cell<SpareTables> = const {
+        std::cell::Cell::new(SpareTables {
+            types: Vec::new(),
+            entries: Vec::new(),
+            index: Vec::new(),
+        })
+    };
+}
+
+impl SpareTables {
+    /// The thread's kept tables (empty vectors when there are none).
+    pub(crate) fn take() -> Self {
+        SPARE.take()
+    }
+
+    /// The type table of an expression of `nodes` nodes: `None` each.
+    pub(crate) fn types(&mut self, nodes: usize) -> Vec<Option<Type>> {
+        let mut types = std::mem::take(&mut self.types);
+        types.clear();
+        types.resize(nodes, None);
+        types
+    }
+
+    /// The reference table of an expression of `nodes` nodes.
+    pub(crate) fn references(&mut self, nodes: usize) -> NodeRefs {
+        let entries = std::mem::take(&mut self.entries);
+        let index = std::mem::take(&mut self.index);
+        NodeRefs::with_nodes_in(nodes, entries, index)
+    }
+}
+
 impl CheckedAst {
+    /// Drops the check, keeping its tables' allocations for the thread's
+    /// next check.
+    pub(crate) fn recycle(self) {
+        let CheckedAst {
+            ast,
+            types,
+            references,
+        } = self;
+        drop(ast);
+        SPARE.set(SpareTables {
+            types: crate::spare::emptied(types.dense),
+            entries: crate::spare::emptied(references.entries),
+            index: crate::spare::emptied(references.index),
+        });
+    }
+
     /// The type of the whole expression.
     pub fn result_type(&self) -> &Type {
         self.types.get(&self.ast.expr.id).unwrap_or(&Type::Dyn)

@@ -15,8 +15,76 @@ use crate::types::Type;
 /// Type parameter bindings, with a trail for rollback.
 #[derive(Default, Debug)]
 pub struct Mapping {
-    bindings: NameMap<Arc<str>, Type>,
+    bindings: Bindings,
     trail: Vec<(Arc<str>, Option<Type>)>,
+}
+
+/// The most bindings kept in a vector searched in order: an expression binds
+/// a few type parameters (`x == 1` in a macro binds one or two), which a scan
+/// finds sooner than a hash; past this many, a hash map holds them all.
+const FEW_BINDINGS: usize = 8;
+
+/// Type parameter → type, by parameter name.
+#[derive(Default, Debug)]
+struct Bindings {
+    /// Every binding while there are at most [`FEW_BINDINGS`]; empty after.
+    few: Vec<(Arc<str>, Type)>,
+    /// Every binding once there were more.
+    many: NameMap<Arc<str>, Type>,
+}
+
+impl Bindings {
+    fn is_empty(&self) -> bool {
+        self.few.is_empty() && self.many.is_empty()
+    }
+
+    fn get(&self, name: &str) -> Option<&Type> {
+        if self.many.is_empty() {
+            self.few
+                .iter()
+                .find(|(n, _)| same_name(n, name))
+                .map(|(_, t)| t)
+        } else {
+            self.many.get(name)
+        }
+    }
+
+    /// Binds `name` to `t`, returning its previous binding.
+    fn insert(&mut self, name: Arc<str>, t: Type) -> Option<Type> {
+        if !self.many.is_empty() {
+            return self.many.insert(name, t);
+        }
+        if let Some((_, old)) = self.few.iter_mut().find(|(n, _)| same_name(n, &name)) {
+            return Some(std::mem::replace(old, t));
+        }
+        if self.few.len() < FEW_BINDINGS {
+            self.few.push((name, t));
+        } else {
+            self.many.extend(self.few.drain(..));
+            self.many.insert(name, t);
+        }
+        None
+    }
+
+    fn remove(&mut self, name: &str) {
+        if self.many.is_empty() {
+            if let Some(at) = self.few.iter().position(|(n, _)| same_name(n, name)) {
+                self.few.swap_remove(at);
+            }
+        } else {
+            self.many.remove(name);
+        }
+    }
+}
+
+/// Whether two type parameter names are equal. Each of the checker's fresh
+/// variables (`_var0`, `_var1`, ...) is one shared text, and two different
+/// ones of one length mostly differ in their last character: those cases
+/// are settled without a byte comparison.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b)
+        || (a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b)
 }
 
 impl Mapping {
@@ -431,6 +499,33 @@ mod tests {
 
     fn p(n: &str) -> Type {
         Type::param(n)
+    }
+
+    #[test]
+    fn many_bindings_roll_back_as_few_do() {
+        let mut m = Mapping::default();
+        let names: Vec<String> = (0..3 * FEW_BINDINGS).map(|i| format!("_var{i}")).collect();
+        let half = m.mark();
+        for (i, n) in names.iter().enumerate() {
+            if i == FEW_BINDINGS || i == names.len() / 2 {
+                // A failed test leaves the bindings as they were.
+                let mark = m.mark();
+                assert!(!m.is_assignable(&Type::String, &p(&names[0])));
+                assert_eq!(m.mark(), mark);
+                assert_eq!(m.find(&p(&names[0])), Some(&Type::Int));
+            }
+            assert!(m.is_assignable(&Type::Int, &p(n)));
+        }
+        for n in &names {
+            assert_eq!(m.find(&p(n)), Some(&Type::Int), "{n}");
+        }
+        assert_eq!(m.find(&p("_var999")), None);
+        m.rollback(half);
+        for n in &names {
+            assert_eq!(m.find(&p(n)), None, "{n}");
+        }
+        assert!(m.is_assignable(&Type::Bool, &p(&names[1])));
+        assert_eq!(m.find(&p(&names[1])), Some(&Type::Bool));
     }
 
     #[test]

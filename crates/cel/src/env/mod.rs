@@ -91,11 +91,23 @@ impl Env {
     }
 
     /// Parses, checks (when the `check` option is on) and plans.
+    ///
+    /// An expression that is one literal (`true`, `'a'`, `42`) compiles
+    /// straight to a constant program when no AST validator is installed:
+    /// parsing, checking and planning it could only give that constant.
     pub fn compile(&self, text: &str) -> Result<Program, Issues> {
+        let shared = &self.inner.shared;
+        if shared.ast_validators.is_empty()
+            && let Some(lit) = syntax::lone_literal(text, &shared.options.parser)
+        {
+            return Ok(Program::literal(self, &lit));
+        }
         let ast = self.parse(text)?;
         if self.inner.shared.options.check {
             let checked = crate::checker::check::check_owned(self, ast)?;
-            self.program_checked(&checked)
+            let program = self.program_checked(&checked);
+            checked.recycle();
+            program
         } else {
             self.program(&ast)
         }
@@ -120,6 +132,93 @@ mod tests {
     use crate::Value;
     use crate::library::Std;
     use crate::types::Type;
+
+    #[test]
+    fn a_lone_literal_compiles_as_the_whole_pipeline_would() {
+        let env = EnvBuilder::new().library(Std).build();
+        let texts = [
+            "true",
+            " false ",
+            "null",
+            "42",
+            "0x1F",
+            "7u",
+            "1.5e3",
+            ".5",
+            "'a\\n'",
+            "r'\\d'",
+            "\"x\"",
+            "b'\\xff'",
+            "// note\ntrue",
+            "99999999999999999999",
+            "18446744073709551616u",
+            "'\\q'",
+            "1e999",
+            "-1",
+            "tru",
+            "true true",
+            "'unterminated",
+            "",
+        ];
+        let vars = HashMap::<String, Value>::new();
+        for text in texts {
+            let piecewise = env
+                .parse(text)
+                .and_then(|ast| env.check(&ast))
+                .and_then(|checked| env.program_checked(&checked));
+            match (env.compile(text), piecewise) {
+                (Ok(fast), Ok(slow)) => assert_eq!(
+                    format!("{:?}", fast.eval(&vars)),
+                    format!("{:?}", slow.eval(&vars)),
+                    "{text:?}"
+                ),
+                (Err(fast), Err(slow)) => {
+                    assert_eq!(fast.to_string(), slow.to_string(), "{text:?}")
+                }
+                (fast, slow) => panic!(
+                    "{text:?}: compile {:?} but parse, check and plan {:?}",
+                    fast.is_ok(),
+                    slow.is_ok()
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn a_compile_leaves_no_trace_in_the_next_check() {
+        let env = EnvBuilder::new()
+            .library(Std)
+            .variable("a", Type::Int)
+            .build();
+        let summary = |checked: &CheckedAst| {
+            let mut types: Vec<String> = checked
+                .types
+                .iter()
+                .map(|(id, t)| format!("{id}:{t}"))
+                .collect();
+            types.sort();
+            (types, checked.references.len())
+        };
+        let small = "a + 1 == 2";
+        let env_copy = env.clone();
+        let fresh = std::thread::spawn(move || {
+            let env = env_copy;
+            summary(
+                &env.check(&env.parse(small).expect("parses"))
+                    .expect("checks"),
+            )
+        })
+        .join()
+        .expect("checks on a fresh thread");
+        // A larger expression's tables are reused by the smaller one's check.
+        let large = "[a, a + 1, a * 2].all(x, x > 0 && x < 100) && string(a).size() > 0";
+        assert!(env.compile(large).is_ok());
+        let after = summary(
+            &env.check(&env.parse(small).expect("parses"))
+                .expect("checks"),
+        );
+        assert_eq!(after, fresh);
+    }
 
     #[test]
     fn derived_environments_add_variables_and_share_functions() {

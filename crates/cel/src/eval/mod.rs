@@ -86,6 +86,18 @@ impl Plan {
         }
     }
 
+    /// The plan of an expression that is one literal: no tree was needed to
+    /// make it.
+    pub(crate) fn literal(env: &Env, lit: &crate::syntax::Literal) -> Self {
+        Plan {
+            root: Node::Const(planner::literal(lit)),
+            n_slots: 0,
+            block_exprs: Vec::new(),
+            presence_cost: env.options().presence_test_cost,
+            max_size: env.options().max_value_size.unwrap_or(usize::MAX),
+        }
+    }
+
     /// Evaluates against `activation` with the limits of `options`. Inlined
     /// into the caller so that a constant program costs a test and a copy.
     #[inline(always)]

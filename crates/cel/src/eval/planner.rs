@@ -43,6 +43,10 @@ pub(crate) struct Planner<'a> {
     /// Bit `i` set: `var_names[i]` is a declared variable (checked once per
     /// name, not per use).
     declared_vars: u64,
+    /// The field selections about to qualify the identifier planned next
+    /// (`self.a.b`: 2), so that its attribute's qualifiers are allocated
+    /// once, at their number; 0 when unknown.
+    quals_hint: usize,
 }
 
 /// Standard operators the interpreter calls directly, with their std overload ids.
@@ -108,6 +112,7 @@ impl<'a> Planner<'a> {
             optimize: env.options().optimize,
             var_names: Vec::new(),
             declared_vars: 0,
+            quals_hint: 0,
         }
     }
 
@@ -121,7 +126,14 @@ impl<'a> Planner<'a> {
 
     /// A reference to activation variable `name`, numbered for the cache.
     fn var_ref(&mut self, name: &str, skip: usize) -> VarRef {
-        let cache = match self.var_names.iter().position(|n| **n == *name) {
+        let seen = self.var_names.iter().position(|n| **n == *name);
+        self.var_ref_at(seen, name, skip)
+    }
+
+    /// [`Self::var_ref`] of a name found at `seen` in `var_names` (`None`:
+    /// not there yet).
+    fn var_ref_at(&mut self, seen: Option<usize>, name: &str, skip: usize) -> VarRef {
+        let cache = match seen {
             Some(i) => i,
             None => {
                 self.var_names.push(name.into());
@@ -156,7 +168,13 @@ impl<'a> Planner<'a> {
                 if let Some(n) = self.plan_qualified_name(e)? {
                     return Ok(n);
                 }
+                if self.quals_hint == 0 {
+                    self.quals_hint = selections_above_ident(e);
+                }
                 let operand = self.plan(&s.operand)?;
+                // Taken by the chain's identifier, unless the chain resolved
+                // otherwise (a qualified name, unchecked candidates).
+                self.quals_hint = 0;
                 let q = Qual {
                     id: e.id,
                     kind: QualKind::Field(s.field.as_str().into()),
@@ -235,11 +253,12 @@ impl<'a> Planner<'a> {
     }
 
     fn plan_ident(&mut self, id: ExprId, name: &str) -> PResult {
+        let quals = std::mem::take(&mut self.quals_hint);
         if let Some(l) = self.local(name) {
             return Ok(local_attr(id, l));
         }
         if let Some(r) = self.reference_name(id) {
-            return Ok(self.resolved_name(id, r, 0));
+            return Ok(self.resolved_name(id, r, quals));
         }
         Ok(self.resolve_names(id, &[name]))
     }
@@ -261,20 +280,18 @@ impl<'a> Planner<'a> {
             .is_some_and(|f| f.overloads.len() == 1 && *f.overloads[0].id == *wanted)
     }
 
-    /// A name the checker resolved: a constant, a type, or a variable.
-    fn resolved_name(&mut self, id: ExprId, r: &crate::checker::Reference, _skip: usize) -> Node {
+    /// A name the checker resolved: a constant, a type, or a variable (an
+    /// attribute with room for `quals` qualifiers).
+    fn resolved_name(&mut self, id: ExprId, r: &crate::checker::Reference, quals: usize) -> Node {
         if let Some(v) = &r.value {
             return Node::Const(v.clone());
         }
-        let known = self
-            .var_names
-            .iter()
-            .position(|n| **n == *r.name)
-            .is_some_and(|i| i < 64 && self.declared_vars & (1 << i) != 0);
+        let seen = self.var_names.iter().position(|n| **n == *r.name);
+        let known = seen.is_some_and(|i| i < 64 && self.declared_vars & (1 << i) != 0);
         let var = if known {
-            self.var_ref(&r.name, 0)
+            self.var_ref_at(seen, &r.name, 0)
         } else if self.env.variable(&r.name).is_some() {
-            let var = self.var_ref(&r.name, 0);
+            let var = self.var_ref_at(seen, &r.name, 0);
             if var.cache < 64 {
                 self.declared_vars |= 1 << var.cache;
             }
@@ -282,12 +299,12 @@ impl<'a> Planner<'a> {
         } else if let Some(t) = self.type_ident(&r.name) {
             return Node::Const(Value::type_value(t));
         } else {
-            self.var_ref(&r.name, 0)
+            self.var_ref_at(seen, &r.name, 0)
         };
         Node::Attr(Box::new(Attr {
             id,
             base: Base::Vars(vec![var]),
-            quals: Vec::new(),
+            quals: Vec::with_capacity(quals),
         }))
     }
 
@@ -948,6 +965,23 @@ fn append_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize
 }
 
 /// The identifier at the root of a select chain.
+/// How many field selections `e` and the selections under it make on an
+/// identifier (`self.a.b`: 2); 0 when the chain has another root or a
+/// presence test.
+fn selections_above_ident(mut e: &Expr) -> usize {
+    let mut n = 0;
+    loop {
+        match &e.kind {
+            ExprKind::Select(s) if !s.test_only => {
+                n += 1;
+                e = &s.operand;
+            }
+            ExprKind::Ident(_) => return n,
+            _ => return 0,
+        }
+    }
+}
+
 fn chain_root(e: &Expr) -> &Expr {
     match &e.kind {
         ExprKind::Select(s) => chain_root(&s.operand),

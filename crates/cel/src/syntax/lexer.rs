@@ -205,7 +205,17 @@ pub struct LexError {
 
 /// Lexes `src`. The last token is always [`Tok::Eof`]. Lexing stops early
 /// (as if at the end of the input) after `max_errors` recognition errors.
+#[cfg(test)]
 pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
+    lex_into(src, max_errors, Vec::new())
+}
+
+/// [`lex`] into `tokens` (cleared first), whose allocation is reused.
+pub fn lex_into(
+    src: &str,
+    max_errors: usize,
+    mut tokens: Vec<Token>,
+) -> (Vec<Token>, Vec<LexError>) {
     let mut lx = Lexer {
         src: src.as_bytes(),
         pos: 0,
@@ -215,7 +225,8 @@ pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
     };
     // Expressions have about one token per two bytes (`a.b`, `x == 1`):
     // sized so that the vector rarely grows.
-    let mut tokens = Vec::with_capacity(src.len() / 2 + 2);
+    tokens.clear();
+    tokens.reserve(src.len() / 2 + 2);
     let mut errors = Vec::new();
     loop {
         lx.skip_trivia();
@@ -276,6 +287,40 @@ pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
         }
     }
     (tokens, errors)
+}
+
+/// The one token of `src` when it has exactly one, which may be a literal
+/// (trivia around it allowed), and lexes without error: its kind and byte
+/// range. `None` for anything else (no token, several, one that starts
+/// as no literal does, a recognition error).
+pub fn single_token(src: &str) -> Option<(Tok, std::ops::Range<usize>)> {
+    let mut lx = Lexer {
+        src: src.as_bytes(),
+        pos: 0,
+        // Only `offset_of` reads it, and no offset is asked for.
+        ascii: true,
+        cp_byte: 0,
+        cp_count: 0,
+    };
+    lx.skip_trivia();
+    if !starts_literal(lx.peek(0)?) {
+        return None;
+    }
+    let start = lx.pos;
+    let kind = lx.next_kind().ok()?;
+    let end = lx.pos;
+    lx.skip_trivia();
+    (lx.pos >= lx.src.len()).then_some((kind, start..end))
+}
+
+/// Whether a literal token may start with byte `b`: a digit or `.`
+/// (numbers), a quote or a string prefix, the first letter of `true`,
+/// `false`, `null`.
+pub fn starts_literal(b: u8) -> bool {
+    matches!(
+        b,
+        b'0'..=b'9' | b'.' | b'"' | b'\'' | b'r' | b'R' | b'b' | b'B' | b't' | b'f' | b'n'
+    )
 }
 
 /// ANTLR's `getErrorDisplay`: newlines, carriage returns and tabs shown escaped.
@@ -378,7 +423,9 @@ impl Lexer<'_> {
         }
     }
 
-    /// Lexes one token starting at `self.pos`, advancing past it.
+    /// Lexes one token starting at `self.pos`, advancing past it (inlined
+    /// into [`lex`]'s loop, its hot path).
+    #[inline(always)]
     fn next_kind(&mut self) -> Attempt {
         let start = self.pos;
         let b = self.src[start];
@@ -494,6 +541,7 @@ impl Lexer<'_> {
         Tok::NumInt
     }
 
+    #[inline(always)]
     fn ident_or_literal(&mut self, start: usize) -> Tok {
         self.pos += self.src[self.pos..]
             .iter()

@@ -32,8 +32,8 @@ pub use ast::{
     SourceInfo, Struct, StructField,
 };
 pub use macros::{Macro, MacroError};
-pub(crate) use parser::MacroNames;
 pub use parser::{MAX_NESTING_DEPTH_CAP, MIN_NESTING_DEPTH};
+pub(crate) use parser::{MacroNames, lone_literal};
 pub use reserved::{RESERVED_WORDS, is_reserved_word};
 pub use source::{Location, Source};
 pub use visit::{Children, PreOrder};

@@ -25,7 +25,7 @@ use super::ast::{
     Ast, Call, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name, Select, SourceInfo, Struct,
     StructField,
 };
-use super::lexer::{Tok, TokSet, Token, escape_error_text, lex};
+use super::lexer::{Tok, TokSet, Token, escape_error_text, lex_into};
 use super::macros::{MacroContext, MacroHost};
 use super::{ParserOptions, Source};
 use crate::diagnostics::Issues;
@@ -226,6 +226,24 @@ impl MacroNames {
     }
 }
 
+/// The parser's working vectors, kept per thread between parses so that a
+/// parse reuses the last one's allocations (the AST's own parts are not
+/// among them: they leave with the tree).
+#[derive(Default)]
+struct Spare {
+    tokens: Vec<Token>,
+    vdepth: Vec<u32>,
+}
+
+thread_local! {
+    static SPARE: std::cell::Cell<Spare> = const {
+        std::cell::Cell::new(Spare {
+            tokens: Vec::new(),
+            vdepth: Vec::new(),
+        })
+    };
+}
+
 /// Parses `source` into a macro-expanded AST.
 pub(crate) fn parse_source(
     source: Arc<Source>,
@@ -250,7 +268,8 @@ pub(crate) fn parse_source(
         );
         return Err(issues);
     }
-    let (toks, lex_errors) = lex(text, opts.error_reporting_limit + 1);
+    let spare = SPARE.take();
+    let (toks, lex_errors) = lex_into(text, opts.error_reporting_limit + 1, spare.tokens);
     // Room for about one node per token plus a macro expansion or two (the
     // vectors grow past that if needed).
     let nodes = toks.len() + 16;
@@ -270,7 +289,7 @@ pub(crate) fn parse_source(
             offsets,
             call_offset: 0,
         },
-        vdepth: Vec::new(),
+        vdepth: spare.vdepth,
         macro_calls: HashMap::new(),
         errors: Vec::new(),
         syntax_error_count: 0,
@@ -327,6 +346,10 @@ pub(crate) fn parse_source(
             format!("Syntax error: More than {limit} syntax errors"),
         ));
     }
+    SPARE.set(Spare {
+        tokens: crate::spare::emptied(p.toks),
+        vdepth: crate::spare::emptied(p.vdepth),
+    });
     if !p.errors.is_empty() {
         for (offset, id, msg) in p.errors {
             issues.push(offset, id, msg);
@@ -424,7 +447,7 @@ impl Parser<'_> {
                 if d == 0 {
                     return;
                 }
-                if self.vdepth.capacity() == 0 {
+                if self.vdepth.is_empty() {
                     // Sized once for the nodes the parse expects.
                     self.vdepth.reserve(self.ids.offsets.capacity().max(i + 1));
                 }
@@ -1404,89 +1427,20 @@ impl Parser<'_> {
             self.advance();
         }
         let t = self.tok();
-        match t.kind {
-            Tok::NumInt => {
-                self.advance();
-                let text = self.text(t);
-                let (digits, radix) = match text.strip_prefix("0x") {
-                    Some(h) => (h, 16),
-                    None => (text, 10),
-                };
-                let parsed = if negative {
-                    i64::from_str_radix(&format!("-{digits}"), radix)
-                } else {
-                    i64::from_str_radix(digits, radix)
-                };
-                match parsed {
-                    Ok(v) => self.node(first.offset, ExprKind::Literal(Literal::Int(v))),
-                    Err(_) => self.semantic_error(first.offset, "invalid int literal"),
-                }
+        let Some(value) = literal_value(t.kind, self.text(t), negative, self.opts.cel_go) else {
+            // Only reachable in error-recovery mode: ANTLR's decision fails silently.
+            if negative {
+                self.no_viable(self.pos - 1, self.pos);
             }
-            Tok::NumUint if !negative => {
-                self.advance();
-                let text = self.text(t);
-                let text = &text[..text.len() - 1];
-                let (digits, radix) = match text.strip_prefix("0x") {
-                    Some(h) => (h, 16),
-                    None => (text, 10),
-                };
-                match u64::from_str_radix(digits, radix) {
-                    Ok(v) => self.node(first.offset, ExprKind::Literal(Literal::Uint(v))),
-                    Err(_) => self.semantic_error(first.offset, "invalid uint literal"),
-                }
-            }
-            Tok::NumFloat => {
-                self.advance();
-                match self.text(t).parse::<f64>() {
-                    Ok(v) if v.is_finite() => {
-                        let v = if negative { -v } else { v };
-                        self.node(first.offset, ExprKind::Literal(Literal::Double(v)))
-                    }
-                    _ => self.semantic_error(first.offset, "invalid double literal"),
-                }
-            }
-            Tok::String if !negative => {
-                self.advance();
-                match super::unescape::unescape(self.text(t), false, self.opts.cel_go) {
-                    Ok(bytes) => {
-                        let s = String::from_utf8(bytes).unwrap_or_default();
-                        self.node(t.offset, ExprKind::Literal(Literal::String(Arc::from(s))))
-                    }
-                    Err(msg) => self.semantic_error(t.offset, msg),
-                }
-            }
-            Tok::Bytes if !negative => {
-                self.advance();
-                let text = self.text(t);
-                match super::unescape::unescape(text.get(1..).unwrap_or(""), true, self.opts.cel_go)
-                {
-                    Ok(bytes) => self.node(
-                        t.offset,
-                        ExprKind::Literal(Literal::Bytes(Arc::from(bytes))),
-                    ),
-                    Err(msg) => self.semantic_error(t.offset, msg),
-                }
-            }
-            Tok::True if !negative => {
-                self.advance();
-                self.node(t.offset, ExprKind::Literal(Literal::Bool(true)))
-            }
-            Tok::False if !negative => {
-                self.advance();
-                self.node(t.offset, ExprKind::Literal(Literal::Bool(false)))
-            }
-            Tok::Null if !negative => {
-                self.advance();
-                self.node(t.offset, ExprKind::Literal(Literal::Null))
-            }
-            _ => {
-                // Only reachable in error-recovery mode: ANTLR's decision fails silently.
-                if negative {
-                    self.no_viable(self.pos - 1, self.pos);
-                }
-                self.recover(rec, 99);
-                self.error_node(first.offset)
-            }
+            self.recover(rec, 99);
+            return self.error_node(first.offset);
+        };
+        self.advance();
+        // A number's node is at its sign; a string's or keyword's at the token.
+        let at = if negative { first.offset } else { t.offset };
+        match value {
+            Ok(lit) => self.node(at, ExprKind::Literal(lit)),
+            Err(msg) => self.semantic_error(at, msg),
         }
     }
 
@@ -1590,4 +1544,73 @@ impl Parser<'_> {
             *o = -1;
         }
     }
+}
+
+/// The literal token `kind` spelled `text`, negated when a `-` precedes it
+/// (numbers only): its value, or cel-go's message for an invalid one; `None`
+/// when the token is no literal (or cannot be negated).
+fn literal_value(
+    kind: Tok,
+    text: &str,
+    negative: bool,
+    cel_go: crate::CelGoVersion,
+) -> Option<Result<Literal, String>> {
+    let invalid = |what: &str| Err(format!("invalid {what} literal"));
+    Some(match kind {
+        Tok::NumInt => {
+            let (digits, radix) = match text.strip_prefix("0x") {
+                Some(h) => (h, 16),
+                None => (text, 10),
+            };
+            let parsed = if negative {
+                i64::from_str_radix(&format!("-{digits}"), radix)
+            } else {
+                i64::from_str_radix(digits, radix)
+            };
+            parsed.map(Literal::Int).or_else(|_| invalid("int"))
+        }
+        Tok::NumFloat => match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Literal::Double(if negative { -v } else { v })),
+            _ => invalid("double"),
+        },
+        _ if negative => return None,
+        Tok::NumUint => {
+            let text = &text[..text.len() - 1];
+            let (digits, radix) = match text.strip_prefix("0x") {
+                Some(h) => (h, 16),
+                None => (text, 10),
+            };
+            u64::from_str_radix(digits, radix)
+                .map(Literal::Uint)
+                .or_else(|_| invalid("uint"))
+        }
+        Tok::String => super::unescape::unescape(text, false, cel_go)
+            .map(|bytes| Literal::String(Arc::from(String::from_utf8(bytes).unwrap_or_default())))
+            .map_err(String::from),
+        Tok::Bytes => super::unescape::unescape(text.get(1..).unwrap_or(""), true, cel_go)
+            .map(|bytes| Literal::Bytes(Arc::from(bytes)))
+            .map_err(String::from),
+        Tok::True => Ok(Literal::Bool(true)),
+        Tok::False => Ok(Literal::Bool(false)),
+        Tok::Null => Ok(Literal::Null),
+        _ => return None,
+    })
+}
+
+/// The literal `text` is when it is one literal token and nothing else
+/// (trivia aside), within `opts`' length limit: what parsing it would give
+/// the root node, without the tree. `None` for anything else, including an
+/// invalid literal (parsing reports it).
+#[inline]
+pub(crate) fn lone_literal(text: &str, opts: &ParserOptions) -> Option<Literal> {
+    // Most expressions start with an identifier that begins no literal.
+    let first = *text.as_bytes().first()?;
+    // Bytes bound code points: a text this short is within the limit.
+    if first.is_ascii_alphabetic() && !super::lexer::starts_literal(first)
+        || text.len() > opts.max_expression_length
+    {
+        return None;
+    }
+    let (kind, range) = super::lexer::single_token(text)?;
+    literal_value(kind, text.get(range)?, false, opts.cel_go)?.ok()
 }
