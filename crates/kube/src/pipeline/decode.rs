@@ -106,26 +106,17 @@ pub fn normalize_numbers(v: &mut Value, depth: usize) -> Result<(), TooDeep> {
 }
 
 /// A body given as `serde_json` as the pipeline reads it: [`Json`], whose numbers are those of
-/// Go's unstructured decoding (integers beyond `int64` are floats); [`TooDeep`] when it nests
-/// deeper than [`MAX_REQUEST_BODY_DEPTH`]. The boundary for callers that hold `serde_json`.
-pub(crate) fn from_serde_owned(v: Value) -> Result<Json, TooDeep> {
-    Json::from_serde_owned_within(v, MAX_REQUEST_BODY_DEPTH).map_err(|_| TooDeep)
+/// Go's unstructured decoding (integers beyond `int64` are floats), and whether it holds a
+/// `null` anywhere (the null-pruning walk is skipped for documents without any); [`TooDeep`]
+/// when it nests deeper than [`MAX_REQUEST_BODY_DEPTH`]. The boundary for callers that hold
+/// `serde_json`.
+pub(crate) fn from_serde_owned(v: Value) -> Result<(Json, bool), TooDeep> {
+    Json::from_serde_owned_noting_nulls(v, MAX_REQUEST_BODY_DEPTH).ok_or(TooDeep)
 }
 
 /// [`from_serde_owned`] of a borrowed body (the stored object of an update).
-pub(crate) fn from_serde(v: &Value) -> Result<Json, TooDeep> {
-    Json::from_serde_within(v, MAX_REQUEST_BODY_DEPTH).ok_or(TooDeep)
-}
-
-/// Whether the document holds a `null` (the null-pruning walk is skipped for documents without
-/// any). Decoded documents nest at most [`MAX_REQUEST_BODY_DEPTH`] levels.
-pub(crate) fn contains_null(v: &Json) -> bool {
-    match v {
-        Json::Null => true,
-        Json::Array(a) => a.iter().any(contains_null),
-        Json::Object(o) => o.iter().any(|(_, x)| contains_null(x)),
-        _ => false,
-    }
+pub(crate) fn from_serde(v: &Value) -> Result<(Json, bool), TooDeep> {
+    Json::from_serde_noting_nulls(v, MAX_REQUEST_BODY_DEPTH).ok_or(TooDeep)
 }
 
 /// The Go type of an `ObjectMeta` field.

@@ -440,9 +440,13 @@ impl<'a> Pipeline<'a> {
 
     /// Decoding (§1.1): `metadata` through `ObjectMeta`, pruning, null pruning, embedded
     /// coercion, defaults. Returns the object and the unknown-field paths. The body's numbers
-    /// are already Go's (integers beyond `int64` read as floats).
-    pub(crate) fn decode(&self, mut obj: Json) -> Result<(Json, Vec<String>), DecodeError> {
-        let has_null = decode::contains_null(&obj);
+    /// are already Go's (integers beyond `int64` read as floats); `has_null`: whether it holds
+    /// a `null` anywhere.
+    pub(crate) fn decode(
+        &self,
+        mut obj: Json,
+        has_null: bool,
+    ) -> Result<(Json, Vec<String>), DecodeError> {
         let Some(root) = obj.as_object_mut() else {
             return Err(DecodeError::KindMissing(crate::field::go_json(
                 &obj.to_serde(),
@@ -513,7 +517,7 @@ impl<'a> Pipeline<'a> {
         let kv = options.kube_version;
         let decoded = decode::from_serde_owned(object)
             .map_err(DecodeError::from)
-            .and_then(|o| self.decode(o));
+            .and_then(|(o, has_null)| self.decode(o, has_null));
         let (mut obj, unknown) = match decoded {
             Ok(x) => x,
             Err(e) => return self.bad_request(e),
@@ -560,7 +564,7 @@ impl<'a> Pipeline<'a> {
             Operation::Update(o) | Operation::UpdateStatus(o) => {
                 let decoded = decode::from_serde(o)
                     .map_err(DecodeError::from)
-                    .and_then(|o| self.decode(o));
+                    .and_then(|(o, has_null)| self.decode(o, has_null));
                 let mut o = match decoded {
                     Ok((o, _)) => o,
                     Err(e) => {
@@ -618,34 +622,14 @@ impl<'a> Pipeline<'a> {
                 if !prepare::ensure_namespace(&mut obj, &expected_ns) {
                     return mismatch(obj, warnings);
                 }
-                type Validate<'p> = fn(
-                    &Pipeline<'p>,
-                    Json,
-                    &Json,
-                    bool,
-                    KubeVersion,
-                    &mut Vec<FieldError>,
-                    &mut Vec<String>,
-                ) -> (StoredObject, bool);
-                let (obj, validate): (Json, Validate<'a>) =
-                    if let Operation::UpdateStatus(_) = operation {
-                        (
-                            prepare::prepare_for_status_update(&obj, old),
-                            Self::validate_status_update,
-                        )
-                    } else {
-                        prepare::prepare_for_update(&mut obj, old, has_status);
-                        (obj, Self::validate_update)
-                    };
-                validate(
-                    self,
-                    obj,
-                    old,
-                    options.ratcheting,
-                    kv,
-                    &mut errs,
-                    &mut warnings,
-                )
+                let ratcheting = options.ratcheting;
+                if let Operation::UpdateStatus(_) = operation {
+                    let obj = prepare::prepare_for_status_update(&obj, old);
+                    self.validate_status_update(obj, old, ratcheting, kv, &mut errs, &mut warnings)
+                } else {
+                    prepare::prepare_for_update(&mut obj, old, has_status);
+                    self.validate_update(obj, old, ratcheting, kv, &mut errs, &mut warnings)
+                }
             }
         };
         let status = if errs.is_empty() {

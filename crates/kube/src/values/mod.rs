@@ -129,19 +129,29 @@ impl Json {
     /// [`Json::from_serde`] with nodes allowed down to `depth_limit` (`None` beyond it): the
     /// pipeline's decoding takes request bodies as deep as the API server's decoder does.
     pub(crate) fn from_serde_within(v: &serde_json::Value, depth_limit: usize) -> Option<Json> {
-        Converter::new(depth_limit).convert(v, 0).ok()
+        Json::from_serde_noting_nulls(v, depth_limit).map(|(j, _)| j)
     }
 
-    /// [`Json::from_serde_owned`] with nodes allowed down to `depth_limit` (the document given
-    /// back untouched beyond it).
-    pub(crate) fn from_serde_owned_within(
+    /// [`Json::from_serde_within`], and whether the document holds a `null` anywhere.
+    pub(crate) fn from_serde_noting_nulls(
+        v: &serde_json::Value,
+        depth_limit: usize,
+    ) -> Option<(Json, bool)> {
+        let mut c = Converter::new(depth_limit);
+        let j = c.convert(v, 0).ok()?;
+        Some((j, c.saw_null))
+    }
+
+    /// A document taken over and converted in one pass, with nodes allowed down to
+    /// `depth_limit` (`None` beyond it, the document dropped), and whether it holds a `null`
+    /// anywhere.
+    pub(crate) fn from_serde_owned_noting_nulls(
         v: serde_json::Value,
         depth_limit: usize,
-    ) -> Result<Json, serde_json::Value> {
-        if nests_deeper(&v, depth_limit, 0) {
-            return Err(v);
-        }
-        Ok(Converter::new(depth_limit).convert_owned(v))
+    ) -> Option<(Json, bool)> {
+        let mut c = Converter::new(depth_limit);
+        let j = c.convert_owned_at(v, 0)?;
+        Some((j, c.saw_null))
     }
 
     /// [`Json::from_serde`] of a document it takes over: each container of `v` is freed as soon
@@ -152,8 +162,13 @@ impl Json {
         reason = "the document is given back whole, not boxed, on the rare failure"
     )]
     pub fn from_serde_owned(v: serde_json::Value) -> Result<Json, (ValueError, serde_json::Value)> {
-        Json::from_serde_owned_within(v, MAX_CEL_DOCUMENT_DEPTH)
-            .map_err(|v| (ValueError::TooDeep, v))
+        if nests_deeper(&v, MAX_CEL_DOCUMENT_DEPTH, 0) {
+            return Err((ValueError::TooDeep, v));
+        }
+        // The depth was checked: the conversion cannot stop half-way.
+        Converter::new(MAX_CEL_DOCUMENT_DEPTH)
+            .convert_owned_at(v, 0)
+            .ok_or((ValueError::TooDeep, serde_json::Value::Null))
     }
 
     /// Whether a node lies deeper than [`MAX_CEL_DOCUMENT_DEPTH`] (the rules then answer
@@ -290,6 +305,8 @@ struct Converter {
     keys: Vec<Vec<Arc<str>>>,
     /// The deepest node converted ([`ValueError::TooDeep`] beyond).
     depth_limit: usize,
+    /// Whether a `null` was converted.
+    saw_null: bool,
 }
 
 impl Converter {
@@ -297,6 +314,7 @@ impl Converter {
         Converter {
             keys: Vec::new(),
             depth_limit,
+            saw_null: false,
         }
     }
 
@@ -338,7 +356,10 @@ impl Converter {
             return Err(ValueError::TooDeep);
         }
         Ok(match v {
-            serde_json::Value::Null => Json::Null,
+            serde_json::Value::Null => {
+                self.saw_null = true;
+                Json::Null
+            }
             serde_json::Value::Bool(b) => Json::Bool(*b),
             serde_json::Value::Number(n) => number(n),
             serde_json::Value::String(s) => Json::String(s.as_str().into()),
@@ -374,33 +395,50 @@ impl Converter {
         })
     }
 
-    /// [`Converter::convert`] of a document it takes over, whose depth the caller checked
-    /// ([`nests_deeper`]).
-    fn convert_owned(&mut self, v: serde_json::Value) -> Json {
-        self.convert_owned_at(v, 0)
-    }
-
-    fn convert_owned_at(&mut self, v: serde_json::Value, depth: usize) -> Json {
-        match v {
-            serde_json::Value::Null => Json::Null,
+    /// [`Converter::convert`] of a document it takes over: each container is freed as soon as
+    /// its entries moved; `None` when a node lies deeper than the limit.
+    fn convert_owned_at(&mut self, v: serde_json::Value, depth: usize) -> Option<Json> {
+        if depth > self.depth_limit {
+            return None;
+        }
+        Some(match v {
+            serde_json::Value::Null => {
+                self.saw_null = true;
+                Json::Null
+            }
             serde_json::Value::Bool(b) => Json::Bool(b),
             serde_json::Value::Number(n) => number(&n),
             serde_json::Value::String(s) => Json::String(s.into()),
-            // Collected straight into the shared slice (one allocation of the exact size).
-            serde_json::Value::Array(a) => Json::Array(
-                a.into_iter()
-                    .map(|x| self.convert_owned_at(x, depth + 1))
-                    .collect(),
-            ),
+            serde_json::Value::Array(a) => {
+                // Collected straight into the shared slice (one allocation of the exact size);
+                // the first node too deep ends the conversion.
+                let mut too_deep = false;
+                let items: Arc<[Json]> = a
+                    .into_iter()
+                    .map(|x| {
+                        if too_deep {
+                            return Json::Null;
+                        }
+                        self.convert_owned_at(x, depth + 1).unwrap_or_else(|| {
+                            too_deep = true;
+                            Json::Null
+                        })
+                    })
+                    .collect();
+                if too_deep {
+                    return None;
+                }
+                Json::Array(items)
+            }
             serde_json::Value::Object(m) => {
                 let mut entries = json_object::Entries::with_capacity(m.len());
                 for (position, (k, x)) in m.into_iter().enumerate() {
                     let key = self.key(depth, position, &k);
-                    entries.push((key, self.convert_owned_at(x, depth + 1)));
+                    entries.push((key, self.convert_owned_at(x, depth + 1)?));
                 }
                 Json::Object(Arc::new(JsonObject::new(entries)))
             }
-        }
+        })
     }
 }
 

@@ -389,8 +389,9 @@ fn decoded_documents_of_any_depth_convert_and_report_whether_cel_reads_them() {
                 };
             }
             let too_deep = Json::from_serde(&doc).is_err();
-            let decoded =
-                Json::from_serde_owned_within(doc.clone(), usize::MAX).expect("any depth converts");
+            let decoded = Json::from_serde_owned_noting_nulls(doc.clone(), usize::MAX)
+                .expect("any depth converts")
+                .0;
             assert_eq!(
                 decoded.nests_deeper_than_cel_reads(),
                 too_deep,
