@@ -13,6 +13,6 @@
 
 /// The `kcel` binary's allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: kcel_alloc::MiMalloc = kcel_alloc::MiMalloc;
 
 include!("peer_driver/body.rs");

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 /// mimalloc instead of the system allocator: `kcel validate` allocates and frees a tree per
 /// document, per-thread heaps keep `-j` threads from contending for glibc's arenas.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: kcel_alloc::MiMalloc = kcel_alloc::MiMalloc;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 

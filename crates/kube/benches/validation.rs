@@ -51,7 +51,7 @@ use common::yaml_files;
 
 /// The `kcel` binary's allocator (crates/cli/src/main.rs).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: kcel_alloc::MiMalloc = kcel_alloc::MiMalloc;
 use worst_case::{
     ITEM_RULE, ITERATING_RULE, MAX_ITEMS, MAX_NAME_LENGTH, MAX_VALUE_LENGTH, big_crd, big_object,
 };
