@@ -332,7 +332,7 @@ struct Builder<T: Tree> {
     /// Anchor names to the ids of their latest definitions.
     anchor_ids: HashMap<String, usize>,
     anchor_ids_next: usize,
-    /// The keys of the current document, shared by the objects that repeat them.
+    /// The keys of the stream, shared by the objects that repeat them.
     keys: T::Keys,
 }
 
@@ -422,7 +422,6 @@ impl<T: Tree> Builder<T> {
         self.has_null = false;
         self.wide_integers = false;
         self.anchor_ids.clear();
-        self.keys = T::Keys::default();
     }
 
     fn finish_document(&mut self) -> Option<YamlDocument<T>> {

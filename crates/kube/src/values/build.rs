@@ -2,6 +2,7 @@
 //! streams (`documents.rs`) make the tree the pipeline works on, with no `serde_json` tree in
 //! between, and note while they build what the pipeline's entry needs to know ([`JsonBody`]).
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -10,12 +11,19 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use super::{Json, JsonObject, json_object};
 use crate::pipeline::decode::MAX_REQUEST_BODY_DEPTH;
 
-/// Object keys shared by the objects of one document: the keys last seen, by nesting depth and
-/// position in their object. The objects of a list usually repeat their keys in the same order
-/// (`name`, `value` in each of 65,536 items), so each such key is allocated once and shared.
+/// Object keys shared by the objects of a document or stream: first the key last seen at the
+/// same nesting depth and position in its object (the objects of a list usually repeat their
+/// keys in the same order: `name`, `value` in each of 65,536 items, so a key costs one
+/// comparison), then a table of the keys met so far (documents of one stream share their
+/// `apiVersion`, `metadata`, ...), so each such key is allocated once and shared.
 #[derive(Default)]
 pub struct KeyCache {
-    keys: Vec<Vec<Arc<str>>>,
+    /// The key last seen by depth and position.
+    by_position: Vec<Vec<Arc<str>>>,
+    /// Keys met so far, at most [`KeyCache::MAX_TABLE_KEYS`] of at most
+    /// [`KeyCache::MAX_TABLE_KEY_BYTES`] bytes; hashed with `foldhash` (randomly seeded per
+    /// process).
+    table: HashSet<Arc<str>, foldhash::fast::RandomState>,
 }
 
 impl KeyCache {
@@ -23,41 +31,71 @@ impl KeyCache {
     const MAX_KEY_POSITIONS: usize = 64;
     /// How many depths keep keys.
     const MAX_KEY_DEPTHS: usize = 64;
+    /// How many keys the table keeps.
+    const MAX_TABLE_KEYS: usize = 4096;
+    /// The longest key the table keeps.
+    const MAX_TABLE_KEY_BYTES: usize = 64;
 
-    /// The key `key` of the entry at `position` of an object at `depth`, shared with the key
-    /// last seen there when they are equal.
+    /// The key `key` of the entry at `position` of an object at `depth`, shared with an equal
+    /// key seen before when there is one.
     pub(crate) fn key(&mut self, depth: usize, position: usize, key: &str) -> Arc<str> {
         if depth >= Self::MAX_KEY_DEPTHS || position >= Self::MAX_KEY_POSITIONS {
-            return key.into();
+            return self.shared(key);
         }
-        if self.keys.len() <= depth {
-            self.keys.resize_with(depth + 1, Vec::new);
+        if self.by_position.len() <= depth {
+            self.by_position.resize_with(depth + 1, Vec::new);
         }
-        let Some(seen) = self.keys.get_mut(depth) else {
+        let Some(seen) = self.by_position.get_mut(depth) else {
             return key.into();
         };
-        match seen.get_mut(position) {
-            Some(k) if **k == *key => k.clone(),
-            Some(k) => {
-                *k = key.into();
-                k.clone()
-            }
-            None => {
-                let k: Arc<str> = key.into();
+        match seen.get(position) {
+            Some(k) if **k == *key => return k.clone(),
+            _ => {}
+        }
+        let k = self.shared(key);
+        if let Some(seen) = self.by_position.get_mut(depth) {
+            if position < seen.len() {
+                seen[position] = k.clone();
+            } else if seen.len() == position {
                 // Positions fill in order: an object with a new key at position `p` has seen
                 // positions `0..p` just before.
-                if seen.len() == position {
-                    seen.push(k.clone());
-                }
-                k
+                seen.push(k.clone());
             }
         }
+        k
+    }
+
+    /// `key` from the table, added to it when there is room.
+    fn shared(&mut self, key: &str) -> Arc<str> {
+        if let Some(k) = self.table.get(key) {
+            return k.clone();
+        }
+        let k: Arc<str> = key.into();
+        if self.table.len() < Self::MAX_TABLE_KEYS && key.len() <= Self::MAX_TABLE_KEY_BYTES {
+            self.table.insert(k.clone());
+        }
+        k
     }
 }
 
 /// An array of `items`.
 pub(crate) fn array(items: Vec<Json>) -> Json {
     Json::Array(items.into())
+}
+
+/// Beyond how many items an array being read grows by this many, not by doubling: its items
+/// are copied once more into the array's exact-size slice ([`array`]), and a doubled buffer
+/// would hold up to twice the room the items need at that moment, when the whole document is
+/// in memory (the 3 MiB worst case: 65,536 slots for 46,000 items).
+const LINEAR_GROWTH_ITEMS: usize = 4096;
+
+/// Pushes `item` onto the items of an array being read, growing them by doubling up to
+/// [`LINEAR_GROWTH_ITEMS`] and by that many beyond.
+fn push_item(items: &mut Vec<Json>, item: Json) {
+    if items.len() == items.capacity() {
+        items.reserve_exact(items.capacity().clamp(4, LINEAR_GROWTH_ITEMS));
+    }
+    items.push(item);
 }
 
 /// An object of `object`'s entries.
@@ -290,7 +328,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             notes: &mut *self.notes,
             depth: self.depth + 1,
         })? {
-            items.push(x);
+            push_item(&mut items, x);
         }
         Ok(array(items))
     }
