@@ -463,9 +463,13 @@ pub fn read_text(source: &str) -> Result<String, DocumentError> {
             .map_err(io)?;
     } else {
         let file = std::fs::File::open(source).map_err(io)?;
-        if file.metadata().map_err(io)?.len() > MAX_INPUT_BYTES {
+        let len = file.metadata().map_err(io)?.len();
+        if len > MAX_INPUT_BYTES {
             return Err(too_large());
         }
+        // Room for the whole file (and the read that finds its end), so that the text is not
+        // copied as it grows.
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_add(1));
         file.take(MAX_INPUT_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(io)?;

@@ -83,21 +83,6 @@ pub(crate) fn array(items: Vec<Json>) -> Json {
     Json::Array(items.into())
 }
 
-/// Beyond how many items an array being read grows by this many, not by doubling: its items
-/// are copied once more into the array's exact-size slice ([`array`]), and a doubled buffer
-/// would hold up to twice the room the items need at that moment, when the whole document is
-/// in memory (the 3 MiB worst case: 65,536 slots for 46,000 items).
-const LINEAR_GROWTH_ITEMS: usize = 4096;
-
-/// Pushes `item` onto the items of an array being read, growing them by doubling up to
-/// [`LINEAR_GROWTH_ITEMS`] and by that many beyond.
-fn push_item(items: &mut Vec<Json>, item: Json) {
-    if items.len() == items.capacity() {
-        items.reserve_exact(items.capacity().clamp(4, LINEAR_GROWTH_ITEMS));
-    }
-    items.push(item);
-}
-
 /// An object of `object`'s entries.
 pub(crate) fn object(object: JsonObject) -> Json {
     Json::Object(Arc::new(object))
@@ -328,7 +313,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             notes: &mut *self.notes,
             depth: self.depth + 1,
         })? {
-            push_item(&mut items, x);
+            items.push(x);
         }
         Ok(array(items))
     }
