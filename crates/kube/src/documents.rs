@@ -9,9 +9,12 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::crd::{CRD_KIND, CustomResourceDefinition};
+use crate::values::{Json, JsonBody};
+use crate::yaml::{Track, Tree, YamlDocument};
 
 /// The largest input file (or standard input) read.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
@@ -19,9 +22,10 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// The name `-` (standard input) has in locations.
 const STDIN_NAME: &str = "<stdin>";
 
-/// One document of an input, and where it starts.
+/// One document of an input, and where it starts: as `serde_json` (the default), or as a
+/// [`JsonBody`] read straight into the pipeline's tree.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Document {
+pub struct Document<V = Value> {
     /// The file it was read from (`<stdin>` for standard input).
     pub source: String,
     /// The line its text starts at (1-based); for an item of a `kind: List` document, the
@@ -32,7 +36,144 @@ pub struct Document {
     /// Its position in the `items` of the `kind: List` document it came from, if it did.
     pub item: Option<usize>,
     /// The document.
-    pub value: Value,
+    pub value: V,
+}
+
+/// What a document is held as: a `serde_json` value, or a [`JsonBody`].
+pub trait DocumentValue: DeserializeOwned + Sized {
+    /// What the YAML reader builds it of.
+    type Tree: Tree;
+    /// A document the YAML reader read.
+    fn from_yaml(doc: YamlDocument<Self::Tree>) -> Self;
+    /// The string at `pointer` (`/metadata/name`), when there is one.
+    fn str_at(&self, pointer: &str) -> Option<&str>;
+    /// Whether it is `null` (an empty document).
+    fn is_null(&self) -> bool;
+    /// Whether it is an object.
+    fn is_object(&self) -> bool;
+    /// The number of elements of the array under `key` of an object (0 when there is none).
+    fn array_len(&self, key: &str) -> usize;
+    /// Whether `key` of an object holds an array.
+    fn has_array(&self, key: &str) -> bool;
+    /// The elements of the array under `key` of an object, each a document of its own.
+    fn take_items(self, key: &str) -> Vec<Self>;
+    /// Whether it needs its exact `serde_json` form attached ([`JsonBody`] holds integers
+    /// beyond int64 as floats).
+    fn needs_exact(&self) -> bool;
+    /// It with its exact `serde_json` form attached.
+    fn with_exact(self, exact: Option<Value>) -> Self;
+    /// It as `serde_json`, exactly.
+    fn serde_value(&self) -> Value;
+}
+
+impl DocumentValue for Value {
+    type Tree = Value;
+
+    fn from_yaml(doc: YamlDocument<Value>) -> Value {
+        doc.value
+    }
+
+    fn str_at(&self, pointer: &str) -> Option<&str> {
+        pointer_str(self, pointer)
+    }
+
+    fn is_null(&self) -> bool {
+        Value::is_null(self)
+    }
+
+    fn is_object(&self) -> bool {
+        Value::is_object(self)
+    }
+
+    fn array_len(&self, key: &str) -> usize {
+        self.get(key).and_then(Value::as_array).map_or(0, Vec::len)
+    }
+
+    fn has_array(&self, key: &str) -> bool {
+        self.get(key).is_some_and(Value::is_array)
+    }
+
+    fn take_items(self, key: &str) -> Vec<Value> {
+        match self {
+            Value::Object(mut o) => match o.remove(key) {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    fn needs_exact(&self) -> bool {
+        false
+    }
+
+    fn with_exact(self, _: Option<Value>) -> Value {
+        self
+    }
+
+    fn serde_value(&self) -> Value {
+        self.clone()
+    }
+}
+
+impl DocumentValue for JsonBody {
+    type Tree = Json;
+
+    fn from_yaml(doc: YamlDocument<Json>) -> JsonBody {
+        JsonBody::read(doc.value, doc.has_null, doc.wide_integers)
+    }
+
+    fn str_at(&self, pointer: &str) -> Option<&str> {
+        json_pointer_str(self.json(), pointer)
+    }
+
+    fn is_null(&self) -> bool {
+        self.json().is_null()
+    }
+
+    fn is_object(&self) -> bool {
+        self.json().as_object().is_some()
+    }
+
+    fn array_len(&self, key: &str) -> usize {
+        self.json()
+            .get(key)
+            .and_then(Json::as_array)
+            .map_or(0, <[Json]>::len)
+    }
+
+    fn has_array(&self, key: &str) -> bool {
+        self.json().get(key).and_then(Json::as_array).is_some()
+    }
+
+    fn take_items(self, key: &str) -> Vec<JsonBody> {
+        // The items are shared with the list until it is dropped: each is then held alone.
+        let items: Vec<Json> = self
+            .json()
+            .get(key)
+            .and_then(Json::as_array)
+            .map(<[Json]>::to_vec)
+            .unwrap_or_default();
+        let bodies = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| self.item(key, i, item))
+            .collect();
+        drop(self);
+        bodies
+    }
+
+    fn needs_exact(&self) -> bool {
+        JsonBody::needs_exact(self)
+    }
+
+    fn with_exact(self, exact: Option<Value>) -> JsonBody {
+        JsonBody::with_exact(self, exact)
+    }
+
+    fn serde_value(&self) -> Value {
+        self.to_serde()
+    }
 }
 
 /// The identity of an object: `apiVersion`, `kind`, `metadata.namespace`, `metadata.name`
@@ -51,7 +192,7 @@ pub struct ObjectKey {
 
 impl ObjectKey {
     /// The identity of `object`.
-    pub fn of(object: &Value) -> ObjectKey {
+    pub fn of<V: DocumentValue>(object: &V) -> ObjectKey {
         let s = |p: &str| str_at(object, p).to_string();
         ObjectKey {
             api_version: s("/apiVersion"),
@@ -63,8 +204,8 @@ impl ObjectKey {
 }
 
 /// The string at `pointer` in `value` (empty when absent or not a string).
-pub(crate) fn str_at<'v>(value: &'v Value, pointer: &str) -> &'v str {
-    pointer_str(value, pointer).unwrap_or("")
+pub(crate) fn str_at<'v, V: DocumentValue>(value: &'v V, pointer: &str) -> &'v str {
+    value.str_at(pointer).unwrap_or("")
 }
 
 /// `value.pointer(pointer)` as a string: what serde_json's `Value::pointer` finds, without
@@ -85,12 +226,59 @@ pub fn pointer_str<'v>(value: &'v Value, pointer: &str) -> Option<&'v str> {
     at.as_str()
 }
 
-impl Document {
+/// [`pointer_str`] in a [`Json`] tree: the string a `serde_json` value of the same document
+/// has at `pointer` (RFC 6901, as `serde_json::Value::pointer` reads it).
+pub fn json_pointer_str<'v>(value: &'v Json, pointer: &str) -> Option<&'v str> {
+    if pointer.is_empty() {
+        return value.as_str();
+    }
+    let path = pointer.strip_prefix('/')?;
+    let mut at = value;
+    for segment in path.split('/') {
+        let key = if segment.contains('~') {
+            std::borrow::Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
+        } else {
+            std::borrow::Cow::Borrowed(segment)
+        };
+        at = match at {
+            Json::Object(o) => o.get(&key)?,
+            Json::Array(items) => items.get(array_index(&key)?)?,
+            _ => return None,
+        };
+    }
+    at.as_str()
+}
+
+/// An array index of a JSON pointer segment as `serde_json` reads one: decimal digits without
+/// a sign or a leading zero.
+fn array_index(s: &str) -> Option<usize> {
+    if s.starts_with('+') || (s.starts_with('0') && s.len() != 1) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+impl<V> Document<V> {
     /// `file:line`.
     pub fn location(&self) -> String {
         format!("{}:{}", self.source, self.line)
     }
+}
 
+impl Document<JsonBody> {
+    /// The document as `serde_json` (its exact form: [`JsonBody::to_serde`]).
+    pub fn to_serde(&self) -> Document {
+        Document {
+            source: self.source.clone(),
+            line: self.line,
+            index: self.index,
+            item: self.item,
+            value: self.value.to_serde(),
+        }
+    }
+}
+
+impl<V: DocumentValue> Document<V> {
     /// Its `kind` (empty when absent).
     pub fn kind(&self) -> &str {
         str_at(&self.value, "/kind")
@@ -275,9 +463,13 @@ pub fn read_text(source: &str) -> Result<String, DocumentError> {
             .map_err(io)?;
     } else {
         let file = std::fs::File::open(source).map_err(io)?;
-        if file.metadata().map_err(io)?.len() > MAX_INPUT_BYTES {
+        let len = file.metadata().map_err(io)?.len();
+        if len > MAX_INPUT_BYTES {
             return Err(too_large());
         }
+        // Room for the whole file (and the read that finds its end), so that the text is not
+        // copied as it grows.
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_add(1));
         file.take(MAX_INPUT_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(io)?;
@@ -294,8 +486,9 @@ pub fn read_text(source: &str) -> Result<String, DocumentError> {
     })
 }
 
-/// One input of a run: a document, or why a path, a file or a document could not be read.
-pub type Input = Result<Document, DocumentError>;
+/// One input of a run: a document (read into the pipeline's tree), or why a path, a file or a
+/// document could not be read.
+pub type Input = Result<Document<JsonBody>, DocumentError>;
 
 /// Reads every path (directories expanded, `-` for standard input) without stopping at the
 /// first problem: each file that cannot be read or parsed (named directly or found in a
@@ -334,7 +527,7 @@ pub fn read_file(file: &str) -> Vec<Input> {
 /// [`read_text`] read it.
 pub fn parse_file(file: &str, text: Result<String, DocumentError>) -> Vec<Input> {
     let name = if file == "-" { STDIN_NAME } else { file };
-    match text.and_then(|text| parse_documents(name, &text)) {
+    match text.and_then(|text| parse_documents_as(name, &text)) {
         Ok(docs) => docs.into_iter().map(Ok).collect(),
         Err(e) => vec![Err(e)],
     }
@@ -362,11 +555,22 @@ pub fn read_documents(paths: &[String]) -> Result<Documents, DocumentError> {
 /// Splits a YAML or JSON stream into documents, expanding `*List` kinds (each item located at
 /// its own line); `source` names it in locations.
 pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, DocumentError> {
+    parse_documents_as(source, text)
+}
+
+/// [`parse_documents`] into documents of `V`: `serde_json` values, or [`JsonBody`]s read
+/// straight into the pipeline's tree (a document holding an integer beyond int64 also gets its
+/// exact `serde_json` form, read again from the text).
+pub fn parse_documents_as<V: DocumentValue>(
+    source: &str,
+    text: &str,
+) -> Result<Vec<Document<V>>, DocumentError> {
     let trimmed = text.trim_start();
+    let is_json = trimmed.starts_with('{') || trimmed.starts_with('[');
     // Each document: its line, its value, and the lines of its `items` when it is a list.
-    let mut raw: Vec<(usize, Value, Vec<usize>)> = Vec::new();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut raw: Vec<(usize, V, Vec<usize>)> = Vec::new();
+    if is_json {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<V>();
         // Lines are counted from the previous document's start on, not from the top.
         let mut counted = (0, 1);
         let mut line_at = |offset: usize| {
@@ -403,9 +607,9 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
             }
         }
     } else {
-        let docs = crate::yaml::parse_stream_with(
+        let docs = crate::yaml::parse_stream_as::<V::Tree>(
             text,
-            crate::yaml::Track::ListItems,
+            Track::ListItems,
             crate::yaml::Reader::Auto,
         )
         .map_err(|e| DocumentError::Syntax {
@@ -414,21 +618,29 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
             column: e.position.column,
             message: e.message,
         })?;
-        for d in docs {
-            let count = d
-                .value
-                .get("items")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
-            let items = (0..count)
+        for mut d in docs {
+            let (start, positions) = (d.start, std::mem::take(&mut d.positions));
+            let v = V::from_yaml(d);
+            let items = (0..v.array_len("items"))
                 .map(|i| {
-                    d.positions
+                    positions
                         .locate(&format!("/items/{i}"))
-                        .map_or(d.start.line, |p| p.line)
+                        .map_or(start.line, |p| p.line)
                 })
                 .collect();
-            raw.push((d.start.line, d.value, items));
+            raw.push((start.line, v, items));
         }
+    }
+    if raw.iter().any(|(_, v, _)| v.needs_exact()) {
+        let mut exact = exact_forms(text, is_json).into_iter();
+        raw = raw
+            .into_iter()
+            .map(|(line, v, items)| {
+                let e = exact.next();
+                let v = if v.needs_exact() { v.with_exact(e) } else { v };
+                (line, v, items)
+            })
+            .collect();
     }
     let mut out = Vec::new();
     for (index, (line, v, item_lines)) in raw.into_iter().enumerate() {
@@ -439,34 +651,47 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Document>, Docume
             item,
             value,
         };
-        match v {
-            Value::Null => {}
-            Value::Object(mut o) if is_list(&v) => {
-                if let Some(Value::Array(items)) = o.remove("items") {
-                    for (i, item) in items.into_iter().enumerate() {
-                        let at = item_lines.get(i).copied().unwrap_or(line);
-                        out.push(document(at, Some(i), item));
-                    }
-                }
+        if v.is_null() {
+            continue;
+        }
+        if !v.is_object() {
+            return Err(DocumentError::NotAnObject {
+                source: source.to_string(),
+                line,
+            });
+        }
+        if is_list(&v) {
+            for (i, item) in v.take_items("items").into_iter().enumerate() {
+                let at = item_lines.get(i).copied().unwrap_or(line);
+                out.push(document(at, Some(i), item));
             }
-            Value::Object(_) => out.push(document(line, None, v)),
-            _ => {
-                return Err(DocumentError::NotAnObject {
-                    source: source.to_string(),
-                    line,
-                });
-            }
+        } else {
+            out.push(document(line, None, v));
         }
     }
     Ok(out)
 }
 
+/// The documents of a stream `text` (JSON or YAML) as `serde_json` values, in order with the
+/// documents read before (empty documents included): the exact forms of documents holding
+/// integers beyond int64, which [`Json`] holds as floats. Empty when it does not read (it did
+/// before, as [`Json`]).
+fn exact_forms(text: &str, is_json: bool) -> Vec<Value> {
+    if is_json {
+        serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .map_while(Result::ok)
+            .collect()
+    } else {
+        crate::yaml::parse_stream_with(text, Track::ListItems, crate::yaml::Reader::Auto)
+            .map(|docs| docs.into_iter().map(|d| d.value).collect())
+            .unwrap_or_default()
+    }
+}
+
 /// Whether `v` is a `*List` document whose `items` are expanded into documents.
-fn is_list(v: &Value) -> bool {
-    v.get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(|k| k.ends_with("List"))
-        && v.get("items").is_some_and(Value::is_array)
+fn is_list<V: DocumentValue>(v: &V) -> bool {
+    v.str_at("/kind").is_some_and(|k| k.ends_with("List")) && v.has_array("items")
 }
 
 /// The byte offsets, in `json` (one JSON value), of the elements of its top-level `items`
@@ -502,8 +727,8 @@ pub fn decode_crds(docs: &[Document]) -> Result<Vec<LocatedCrd>, DocumentError> 
 }
 
 /// Decodes `doc` as a CustomResourceDefinition.
-pub fn decode_crd(doc: &Document) -> Result<LocatedCrd, DocumentError> {
-    serde_json::from_value::<CustomResourceDefinition>(doc.value.clone())
+pub fn decode_crd<V: DocumentValue>(doc: &Document<V>) -> Result<LocatedCrd, DocumentError> {
+    serde_json::from_value::<CustomResourceDefinition>(doc.value.serde_value())
         .map(|crd| LocatedCrd {
             crd,
             location: doc.location(),

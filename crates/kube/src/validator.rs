@@ -23,7 +23,7 @@ use crate::kubectl;
 use crate::load::load_file;
 use crate::pipeline::status::{Cause, Status};
 use crate::pipeline::{
-    DecodeError, FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response,
+    Body, DecodeError, FieldValidation, Operation, Options, Pipeline, PreparedSchema, Response,
     StoredObject,
 };
 use crate::rules::{CelRuleStep, RuleStepError};
@@ -296,7 +296,7 @@ impl ValidatorBuilder {
 /// The write being validated, and which CRD version serves it.
 #[derive(Clone, Debug)]
 pub struct Request {
-    object: Value,
+    object: Body,
     operation: Operation,
     duplicates: Vec<String>,
     target: Option<(CrdId, Option<String>)>,
@@ -306,25 +306,26 @@ pub struct Request {
 }
 
 impl Request {
-    /// Creating `object`.
-    pub fn create(object: Value) -> Request {
+    /// Creating `object` (a `serde_json` value, or a [`crate::values::JsonBody`] read straight
+    /// into the pipeline's tree).
+    pub fn create(object: impl Into<Body>) -> Request {
         Request::new(object, Operation::Create)
     }
 
     /// Updating the stored object `old` to `object`.
-    pub fn update(object: Value, old: Value) -> Request {
+    pub fn update(object: impl Into<Body>, old: Value) -> Request {
         Request::new(object, Operation::Update(old))
     }
 
     /// Writing `object` through the `status` subresource over the stored object `old`.
-    pub fn status_update(object: Value, old: Value) -> Request {
+    pub fn status_update(object: impl Into<Body>, old: Value) -> Request {
         Request::new(object, Operation::UpdateStatus(old))
     }
 
     /// A request of any operation.
-    pub fn new(object: Value, operation: Operation) -> Request {
+    pub fn new(object: impl Into<Body>, operation: Operation) -> Request {
         Request {
-            object,
+            object: object.into(),
             operation,
             duplicates: Vec::new(),
             target: None,
@@ -677,7 +678,7 @@ impl Validator {
     ///
     /// A CRD serving the object's group and kind is used first, then the built-in kind.
     pub fn validate(&self, request: Request) -> Result<Verdict, Error> {
-        let s = |p: &str| crate::documents::pointer_str(&request.object, p);
+        let s = |p: &str| request.object.str_at(p);
         let api_version = s("/apiVersion").unwrap_or("");
         if request.target.is_none() {
             let kind = s("/kind").unwrap_or("");
@@ -686,6 +687,8 @@ impl Validator {
             {
                 return Ok(
                     self.answer(request, |object, duplicates, operation, options| {
+                        // The typed decoding of built-in kinds reads `serde_json`.
+                        let object = object.into_serde();
                         crate::builtins::run(&builtin, object, duplicates, operation, options)
                     }),
                 );
@@ -712,7 +715,7 @@ impl Validator {
         let pipeline = entry.pipeline(&version, self.kube_version)?;
         Ok(
             self.answer(request, |object, duplicates, operation, options| {
-                pipeline.run_with_duplicates(object, duplicates, operation, options)
+                pipeline.run_body(object, duplicates, operation, options)
             }),
         )
     }
@@ -721,7 +724,7 @@ impl Validator {
     fn answer(
         &self,
         request: Request,
-        run: impl FnOnce(Value, &[String], &Operation, &Options) -> Response,
+        run: impl FnOnce(Body, &[String], &Operation, &Options) -> Response,
     ) -> Verdict {
         let Request {
             object,
@@ -739,11 +742,7 @@ impl Validator {
             namespace,
             name_suffix,
         };
-        let s = |p: &str| {
-            crate::documents::pointer_str(&object, p)
-                .unwrap_or("")
-                .to_string()
-        };
+        let s = |p: &str| object.str_at(p).unwrap_or("").to_string();
         let (kind, name) = (s("/kind"), s("/metadata/name"));
         let response = run(object, &duplicates, &operation, &options);
         Verdict::new(kind, name, response)

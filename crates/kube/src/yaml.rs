@@ -35,9 +35,13 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
+use std::sync::Arc;
+
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
+use crate::values::build::{self as json_build, KeyCache};
+use crate::values::{Json, JsonObject};
 use crate::yaml_events::{Event, Mark, Parser};
 use crate::yaml_fast;
 
@@ -91,11 +95,12 @@ impl Positions {
     }
 }
 
-/// One document of a YAML stream, converted to JSON.
+/// One document of a YAML stream, converted to JSON: as `serde_json` ([`parse_stream`]) or
+/// as [`Json`] ([`parse_stream_as`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct YamlDocument {
+pub struct YamlDocument<V = Value> {
     /// The document as JSON.
-    pub value: Value,
+    pub value: V,
     /// Where the document's content starts (its `---` line when it is empty).
     pub start: Position,
     /// Where its values are.
@@ -104,6 +109,12 @@ pub struct YamlDocument {
     /// last value is kept, as go-yaml v2 keeps it outside strict mode (`yaml.Unmarshal`, which
     /// `sigs.k8s.io/yaml.YAMLToJSON` and so kubectl use).
     pub duplicates: Vec<String>,
+    /// Whether the document may hold a `null`: `true` whenever it does (also when a repeated
+    /// key or a merge replaced the only one).
+    pub has_null: bool,
+    /// Whether it holds an integer beyond int64 (or a float read as one): `serde_json` holds
+    /// it exactly, [`Json`] as a float.
+    pub wide_integers: bool,
 }
 
 /// A YAML syntax or conversion error.
@@ -174,6 +185,17 @@ pub fn parse_stream_with(
     track: Track,
     reader: Reader,
 ) -> Result<Vec<YamlDocument>, YamlError> {
+    parse_stream_as(text, track, reader)
+}
+
+/// [`parse_stream_with`] into documents of `T`: `serde_json` values or [`Json`] trees (the same
+/// documents, [`Json`] holding integers beyond int64 as floats, as [`Json::from_serde`] maps
+/// them).
+pub fn parse_stream_as<T: Tree>(
+    text: &str,
+    track: Track,
+    reader: Reader,
+) -> Result<Vec<YamlDocument<T>>, YamlError> {
     if reader == Reader::Auto
         && let Ok(docs) = parse_fast(text, track)
     {
@@ -201,7 +223,7 @@ pub fn fast_path_reads(text: &str) -> bool {
 /// `yaml_fast.rs` that gave up (`yaml_fast.rs:LINE`), or that the documents it read do not
 /// convert; `None` when it reads `text`.
 pub fn fast_path_gives_up(text: &str) -> Option<String> {
-    parse_fast(text, Track::ListItems)
+    parse_fast::<Value>(text, Track::ListItems)
         .err()
         .map(|reason| match reason {
             FastPathMiss::GaveUp(at) => format!("yaml_fast.rs:{}", at.line()),
@@ -220,7 +242,7 @@ enum FastPathMiss {
 /// The documents of `text` through the fast path, or why not: it gave up, or the documents it
 /// read do not convert (libyaml then reads the stream again and reports the error: the fast
 /// path may have read part of a construct it gives up on later).
-fn parse_fast(text: &str, track: Track) -> Result<Vec<YamlDocument>, FastPathMiss> {
+fn parse_fast<T: Tree>(text: &str, track: Track) -> Result<Vec<YamlDocument<T>>, FastPathMiss> {
     let mut stream = Stream::new(track);
     let mut failed = false;
     let read = yaml_fast::read(text, |event, mark| match stream.event(event, &mark) {
@@ -238,18 +260,15 @@ fn parse_fast(text: &str, track: Track) -> Result<Vec<YamlDocument>, FastPathMis
 }
 
 /// Events into documents.
-struct Stream {
-    builder: Builder,
-    docs: Vec<YamlDocument>,
+struct Stream<T: Tree> {
+    builder: Builder<T>,
+    docs: Vec<YamlDocument<T>>,
 }
 
-impl Stream {
-    fn new(track: Track) -> Stream {
+impl<T: Tree> Stream<T> {
+    fn new(track: Track) -> Stream<T> {
         Stream {
-            builder: Builder {
-                track,
-                ..Builder::default()
-            },
+            builder: Builder::new(track),
             docs: Vec::new(),
         }
     }
@@ -272,39 +291,100 @@ impl Stream {
 }
 
 /// A collection being built.
-enum Frame {
+enum Frame<T: Tree> {
     Seq {
-        items: Vec<Value>,
+        items: Vec<T>,
         anchor: usize,
     },
     Map {
-        map: Map<String, Value>,
-        key: Option<(String, Position)>,
+        map: T::Map,
+        key: Option<(T::Key, Position)>,
         /// Keys that came from `<<` merges: an explicit key may override them once.
-        merged: Vec<String>,
+        merged: Vec<T::Key>,
         anchor: usize,
     },
 }
 
-#[derive(Default)]
-struct Builder {
+/// An anchored node of the current document: its value, its node count, and the key it makes
+/// when an alias of it is a map key (a scalar's text as `sigs.k8s.io/yaml` prints it; `None`
+/// for null and collections, which are no keys).
+struct Anchored<T> {
+    value: T,
+    nodes: usize,
+    key: Option<String>,
+}
+
+struct Builder<T: Tree> {
     track: Track,
-    stack: Vec<Frame>,
-    /// Anchored values of the current document with their node counts.
-    anchors: HashMap<usize, (Value, usize)>,
-    root: Option<Value>,
+    stack: Vec<Frame<T>>,
+    /// Anchored nodes of the current document, by anchor id.
+    anchors: HashMap<usize, Anchored<T>>,
+    root: Option<T>,
     start: Position,
     positions: Positions,
     nodes: usize,
     /// JSON pointers of the keys repeated in the current document.
     duplicates: Vec<String>,
+    /// Whether the current document produced a `null` value.
+    has_null: bool,
+    /// Whether the current document produced an integer beyond int64.
+    wide_integers: bool,
     /// Anchor names to the ids of their latest definitions.
     anchor_ids: HashMap<String, usize>,
     anchor_ids_next: usize,
+    /// The keys of the stream, shared by the objects that repeat them.
+    keys: T::Keys,
+}
+
+/// What documents are built of: `serde_json` values (the CRD loader and other `serde_json`
+/// readers) or [`Json`] trees (the objects the pipeline validates), with the same entries in
+/// the same order, a repeated key keeping its first position and its last value.
+pub trait Tree: Clone + Sized {
+    /// An object key.
+    type Key: AsRef<str> + Clone;
+    /// An object being built.
+    type Map;
+    /// What keys are made with (shared keys, for [`Json`]).
+    type Keys: Default;
+    /// The key `key` of the entry at `position` of an object at `depth`.
+    fn key(keys: &mut Self::Keys, depth: usize, position: usize, key: Cow<'_, str>) -> Self::Key;
+    /// An empty object.
+    fn new_map() -> Self::Map;
+    /// How many entries `map` has.
+    fn map_len(map: &Self::Map) -> usize;
+    /// Whether `map` has `key`.
+    fn map_contains(map: &Self::Map, key: &str) -> bool;
+    /// Sets `key`; `true` when it was set already (it keeps its position, takes the value).
+    fn map_insert(map: &mut Self::Map, key: Self::Key, value: Self) -> bool;
+    /// A resolved scalar ([`json_scalar`]'s: no float that JSON writes as an integer, no
+    /// infinity or NaN).
+    fn scalar(scalar: Scalar<'_>) -> Self;
+    /// An array.
+    fn array(items: Vec<Self>) -> Self;
+    /// An object.
+    fn object(map: Self::Map) -> Self;
+    /// The entries of an object, or the value back when it is none.
+    fn into_entries(self) -> Result<Vec<(Self::Key, Self)>, Self>;
+    /// The items of an array.
+    fn into_items(self) -> Option<Vec<Self>>;
+    /// Pushes the value's items or entry values onto `stack`.
+    fn push_children<'a>(&'a self, stack: &mut Vec<&'a Self>);
+
+    /// How many nodes the value has (itself included).
+    fn count_nodes(&self) -> usize {
+        let mut n = 0usize;
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            n += 1;
+            v.push_children(&mut stack);
+        }
+        n
+    }
 }
 
 /// A resolved scalar, before it becomes a JSON value or a key.
-enum Scalar<'a> {
+#[doc(hidden)]
+pub enum Scalar<'a> {
     Null,
     Bool(bool),
     Int(i64),
@@ -313,7 +393,25 @@ enum Scalar<'a> {
     Str(Cow<'a, str>),
 }
 
-impl Builder {
+impl<T: Tree> Builder<T> {
+    fn new(track: Track) -> Builder<T> {
+        Builder {
+            track,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            root: None,
+            start: Position::default(),
+            positions: Positions::default(),
+            nodes: 0,
+            duplicates: Vec::new(),
+            has_null: false,
+            wide_integers: false,
+            anchor_ids: HashMap::new(),
+            anchor_ids_next: 0,
+            keys: T::Keys::default(),
+        }
+    }
+
     fn start_document(&mut self, start: Position) {
         self.stack.clear();
         self.anchors.clear();
@@ -321,11 +419,19 @@ impl Builder {
         self.start = start;
         self.positions = Positions::default();
         self.duplicates.clear();
+        self.has_null = false;
+        self.wide_integers = false;
         self.anchor_ids.clear();
     }
 
-    fn finish_document(&mut self) -> Option<YamlDocument> {
-        let value = self.root.take().unwrap_or(Value::Null);
+    fn finish_document(&mut self) -> Option<YamlDocument<T>> {
+        let value = match self.root.take() {
+            Some(v) => v,
+            None => {
+                self.has_null = true;
+                T::scalar(Scalar::Null)
+            }
+        };
         Some(YamlDocument {
             value,
             start: self
@@ -336,6 +442,8 @@ impl Builder {
                 .unwrap_or(self.start),
             positions: std::mem::take(&mut self.positions),
             duplicates: std::mem::take(&mut self.duplicates),
+            has_null: self.has_null,
+            wide_integers: self.wide_integers,
         })
     }
 
@@ -367,7 +475,7 @@ impl Builder {
                 Frame::Seq { items, .. } => out.push_str(&items.len().to_string()),
                 Frame::Map {
                     key: Some((k, _)), ..
-                } => out.push_str(&pointer_segment(k)),
+                } => out.push_str(&pointer_segment(k.as_ref())),
                 // A key being built is a scalar: a collection never sits under a map without one.
                 Frame::Map { key: None, .. } => {}
             }
@@ -385,7 +493,7 @@ impl Builder {
             }
             Track::ListItems => {
                 let is_item = depth == 2
-                    && matches!(&self.stack[0], Frame::Map { key: Some((k, _)), .. } if k == "items")
+                    && matches!(&self.stack[0], Frame::Map { key: Some((k, _)), .. } if k.as_ref() == "items")
                     && matches!(self.stack[1], Frame::Seq { .. });
                 if depth == 0 || is_item {
                     let pointer = self.pointer_at(depth);
@@ -429,10 +537,22 @@ impl Builder {
                     let key = key_string(scalar, pos)?;
                     return self.set_key(key, pos);
                 }
-                let value = scalar_to_json(scalar, pos)?;
+                let scalar = json_scalar(scalar, pos)?;
+                match scalar {
+                    Scalar::Null => self.has_null = true,
+                    Scalar::Uint(_) => self.wide_integers = true,
+                    _ => {}
+                }
+                let key = (anchor > 0).then(|| alias_key(&scalar)).flatten();
+                let value = T::scalar(scalar);
                 self.record_next(pos);
                 if anchor > 0 {
-                    self.anchors.insert(anchor, (value.clone(), 1));
+                    let anchored = Anchored {
+                        value: value.clone(),
+                        nodes: 1,
+                        key,
+                    };
+                    self.anchors.insert(anchor, anchored);
                 }
                 self.push_value(value, pos)
             }
@@ -440,9 +560,8 @@ impl Builder {
                 let found = self
                     .anchor_ids
                     .get(&name)
-                    .and_then(|id| self.anchors.get(id))
-                    .cloned();
-                let Some((value, n)) = found else {
+                    .and_then(|id| self.anchors.get(id));
+                let Some(anchored) = found else {
                     return Err(YamlError {
                         position: pos,
                         message: format!(
@@ -451,14 +570,14 @@ impl Builder {
                         ),
                     });
                 };
-                self.count(n, pos)?;
+                let (nodes, key) = (anchored.nodes, anchored.key.clone());
+                let value = anchored.value.clone();
+                self.count(nodes, pos)?;
                 if is_key {
-                    match value {
-                        Value::String(s) => return self.set_key(s, pos),
-                        Value::Bool(b) => return self.set_key(b.to_string(), pos),
-                        Value::Number(n) => return self.set_key(n.to_string(), pos),
-                        _ => return Err(unsupported_key(pos)),
-                    }
+                    return match key {
+                        Some(k) => self.set_key(Cow::Owned(k), pos),
+                        None => Err(unsupported_key(pos)),
+                    };
                 }
                 self.record_next(pos);
                 self.push_value(value, pos)
@@ -483,7 +602,7 @@ impl Builder {
                     }
                 } else {
                     Frame::Map {
-                        map: Map::new(),
+                        map: T::new_map(),
                         key: None,
                         merged: Vec::new(),
                         anchor,
@@ -500,12 +619,16 @@ impl Builder {
                     });
                 };
                 let (value, anchor) = match frame {
-                    Frame::Seq { items, anchor, .. } => (Value::Array(items), anchor),
-                    Frame::Map { map, anchor, .. } => (Value::Object(map), anchor),
+                    Frame::Seq { items, anchor, .. } => (T::array(items), anchor),
+                    Frame::Map { map, anchor, .. } => (T::object(map), anchor),
                 };
                 if anchor > 0 {
-                    let n = count_nodes(&value);
-                    self.anchors.insert(anchor, (value.clone(), n));
+                    let anchored = Anchored {
+                        nodes: value.count_nodes(),
+                        value: value.clone(),
+                        key: None,
+                    };
+                    self.anchors.insert(anchor, anchored);
                 }
                 self.push_value(value, pos)
             }
@@ -515,14 +638,16 @@ impl Builder {
         }
     }
 
-    fn set_key(&mut self, key: String, pos: Position) -> Result<(), YamlError> {
-        if let Some(Frame::Map { key: slot, .. }) = self.stack.last_mut() {
+    fn set_key(&mut self, key: Cow<'_, str>, pos: Position) -> Result<(), YamlError> {
+        let depth = self.stack.len();
+        if let Some(Frame::Map { map, key: slot, .. }) = self.stack.last_mut() {
+            let key = T::key(&mut self.keys, depth, T::map_len(map), key);
             *slot = Some((key, pos));
         }
         Ok(())
     }
 
-    fn push_value(&mut self, value: Value, pos: Position) -> Result<(), YamlError> {
+    fn push_value(&mut self, value: T, pos: Position) -> Result<(), YamlError> {
         let depth = self.stack.len();
         let repeated = match self.stack.last_mut() {
             None => {
@@ -542,26 +667,19 @@ impl Builder {
                         message: "mapping value without key".into(),
                     });
                 };
-                if k == "<<" {
-                    return merge(map, merged, value, key_pos);
+                if k.as_ref() == "<<" {
+                    return merge::<T>(map, merged, value, key_pos);
                 }
-                let from_merge = merged.iter().position(|m| *m == k);
+                let from_merge = merged.iter().position(|m| m.as_ref() == k.as_ref());
                 if let Some(i) = from_merge {
                     merged.swap_remove(i);
                 }
-                // One lookup: a repeated key keeps its place and takes the new value.
-                match map.entry(k) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(value);
-                        None
-                    }
-                    Entry::Occupied(mut slot) => {
-                        slot.insert(value);
-                        from_merge
-                            .is_none()
-                            .then(|| pointer_segment(slot.key()).into_owned())
-                    }
-                }
+                let segment = from_merge.is_none().then(|| k.clone());
+                // A repeated key keeps its place and takes the new value.
+                let repeated = T::map_insert(map, k, value);
+                segment
+                    .filter(|_| repeated)
+                    .map(|k| pointer_segment(k.as_ref()).into_owned())
             }
         };
         if let Some(segment) = repeated {
@@ -574,31 +692,28 @@ impl Builder {
 
 /// Applies a `<<` merge key: the entries of a mapping (or of each mapping of a sequence, first
 /// one winning) are added where the key is not set yet.
-fn merge(
-    map: &mut Map<String, Value>,
-    merged: &mut Vec<String>,
-    value: Value,
+fn merge<T: Tree>(
+    map: &mut T::Map,
+    merged: &mut Vec<T::Key>,
+    value: T,
     pos: Position,
 ) -> Result<(), YamlError> {
-    let sources = match value {
-        Value::Object(m) => vec![m],
-        Value::Array(items) => {
+    let sources = match value.into_entries() {
+        Ok(entries) => vec![entries],
+        Err(value) => {
+            let items = value.into_items().ok_or_else(|| merge_error(pos))?;
             let mut maps = Vec::with_capacity(items.len());
             for item in items {
-                match item {
-                    Value::Object(m) => maps.push(m),
-                    _ => return Err(merge_error(pos)),
-                }
+                maps.push(item.into_entries().map_err(|_| merge_error(pos))?);
             }
             maps
         }
-        _ => return Err(merge_error(pos)),
     };
     for source in sources {
         for (k, v) in source {
-            if !map.contains_key(&k) {
+            if !T::map_contains(map, k.as_ref()) {
                 merged.push(k.clone());
-                map.insert(k, v);
+                T::map_insert(map, k, v);
             }
         }
     }
@@ -619,30 +734,16 @@ fn unsupported_key(pos: Position) -> YamlError {
     }
 }
 
-fn count_nodes(v: &Value) -> usize {
-    let mut n = 0usize;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        n += 1;
-        match v {
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Object(m) => stack.extend(m.values()),
-            _ => {}
-        }
-    }
-    n
-}
-
 /// A map key as `sigs.k8s.io/yaml` writes it into JSON.
-fn key_string(s: Scalar<'_>, pos: Position) -> Result<String, YamlError> {
+fn key_string(s: Scalar<'_>, pos: Position) -> Result<Cow<'_, str>, YamlError> {
     Ok(match s {
-        Scalar::Str(s) => s.into_owned(),
-        Scalar::Bool(b) => b.to_string(),
-        Scalar::Int(i) => i.to_string(),
-        Scalar::Uint(u) => u.to_string(),
+        Scalar::Str(s) => s,
+        Scalar::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
+        Scalar::Int(i) => i.to_string().into(),
+        Scalar::Uint(u) => u.to_string().into(),
         Scalar::Float(f) if f.is_nan() => ".nan".into(),
         Scalar::Float(f) if f.is_infinite() => if f > 0.0 { ".inf" } else { "-.inf" }.into(),
-        Scalar::Float(f) => format_float(f, true, FloatStyle::G),
+        Scalar::Float(f) => format_float(f, true, FloatStyle::G).into(),
         Scalar::Null => {
             return Err(YamlError {
                 position: pos,
@@ -652,14 +753,24 @@ fn key_string(s: Scalar<'_>, pos: Position) -> Result<String, YamlError> {
     })
 }
 
-/// A scalar as it reads back after Go's `json.Marshal` and the API server's decoding.
-fn scalar_to_json(s: Scalar<'_>, pos: Position) -> Result<Value, YamlError> {
+/// The key an alias of the anchored scalar `s` (a [`json_scalar`]) makes: its JSON value
+/// printed as `sigs.k8s.io/yaml` prints a key; `None` for null, which is no key.
+fn alias_key(s: &Scalar<'_>) -> Option<String> {
+    Some(match s {
+        Scalar::Null => return None,
+        Scalar::Str(s) => s.to_string(),
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Uint(u) => u.to_string(),
+        Scalar::Float(f) => Number::from_f64(*f)?.to_string(),
+    })
+}
+
+/// A scalar as it reads back after Go's `json.Marshal` and the API server's decoding: a float
+/// that JSON writes without fraction or exponent becomes an integer; infinities and NaN are an
+/// error.
+fn json_scalar(s: Scalar<'_>, pos: Position) -> Result<Scalar<'_>, YamlError> {
     Ok(match s {
-        Scalar::Null => Value::Null,
-        Scalar::Bool(b) => Value::Bool(b),
-        Scalar::Int(i) => Value::Number(i.into()),
-        Scalar::Uint(u) => Value::Number(u.into()),
-        Scalar::Str(s) => Value::String(s.into_owned()),
         Scalar::Float(f) => {
             if !f.is_finite() {
                 return Err(YamlError {
@@ -673,17 +784,160 @@ fn scalar_to_json(s: Scalar<'_>, pos: Position) -> Result<Value, YamlError> {
             // encoding/json writes integral floats below 1e21 without fraction or exponent.
             if f.fract() == 0.0 && f.abs() < 1e21 {
                 if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
-                    return Ok(Value::Number((f as i64).into()));
+                    return Ok(Scalar::Int(f as i64));
                 }
                 if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
-                    return Ok(Value::Number((f as u64).into()));
+                    return Ok(Scalar::Uint(f as u64));
                 }
             }
-            Number::from_f64(f)
-                .map(Value::Number)
-                .unwrap_or(Value::Null)
+            Scalar::Float(f)
         }
+        other => other,
     })
+}
+
+impl Tree for Value {
+    type Key = String;
+    type Map = Map<String, Value>;
+    type Keys = ();
+
+    fn key(_: &mut (), _: usize, _: usize, key: Cow<'_, str>) -> String {
+        key.into_owned()
+    }
+
+    fn new_map() -> Self::Map {
+        Map::new()
+    }
+
+    fn map_len(map: &Self::Map) -> usize {
+        map.len()
+    }
+
+    fn map_contains(map: &Self::Map, key: &str) -> bool {
+        map.contains_key(key)
+    }
+
+    fn map_insert(map: &mut Self::Map, key: String, value: Value) -> bool {
+        // One lookup: a repeated key keeps its place and takes the new value.
+        match map.entry(key) {
+            Entry::Vacant(slot) => {
+                slot.insert(value);
+                false
+            }
+            Entry::Occupied(mut slot) => {
+                slot.insert(value);
+                true
+            }
+        }
+    }
+
+    fn scalar(scalar: Scalar<'_>) -> Value {
+        match scalar {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Int(i) => Value::Number(i.into()),
+            Scalar::Uint(u) => Value::Number(u.into()),
+            Scalar::Str(s) => Value::String(s.into_owned()),
+            Scalar::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+        }
+    }
+
+    fn array(items: Vec<Value>) -> Value {
+        Value::Array(items)
+    }
+
+    fn object(map: Self::Map) -> Value {
+        Value::Object(map)
+    }
+
+    fn into_entries(self) -> Result<Vec<(String, Value)>, Value> {
+        match self {
+            Value::Object(m) => Ok(m.into_iter().collect()),
+            other => Err(other),
+        }
+    }
+
+    fn into_items(self) -> Option<Vec<Value>> {
+        match self {
+            Value::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    fn push_children<'a>(&'a self, stack: &mut Vec<&'a Value>) {
+        match self {
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+}
+
+impl Tree for Json {
+    type Key = Arc<str>;
+    type Map = JsonObject;
+    type Keys = KeyCache;
+
+    fn key(keys: &mut KeyCache, depth: usize, position: usize, key: Cow<'_, str>) -> Arc<str> {
+        keys.key(depth, position, &key)
+    }
+
+    fn new_map() -> JsonObject {
+        JsonObject::default()
+    }
+
+    fn map_len(map: &JsonObject) -> usize {
+        map.len()
+    }
+
+    fn map_contains(map: &JsonObject, key: &str) -> bool {
+        map.contains_key(key)
+    }
+
+    fn map_insert(map: &mut JsonObject, key: Arc<str>, value: Json) -> bool {
+        map.insert(key, value).is_some()
+    }
+
+    fn scalar(scalar: Scalar<'_>) -> Json {
+        match scalar {
+            Scalar::Null => Json::Null,
+            Scalar::Bool(b) => Json::Bool(b),
+            Scalar::Int(i) => Json::Int(i),
+            Scalar::Uint(u) => json_build::wide_integer(u),
+            Scalar::Str(s) => Json::String(s.as_ref().into()),
+            Scalar::Float(f) => Json::Double(f),
+        }
+    }
+
+    fn array(items: Vec<Json>) -> Json {
+        json_build::array(items)
+    }
+
+    fn object(map: JsonObject) -> Json {
+        json_build::object(map)
+    }
+
+    fn into_entries(self) -> Result<Vec<(Arc<str>, Json)>, Json> {
+        match self {
+            Json::Object(o) => Ok(o.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+            other => Err(other),
+        }
+    }
+
+    fn into_items(self) -> Option<Vec<Json>> {
+        match self {
+            Json::Array(items) => Some(items.to_vec()),
+            _ => None,
+        }
+    }
+
+    fn push_children<'a>(&'a self, stack: &mut Vec<&'a Json>) {
+        match self {
+            Json::Array(a) => stack.extend(a.iter()),
+            Json::Object(o) => stack.extend(o.iter().map(|(_, x)| x)),
+            _ => {}
+        }
+    }
 }
 
 /// go-yaml v2's resolution of a plain scalar.

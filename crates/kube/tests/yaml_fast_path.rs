@@ -15,9 +15,14 @@ use std::path::{Path, PathBuf};
 
 use common::yaml_files;
 
-use kcel_kube::yaml::{Reader, Track, fast_path_gives_up, fast_path_reads, parse_stream_with};
+use kcel_kube::values::Json;
+use kcel_kube::yaml::{
+    Position, Positions, Reader, Track, YamlDocument, YamlError, fast_path_gives_up,
+    fast_path_reads, parse_stream_as, parse_stream_with,
+};
 
-/// Both readers' answers for `text`, in both tracking modes; `Err` describes a difference.
+/// Both readers' answers for `text`, in both tracking modes, and the documents built as
+/// [`Json`] against the `serde_json` ones converted; `Err` describes a difference.
 fn compare(text: &str) -> Result<(), String> {
     for track in [Track::All, Track::ListItems] {
         let fast = parse_stream_with(text, track, Reader::Auto);
@@ -27,8 +32,51 @@ fn compare(text: &str) -> Result<(), String> {
                 "{track:?}:\n  fast path: {fast:?}\n  libyaml:   {reference:?}"
             ));
         }
+        let json = parse_stream_as::<Json>(text, track, Reader::Auto);
+        let (json, converted) = (printed(json), printed(reference.map(converted)));
+        if json != converted {
+            return Err(format!(
+                "{track:?}:\n  as Json:           {json:?}\n  serde_json as Json: {converted:?}"
+            ));
+        }
     }
     Ok(())
+}
+
+/// The `serde_json` documents as [`Json::from_serde`] converts them.
+fn converted(docs: Vec<YamlDocument>) -> Vec<YamlDocument<Json>> {
+    docs.into_iter()
+        .map(|d| YamlDocument {
+            value: Json::from_serde(&d.value).expect("YAML nests at most 500 levels"),
+            start: d.start,
+            positions: d.positions,
+            duplicates: d.duplicates,
+            has_null: d.has_null,
+            wide_integers: d.wide_integers,
+        })
+        .collect()
+}
+
+/// A document with its tree printed in document order ([`Json`]'s equality ignores the order
+/// of keys).
+type Printed = (String, Position, Positions, Vec<String>, bool, bool);
+
+fn printed(docs: Result<Vec<YamlDocument<Json>>, YamlError>) -> Result<Vec<Printed>, YamlError> {
+    docs.map(|docs| {
+        docs.into_iter()
+            .map(|d| {
+                let tree = serde_json::to_string(&d.value.to_serde()).unwrap_or_default();
+                (
+                    tree,
+                    d.start,
+                    d.positions,
+                    d.duplicates,
+                    d.has_null,
+                    d.wide_integers,
+                )
+            })
+            .collect()
+    })
 }
 
 /// Texts the fast path reads, one construct each.

@@ -8,13 +8,12 @@
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
-use serde_json::Value;
-
 use super::parallel::ordered_map;
 use crate::crd_review::review_crd;
 use crate::documents::{Document, LocatedCrd, decode_crd};
 use crate::kubectl;
 use crate::report::{Outcome, Record};
+use crate::values::JsonBody;
 use crate::version::KubeVersion;
 
 /// What became of one CRD document.
@@ -46,12 +45,12 @@ impl Unusable {
 /// Decodes and reviews the CRD documents `docs` (on up to `jobs` threads), then settles
 /// duplicates in order. Returns an outcome per document, in order, and the unusable kinds.
 pub(super) fn collect(
-    docs: &[&Document],
+    docs: &[&Document<JsonBody>],
     version: KubeVersion,
     jobs: NonZeroUsize,
 ) -> (Vec<CrdOutcome>, Unusable) {
     let mut outcomes = ordered_map(docs, jobs, |doc| review(doc, version));
-    let mut first_of_name: HashMap<&str, (&Value, String)> = HashMap::new();
+    let mut first_of_name: HashMap<&str, (&JsonBody, String)> = HashMap::new();
     for (doc, outcome) in docs.iter().zip(&mut outcomes) {
         let Some(crd) = outcome.crd.as_ref().filter(|_| outcome.used) else {
             continue;
@@ -60,7 +59,7 @@ pub(super) fn collect(
             None => {
                 first_of_name.insert(&crd.crd.metadata.name, (&doc.value, doc.location()));
             }
-            Some((first, _)) if *first == &doc.value => outcome.used = false,
+            Some((first, _)) if same_document(first, &doc.value) => outcome.used = false,
             Some((_, at)) => {
                 outcome.record.outcome = Outcome::Error;
                 outcome.record.message = format!(
@@ -104,7 +103,13 @@ pub(super) fn collect(
 }
 
 /// Decodes and reviews one CRD document.
-fn review(doc: &Document, version: KubeVersion) -> CrdOutcome {
+/// Whether two documents are the same JSON (objects compared whatever the order of their keys,
+/// as `serde_json`'s ordered maps compare; integers beyond int64 in their exact forms).
+fn same_document(a: &JsonBody, b: &JsonBody) -> bool {
+    a.json() == b.json() && a.exact() == b.exact()
+}
+
+fn review(doc: &Document<JsonBody>, version: KubeVersion) -> CrdOutcome {
     let located = match decode_crd(doc) {
         Ok(c) => c,
         Err(e) => {

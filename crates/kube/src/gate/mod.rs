@@ -48,6 +48,7 @@ use crate::pipeline::StoredObject;
 use crate::pipeline::status::Status;
 use crate::report::{Outcome, Record, Report};
 use crate::validator::{Request, Validator, ValidatorBuilder, Verdict};
+use crate::values::JsonBody;
 
 pub use kinds::KindPatterns;
 
@@ -175,7 +176,7 @@ pub fn stream(
     }
 
     // Every CRD document: those of `--crd` files first, then those among the inputs.
-    let crd_docs: Vec<&Document> = crd_inputs
+    let crd_docs: Vec<&Document<JsonBody>> = crd_inputs
         .iter()
         .filter_map(|i| i.as_ref().ok())
         .chain(files.iter().flat_map(File::documents))
@@ -217,7 +218,7 @@ pub fn stream(
     let mut policies = PolicySet::new(version, options.admission.clone());
     for input in &policy_inputs {
         match input {
-            Ok(d) => policies.add_document(d),
+            Ok(d) => policies.add_document(&d.to_serde()),
             Err(e) => early.push(Record::unreadable(e)),
         }
     }
@@ -227,7 +228,7 @@ pub fn stream(
     if admission_inputs {
         for d in files.iter().flat_map(File::documents) {
             if !d.is_crd() {
-                policies.add_document(d);
+                policies.add_document(&d.to_serde());
             }
         }
     }
@@ -235,7 +236,7 @@ pub fn stream(
     for input in old_inputs {
         match input {
             Ok(d) => {
-                old.insert(ObjectKey::of(&d.value), d.value);
+                old.insert(ObjectKey::of(&d.value), d.value.into_serde());
             }
             Err(e) => early.push(Record::unreadable(&e)),
         }
@@ -312,7 +313,7 @@ enum Content {
 /// unreadable input, a CRD reviewed in the first pass), or an object to validate.
 enum Item {
     Done(Box<Record>),
-    Object(Operation, Document),
+    Object(Operation, Document<JsonBody>),
 }
 
 impl File {
@@ -337,7 +338,7 @@ impl File {
     }
 
     /// The documents the first pass parsed.
-    fn documents(&self) -> impl Iterator<Item = &Document> {
+    fn documents(&self) -> impl Iterator<Item = &Document<JsonBody>> {
         let parsed = match &self.content {
             Content::Parsed(inputs) => inputs.as_slice(),
             _ => &[],
@@ -431,7 +432,7 @@ fn may_hold_crd_or_policy(text: &str) -> bool {
 
 /// Whether `doc` is of the `admissionregistration.k8s.io` group, where every admission policy
 /// and binding kind is (`admission::model::GROUP`).
-fn is_admission_document(doc: &Document) -> bool {
+fn is_admission_document(doc: &Document<JsonBody>) -> bool {
     is_admission_api_version(str_at(&doc.value, "/apiVersion"))
 }
 
@@ -480,7 +481,7 @@ impl Gate<'_> {
 
     /// The record of a document that is not sent at all: no `kind` or `apiVersion`, or a kind
     /// skipped or rejected; else its `apiVersion` and `kind`.
-    fn screen<'d>(&self, doc: &'d Document) -> Result<(&'d str, &'d str), Box<Record>> {
+    fn screen<'d>(&self, doc: &'d Document<JsonBody>) -> Result<(&'d str, &'d str), Box<Record>> {
         let error = |message: String| Box::new(Record::of(doc, Outcome::Error, message));
         let s = |p: &str| str_at(&doc.value, p);
         let (api_version, kind) = (s("/apiVersion"), s("/kind"));
@@ -535,7 +536,7 @@ impl Gate<'_> {
     /// the server validates no schema on delete (`registry/generic/registry/store.go` `Delete`
     /// runs the admission's `deleteValidation` on the stored object), and mutating policies
     /// have no object to mutate.
-    fn check_delete(&self, doc: &Document) -> Record {
+    fn check_delete(&self, doc: &Document<JsonBody>) -> Record {
         let (api_version, kind) = match self.screen(doc) {
             Ok(k) => k,
             Err(record) => return *record,
@@ -560,7 +561,7 @@ impl Gate<'_> {
             decode_error: None,
             rules_skipped: false,
         };
-        let stored = self.defaulted(&doc.value);
+        let stored = self.defaulted(&doc.value.to_serde());
         let admitted = self.policies.admit(
             &self.validator,
             None,
@@ -581,7 +582,7 @@ impl Gate<'_> {
     }
 
     /// The record of one object document, which moves into its request.
-    fn check(&self, doc: Document) -> Record {
+    fn check(&self, doc: Document<JsonBody>) -> Record {
         if let Err(record) = self.screen(&doc) {
             return *record;
         }
@@ -601,14 +602,18 @@ impl Gate<'_> {
         let admission_document = is_admission_api_version(&head.api_version);
         let admission = Admission {
             decode_error: admission_document
-                .then(|| self.policies.decode_error(&doc).map(ToString::to_string))
+                .then(|| {
+                    self.policies
+                        .decode_error(&doc.to_serde())
+                        .map(ToString::to_string)
+                })
                 .flatten(),
             review: if admission_document {
-                self.policies.review(&doc)
+                self.policies.review(&doc.to_serde())
             } else {
                 Vec::new()
             },
-            object: (!self.policies.is_empty()).then(|| doc.value.clone()),
+            object: (!self.policies.is_empty()).then(|| doc.value.to_serde()),
         };
         let request = match old {
             Some(o) => Request::update(doc.value, o.clone()),

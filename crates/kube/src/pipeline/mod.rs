@@ -15,6 +15,7 @@
 //! CEL rule evaluation plugs in through [`RuleValidator`]; without one, rules are not run and
 //! [`Response::rules_skipped`] says whether any would have been.
 
+mod body;
 pub mod decode;
 pub(crate) mod defaults;
 pub(crate) mod formats;
@@ -42,6 +43,7 @@ use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::schema_props::JsonSchemaProps;
 use crate::values::{Json, JsonObject, ValueError};
 pub use crate::version::KubeVersion;
+pub use body::Body;
 pub use decode::DecodeError;
 use defaults::DefaultsPlan;
 use objectmeta::{NameRule, NamespaceRule};
@@ -514,8 +516,21 @@ impl<'a> Pipeline<'a> {
         operation: &Operation,
         options: &Options,
     ) -> Response {
+        self.run_body(object.into(), duplicates, operation, options)
+    }
+
+    /// [`Pipeline::run_with_duplicates`] for a body of either form: a [`Json`] body is taken
+    /// as it is, a `serde_json` one converted once.
+    pub fn run_body(
+        &self,
+        object: Body,
+        duplicates: &[String],
+        operation: &Operation,
+        options: &Options,
+    ) -> Response {
         let kv = options.kube_version;
-        let decoded = decode::from_serde_owned(object)
+        let decoded = object
+            .decode()
             .map_err(DecodeError::from)
             .and_then(|(o, has_null)| self.decode(o, has_null));
         let (mut obj, unknown) = match decoded {

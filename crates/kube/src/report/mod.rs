@@ -19,7 +19,7 @@ use std::num::NonZeroUsize;
 use serde_json::Value;
 
 use crate::admission::request::Operation;
-use crate::documents::{Document, DocumentError, str_at};
+use crate::documents::{Document, DocumentError, DocumentValue, str_at};
 use crate::kubectl;
 use crate::pipeline::status::Status;
 use crate::validator::Verdict;
@@ -88,7 +88,7 @@ pub struct Record {
 
 impl Record {
     /// A record of `doc` (identity filled in) with `outcome` and `message`.
-    pub fn of(doc: &Document, outcome: Outcome, message: String) -> Record {
+    pub fn of<V: DocumentValue>(doc: &Document<V>, outcome: Outcome, message: String) -> Record {
         let s = |p: &str| str_at(&doc.value, p).to_string();
         Record {
             file: doc.source.clone(),

@@ -22,6 +22,7 @@
 //! selection, `has()`, index, `in`) fails with that text through the providers' `try_*`
 //! methods, while the infallible `get`/`field` read it as absent (equality, iteration).
 
+pub(crate) mod build;
 pub(crate) mod formats;
 mod json_object;
 mod lists;
@@ -33,6 +34,7 @@ use std::sync::Arc;
 use cel::Value;
 use cel::value::{List, Map, Opaque};
 
+pub use build::JsonBody;
 pub use formats::go_parse_duration;
 pub(crate) use formats::{parse_byte, parse_date, parse_date_time, parse_duration};
 pub use json_object::JsonObject;
@@ -300,9 +302,8 @@ impl Json {
 
 /// Converts `serde_json` documents, sharing the key strings of objects of one shape.
 struct Converter {
-    /// The keys last seen, by nesting depth and position in their object: the objects of a
-    /// list usually repeat their keys in the same order, so each key is allocated once.
-    keys: Vec<Vec<Arc<str>>>,
+    /// The keys of the objects converted, shared by objects of one shape.
+    keys: build::KeyCache,
     /// The deepest node converted ([`ValueError::TooDeep`] beyond).
     depth_limit: usize,
     /// Whether a `null` was converted.
@@ -312,43 +313,14 @@ struct Converter {
 impl Converter {
     fn new(depth_limit: usize) -> Converter {
         Converter {
-            keys: Vec::new(),
+            keys: build::KeyCache::default(),
             depth_limit,
             saw_null: false,
         }
     }
 
-    /// How many key positions per depth are remembered.
-    const MAX_KEY_POSITIONS: usize = 64;
-    /// How many depths keep keys.
-    const MAX_KEY_DEPTHS: usize = 64;
-
     fn key(&mut self, depth: usize, position: usize, key: &str) -> Arc<str> {
-        if depth >= Self::MAX_KEY_DEPTHS || position >= Self::MAX_KEY_POSITIONS {
-            return key.into();
-        }
-        if self.keys.len() <= depth {
-            self.keys.resize_with(depth + 1, Vec::new);
-        }
-        let Some(seen) = self.keys.get_mut(depth) else {
-            return key.into();
-        };
-        match seen.get_mut(position) {
-            Some(k) if **k == *key => k.clone(),
-            Some(k) => {
-                *k = key.into();
-                k.clone()
-            }
-            None => {
-                let k: Arc<str> = key.into();
-                // Positions fill in order: an object with a new key at position `p` has seen
-                // positions `0..p` just before.
-                if seen.len() == position {
-                    seen.push(k.clone());
-                }
-                k
-            }
-        }
+        self.keys.key(depth, position, key)
     }
 
     fn convert(&mut self, v: &serde_json::Value, depth: usize) -> Result<Json, ValueError> {
