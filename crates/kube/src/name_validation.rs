@@ -6,8 +6,6 @@
 //! apimachinery's order. Object metadata validation, CRD spec validation and the
 //! `format` CEL library all use these.
 
-use std::sync::LazyLock;
-
 use regex::Regex;
 
 /// `dns1123LabelFmt`.
@@ -37,11 +35,59 @@ pub(crate) fn anchored(pattern: &str) -> Regex {
         .unwrap_or_else(|_| unreachable!("the never-matching pattern compiles"))
 }
 
-static DNS1123_LABEL: LazyLock<Regex> = LazyLock::new(|| anchored(DNS1123_LABEL_FMT));
-static DNS1123_SUBDOMAIN: LazyLock<Regex> = LazyLock::new(|| anchored(DNS1123_SUBDOMAIN_FMT));
-static DNS1035_LABEL: LazyLock<Regex> = LazyLock::new(|| anchored(DNS1035_LABEL_FMT));
-static QUALIFIED_NAME: LazyLock<Regex> = LazyLock::new(|| anchored(QUALIFIED_NAME_FMT));
-static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| anchored(LABEL_VALUE_FMT));
+/// A full match of `s` against apimachinery's patterns, as byte loops: every pattern here is
+/// ASCII-only, a run of characters from one class whose first and last characters come from a
+/// narrower one, so a loop decides exactly what the anchored regular expression decides
+/// (`tests::byte_matchers_agree_with_the_patterns` compares both).
+mod matches {
+    fn lower_alnum(b: u8) -> bool {
+        b.is_ascii_lowercase() || b.is_ascii_digit()
+    }
+
+    /// `first([-a-z0-9]*last)?`: a first byte from `first`, then a run of `[-a-z0-9]` whose
+    /// last byte (when there is more than one) is `[a-z0-9]`.
+    fn label(s: &[u8], first: fn(u8) -> bool) -> bool {
+        match s {
+            [] => false,
+            [f, rest @ ..] => {
+                first(*f)
+                    && rest.iter().all(|&b| b == b'-' || lower_alnum(b))
+                    && s.last().is_some_and(|&b| lower_alnum(b))
+            }
+        }
+    }
+
+    /// `DNS1123_LABEL_FMT`.
+    pub fn dns1123_label(s: &str) -> bool {
+        label(s.as_bytes(), lower_alnum)
+    }
+
+    /// `DNS1123_SUBDOMAIN_FMT`: labels joined by single dots.
+    pub fn dns1123_subdomain(s: &str) -> bool {
+        s.as_bytes()
+            .split(|&b| b == b'.')
+            .all(|l| label(l, lower_alnum))
+    }
+
+    /// `DNS1035_LABEL_FMT`.
+    pub fn dns1035_label(s: &str) -> bool {
+        label(s.as_bytes(), |b| b.is_ascii_lowercase())
+    }
+
+    /// `QUALIFIED_NAME_FMT`.
+    pub fn qualified_name(s: &str) -> bool {
+        let s = s.as_bytes();
+        let inner = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+        s.first().is_some_and(u8::is_ascii_alphanumeric)
+            && s.last().is_some_and(u8::is_ascii_alphanumeric)
+            && s.iter().all(|&b| inner(b))
+    }
+
+    /// `LABEL_VALUE_FMT`: empty, or a qualified name.
+    pub fn label_value(s: &str) -> bool {
+        s.is_empty() || qualified_name(s)
+    }
+}
 
 /// `MaxLenError`.
 pub fn max_len_error(n: usize) -> String {
@@ -90,8 +136,8 @@ pub fn is_dns1123_label(s: &str) -> Vec<String> {
     if s.len() > 63 {
         errs.push(max_len_error(63));
     }
-    if !DNS1123_LABEL.is_match(s) {
-        if DNS1123_SUBDOMAIN.is_match(s) {
+    if !matches::dns1123_label(s) {
+        if matches::dns1123_subdomain(s) {
             errs.push("must not contain dots".into());
         } else {
             errs.push(regex_error(
@@ -109,7 +155,7 @@ pub fn is_dns1123_subdomain(s: &str) -> Vec<String> {
     length_and_pattern(
         s,
         253,
-        &DNS1123_SUBDOMAIN,
+        matches::dns1123_subdomain,
         DNS1123_SUBDOMAIN_MSG,
         DNS1123_SUBDOMAIN_FMT,
         &["example.com"],
@@ -121,7 +167,7 @@ pub fn is_dns1035_label(s: &str) -> Vec<String> {
     length_and_pattern(
         s,
         63,
-        &DNS1035_LABEL,
+        matches::dns1035_label,
         DNS1035_LABEL_MSG,
         DNS1035_LABEL_FMT,
         &["my-name", "abc-123"],
@@ -129,11 +175,11 @@ pub fn is_dns1035_label(s: &str) -> Vec<String> {
 }
 
 /// The common shape of apimachinery's checks: at most `max_len` bytes, and a full match of
-/// `re` (whose pattern is `fmt`), else a [`regex_error`] of `msg` and `examples`.
+/// `full_match` (of the pattern `fmt`), else a [`regex_error`] of `msg` and `examples`.
 fn length_and_pattern(
     s: &str,
     max_len: usize,
-    re: &Regex,
+    full_match: fn(&str) -> bool,
     msg: &str,
     fmt: &str,
     examples: &[&str],
@@ -142,7 +188,7 @@ fn length_and_pattern(
     if s.len() > max_len {
         errs.push(max_len_error(max_len));
     }
-    if !re.is_match(s) {
+    if !full_match(s) {
         errs.push(regex_error(msg, fmt, examples));
     }
     errs
@@ -195,7 +241,7 @@ fn qualified_name(s: &str, what: &str) -> Vec<String> {
     } else if name.len() > 63 {
         errs.push(format!("name part {}", max_len_error(63)));
     }
-    if !QUALIFIED_NAME.is_match(name) {
+    if !matches::qualified_name(name) {
         errs.push(format!(
             "name part {}",
             regex_error(
@@ -213,11 +259,27 @@ pub fn is_valid_label_value(s: &str) -> Vec<String> {
     length_and_pattern(
         s,
         63,
-        &LABEL_VALUE,
+        matches::label_value,
         LABEL_VALUE_MSG,
         LABEL_VALUE_FMT,
         &["MyValue", "my_value", "12345"],
     )
+}
+
+/// Every string of at most `max_len` characters of `alphabet`, for tests that compare checks
+/// exhaustively.
+#[cfg(test)]
+pub(crate) fn words_up_to(alphabet: &[char], max_len: usize) -> Vec<String> {
+    let mut words = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..max_len {
+        last = last
+            .iter()
+            .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+            .collect();
+        words.extend(last.iter().cloned());
+    }
+    words
 }
 
 #[cfg(test)]
@@ -231,6 +293,28 @@ mod tests {
             format!("{DNS1123_LABEL_FMT}(\\.{DNS1123_LABEL_FMT})*")
         );
         assert_eq!(LABEL_VALUE_FMT, format!("({QUALIFIED_NAME_FMT})?"));
+    }
+
+    /// Every string of up to 5 characters over an alphabet with a member of each class the
+    /// patterns tell apart gets the same answer from the byte matchers as from the patterns.
+    #[test]
+    fn byte_matchers_agree_with_the_patterns() {
+        type Matcher = fn(&str) -> bool;
+        let checks: [(&str, Matcher); 5] = [
+            (DNS1123_LABEL_FMT, matches::dns1123_label),
+            (DNS1123_SUBDOMAIN_FMT, matches::dns1123_subdomain),
+            (DNS1035_LABEL_FMT, matches::dns1035_label),
+            (QUALIFIED_NAME_FMT, matches::qualified_name),
+            (LABEL_VALUE_FMT, matches::label_value),
+        ];
+        let words = words_up_to(&['a', 'Z', '7', '-', '.', '_', '/', '\n', 'é'], 5);
+        assert_eq!(words.len(), 66_430);
+        for (fmt, matcher) in checks {
+            let re = anchored(fmt);
+            for w in &words {
+                assert_eq!(matcher(w), re.is_match(w), "{fmt} on {w:?}");
+            }
+        }
     }
 
     #[test]

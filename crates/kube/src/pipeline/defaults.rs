@@ -20,8 +20,9 @@ pub(crate) struct DefaultsPlan {
     served: Option<Json>,
     /// Whether the node is `nullable` (a `null` there is kept, not defaulted).
     nullable: bool,
-    /// The plans of the properties that default something, in the schema's order.
-    properties: Vec<(Arc<str>, DefaultsPlan)>,
+    /// The plans of the properties that default something, in the schema's order, each with
+    /// its position among the schema's properties.
+    properties: Vec<(Arc<str>, usize, DefaultsPlan)>,
     /// The plan of `additionalProperties`, when it defaults something.
     additional: Option<Box<DefaultsPlan>>,
     /// The plan of `items`, when it defaults something.
@@ -44,7 +45,8 @@ impl DefaultsPlan {
             properties: s
                 .properties
                 .iter()
-                .filter_map(|(k, p)| Some((Arc::from(k.as_str()), Self::of(p, depth + 1)?)))
+                .enumerate()
+                .filter_map(|(i, (k, p))| Some((Arc::from(k.as_str()), i, Self::of(p, depth + 1)?)))
                 .collect(),
             additional: additional(s)
                 .flatten()
@@ -89,11 +91,17 @@ impl DefaultsPlan {
         match v {
             Json::Object(_) => {
                 let Some(m) = v.as_object_mut() else { return };
-                for (k, plan) in &self.properties {
-                    if let Some(d) = plan.default_for(m.get(k)) {
-                        m.insert(k.clone(), d.clone());
+                for (k, position, plan) in &self.properties {
+                    let Some(child) = m.get_mut(k) else {
+                        if let Some(d) = plan.default_for(None) {
+                            m.insert(k.clone(), d.clone());
+                        }
+                        continue;
+                    };
+                    if let Some(d) = plan.default_for(Some(child)) {
+                        *child = d.clone();
                     } else if plan.defaults_below()
-                        && let (Some(child), Some(prop)) = (m.get_mut(k), s.properties.lookup(k))
+                        && let Some((_, prop)) = s.properties.get_index(*position)
                     {
                         plan.apply(child, prop, depth + 1);
                     }
@@ -151,13 +159,13 @@ mod tests {
             }}
         }}));
         let plan = DefaultsPlan::new(&s).expect("plan");
-        let spec = &plan.properties[0].1;
+        let spec = &plan.properties[0].2;
         assert_eq!(
             spec.properties
                 .iter()
-                .map(|(k, _)| &**k)
+                .map(|(k, i, _)| (&**k, *i))
                 .collect::<Vec<_>>(),
-            ["a", "n", "o", "m", "l"],
+            [("a", 0), ("n", 1), ("o", 2), ("m", 3), ("l", 4)],
             "subtrees without defaults are not planned"
         );
         let mut v = doc(

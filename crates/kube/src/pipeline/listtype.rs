@@ -29,6 +29,9 @@ const LINEAR_MAX: usize = 16;
 pub struct ListTypePlan {
     /// The plans of `properties`, by position (`None`: no list type below).
     properties: Vec<Option<ListTypePlan>>,
+    /// The names and positions of the properties with a plan: without `additional`, the
+    /// fields the walk descends into are found among these alone.
+    planned: Vec<(String, usize)>,
     /// The plan of `items` (a single schema).
     items: Option<Box<ListTypePlan>>,
     /// The plan of `additionalProperties` (a schema).
@@ -58,13 +61,23 @@ impl ListTypePlan {
             .values()
             .map(|p| Self::build(p, depth + 1))
             .collect();
+        let planned: Vec<(String, usize)> = s
+            .properties
+            .keys()
+            .zip(&properties)
+            .enumerate()
+            .filter(|(_, (_, p))| p.is_some())
+            .map(|(i, (k, _))| (k.clone(), i))
+            .collect();
         let here = matches!(s.x_list_type.as_deref(), Some("set" | "map"));
-        (here || items.is_some() || additional.is_some() || properties.iter().any(Option::is_some))
-            .then_some(ListTypePlan {
+        (here || items.is_some() || additional.is_some() || !planned.is_empty()).then_some(
+            ListTypePlan {
                 properties,
+                planned,
                 items,
                 additional,
-            })
+            },
+        )
     }
 }
 
@@ -111,6 +124,18 @@ fn walk(
                         errs,
                         depth + 1,
                     );
+                }
+            }
+        }
+        Json::Object(map) if plan.additional.is_none() => {
+            for (k, v) in map.iter() {
+                let Some(&(_, i)) = plan.planned.iter().find(|(name, _)| name == &**k) else {
+                    continue;
+                };
+                if let (Some(Some(p)), Some((_, prop))) =
+                    (plan.properties.get(i), schema.properties.get_index(i))
+                {
+                    walk(&path.child(k), prop, p, v, errs, depth + 1);
                 }
             }
         }

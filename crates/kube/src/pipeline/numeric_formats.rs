@@ -18,7 +18,10 @@ pub fn kept_format(schema: &JsonSchemaProps, version: KubeVersion) -> Option<&st
     }
     let format = schema.format.as_deref().filter(|f| !f.is_empty())?;
     // The format with its dashes removed (`int-32` is `int32`), compared without building it.
-    let is = |name: &str| format.chars().filter(|&c| c != '-').eq(name.chars());
+    let is = |name: &str| {
+        format == name
+            || (format.contains('-') && format.chars().filter(|&c| c != '-').eq(name.chars()))
+    };
     let kept = match schema.type_.as_deref() {
         Some("integer") => is("int32") || is("int64"),
         Some("number") => is("float") || is("double"),

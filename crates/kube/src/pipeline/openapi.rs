@@ -748,7 +748,7 @@ impl SchemaValidator {
     /// `stringValidator`: `maxLength`, `minLength`, `pattern`, stopping at the first that
     /// fails.
     fn check_string(&self, s: &str, schema: &JsonSchemaProps, path: &str, out: &mut NodeResult) {
-        let Some(failure) = self.string_failure(s, schema) else {
+        let Some(failure) = self.string_failure(s, schema, None) else {
             return;
         };
         let bad = BadValue::String(s.to_string());
@@ -777,11 +777,13 @@ impl SchemaValidator {
         });
     }
 
-    /// The first of `maxLength`, `minLength` and `pattern` that `s` fails.
+    /// The first of `maxLength`, `minLength` and `pattern` that `s` fails; `compiled`: the
+    /// schema's pattern compiled, when the caller has it.
     fn string_failure<'s>(
         &self,
         s: &str,
         schema: &'s JsonSchemaProps,
+        compiled: Option<&Result<Regex, RegexError>>,
     ) -> Option<StringFailure<'s>> {
         // The length in characters is at most the length in bytes and at least a quarter of
         // it: counted only when the byte length cannot decide.
@@ -800,7 +802,12 @@ impl SchemaValidator {
             return Some(StringFailure::TooShort(min));
         }
         let pattern = schema.pattern.as_deref().filter(|p| !p.is_empty())?;
-        match self.pattern_matches(pattern, s) {
+        let matched = match compiled {
+            Some(Ok(re)) => Ok(re.is_match(s)),
+            Some(Err(e)) => Err(e.clone()),
+            None => self.pattern_matches(pattern, s),
+        };
+        match matched {
             Ok(true) => None,
             Ok(false) => Some(StringFailure::NoMatch(pattern)),
             Err(e) => Some(StringFailure::BadPattern(pattern, e)),
@@ -840,7 +847,7 @@ impl SchemaValidator {
             Json::Double(d) => (None, *d),
             _ => return,
         };
-        let bad = BadValue::of_json(value);
+        let bad = || BadValue::of_json(value);
         // From 1.36 the value and each bound are checked against the range of the schema's
         // type and format; a bound out of range is then applied to the value as a float.
         let range = numeric_formats::number_type_and_format(schema, self.version);
@@ -892,7 +899,7 @@ impl SchemaValidator {
                 }
             };
             if let Some(m) = failed {
-                out.push(invalid(path, bad.clone(), m));
+                out.push(invalid(path, bad(), m));
             }
         }
         if let Some(min) = schema.minimum {
@@ -902,14 +909,16 @@ impl SchemaValidator {
             if let Some(m) = bound_error {
                 out.push(plain(path, m));
             }
-            let (fails, shown) = match native_int {
+            // The bound as the message shows it: for an integer, the integer it truncates to.
+            let (fails, int_bound) = match native_int {
                 Some(i) => {
                     let m = go_f64_to_i64(min);
-                    ((!excl && i < m) || (excl && i <= m), m.to_string())
+                    ((!excl && i < m) || (excl && i <= m), Some(m))
                 }
-                None => ((!excl && data < min) || (excl && data <= min), go_v(min)),
+                None => ((!excl && data < min) || (excl && data <= min), None),
             };
             if fails {
+                let shown = int_bound.map_or_else(|| go_v(min), |m| m.to_string());
                 let rel = if excl {
                     "greater than"
                 } else {
@@ -917,7 +926,7 @@ impl SchemaValidator {
                 };
                 out.push(invalid(
                     path,
-                    bad.clone(),
+                    bad(),
                     format!("{path} in body should be {rel} {shown}"),
                 ));
             }
@@ -929,14 +938,15 @@ impl SchemaValidator {
             if let Some(m) = bound_error {
                 out.push(plain(path, m));
             }
-            let (fails, shown) = match native_int {
+            let (fails, int_bound) = match native_int {
                 Some(i) => {
                     let m = go_f64_to_i64(max);
-                    ((!excl && i > m) || (excl && i >= m), m.to_string())
+                    ((!excl && i > m) || (excl && i >= m), Some(m))
                 }
-                None => ((!excl && data > max) || (excl && data >= max), go_v(max)),
+                None => ((!excl && data > max) || (excl && data >= max), None),
             };
             if fails {
+                let shown = int_bound.map_or_else(|| go_v(max), |m| m.to_string());
                 let rel = if excl {
                     "less than"
                 } else {
@@ -944,7 +954,7 @@ impl SchemaValidator {
                 };
                 out.push(invalid(
                     path,
-                    bad,
+                    bad(),
                     format!("{path} in body should be {rel} {shown}"),
                 ));
             }

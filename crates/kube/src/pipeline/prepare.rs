@@ -11,7 +11,7 @@
 //! kcel has no clock and no UID generator: where the server fills `uid` and
 //! `creationTimestamp` with fresh values, kcel leaves them unset.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::values::{Json, JsonObject};
 
@@ -37,15 +37,26 @@ fn meta_mut(v: &mut Json) -> Option<&mut JsonObject> {
         .as_object_mut()
 }
 
-pub(super) fn set_meta(v: &mut Json, k: &str, x: Json) {
+pub(super) fn set_meta(v: &mut Json, k: &'static str, x: Json) {
     if let Some(m) = meta_mut(v) {
-        m.insert(k.into(), x);
+        m.insert(meta_key(k), x);
+    }
+}
+
+/// `k` as an object key: the keys every create sets are made once per process.
+fn meta_key(k: &'static str) -> Arc<str> {
+    static GENERATION: LazyLock<Arc<str>> = LazyLock::new(|| "generation".into());
+    static NAMESPACE: LazyLock<Arc<str>> = LazyLock::new(|| "namespace".into());
+    match k {
+        "generation" => Arc::clone(&GENERATION),
+        "namespace" => Arc::clone(&NAMESPACE),
+        _ => k.into(),
     }
 }
 
 /// The unstructured setters' convention (`Unstructured.SetNamespace`, `SetGeneration`, ...):
 /// the zero value removes the field.
-fn set_or_remove(v: &mut Json, k: &str, x: Option<Json>) {
+fn set_or_remove(v: &mut Json, k: &'static str, x: Option<Json>) {
     match x {
         Some(x) => set_meta(v, k, x),
         None => {
@@ -95,13 +106,18 @@ pub fn ensure_namespace(obj: &mut Json, expected: &str) -> bool {
 /// `rest.WipeObjectMetaSystemFields`, which the create handler applies to the request's
 /// object: the fields the server owns.
 pub fn wipe_system_fields(obj: &mut Json) {
-    for k in [
+    const SYSTEM_FIELDS: [&str; 5] = [
         "creationTimestamp",
         "uid",
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
         "selfLink",
-    ] {
+    ];
+    let has_system_field = |m: &JsonObject| m.keys().any(|k| SYSTEM_FIELDS.contains(&&**k));
+    if !matches!(obj.get("metadata"), Some(Json::Object(m)) if has_system_field(m)) {
+        return;
+    }
+    for k in SYSTEM_FIELDS {
         set_or_remove(obj, k, None);
     }
 }
@@ -110,7 +126,7 @@ pub fn wipe_system_fields(obj: &mut Json) {
 /// first 58 characters and `suffix`, or 5 random characters of `utilrand`'s alphabet).
 pub fn generate_name(obj: &mut Json, suffix: Option<&str>) {
     let generate = meta_str(obj, "generateName");
-    if !meta_str(obj, "name").is_empty() || generate.is_empty() {
+    if generate.is_empty() || !meta_str(obj, "name").is_empty() {
         return;
     }
     let prefix: String = generate.chars().take(MAX_GENERATED_PREFIX).collect();

@@ -88,9 +88,13 @@ fn prune_node(
                     return true;
                 }
                 if let Some(prop) = s.properties.lookup(k) {
-                    prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
+                    if is_container(child) {
+                        prune_node(child, Some(prop), false, &path.child(k), pruned, depth + 1);
+                    }
                 } else if let Some(ap) = additional(s) {
-                    prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
+                    if is_container(child) {
+                        prune_node(child, ap, false, &path.key(k), pruned, depth + 1);
+                    }
                 } else {
                     pruned.push(path.child(k).text());
                     return false;
@@ -98,7 +102,7 @@ fn prune_node(
                 true
             });
         }
-        Json::Array(_) => {
+        Json::Array(a) if a.iter().any(is_container) => {
             let item_schema = s.and_then(items);
             for (i, x) in v.as_array_mut().into_iter().flatten().enumerate() {
                 prune_node(x, item_schema, false, &path.index(i), pruned, depth + 1);
@@ -106,6 +110,12 @@ fn prune_node(
         }
         _ => {}
     }
+}
+
+/// Whether pruning can change anything in `v`: objects and arrays (a scalar has nothing to
+/// prune, whatever its schema).
+fn is_container(v: &Json) -> bool {
+    matches!(v, Json::Object(_) | Json::Array(_))
 }
 
 /// `apiVersion`, `kind` and `metadata`, which a resource root keeps whatever its schema says.

@@ -246,3 +246,21 @@ fn bounds_outside_the_type_are_reported_and_applied_as_floats_from_1_36() {
         ["spec.half: Invalid value: 3: spec.half in body should be less than or equal to 2"]
     );
 }
+
+#[test]
+fn before_create_checks_a_generate_name_as_a_path_segment_after_validation() {
+    let crd = widget_crd();
+    let p = Pipeline::new(&crd, "v1", None).expect("pipeline");
+    let object = |generate_name: &str| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "generateName": generate_name}})
+    };
+    // The strategy checks `x/-` masked (`xa`), a DNS subdomain; `BeforeCreate` as written.
+    let r = p.run(object("x/-"), &Operation::Create, &Options::default());
+    assert_eq!(
+        r.status.message,
+        r#"Widget.example.com "w" is invalid: metadata.generateName: Invalid value: "x/-": may not contain '/'"#
+    );
+    let r = p.run(object("x-"), &Operation::Create, &Options::default());
+    assert_eq!(r.status.status, "Success", "{:?}", r.status);
+}
