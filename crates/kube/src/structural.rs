@@ -47,6 +47,62 @@ pub struct Structural {
     pub extensions: Extensions,
     /// The value validations (the keywords a structural schema keeps outside its shape).
     pub value_validation: Option<Box<ValueValidation>>,
+    /// What `type` and `format` make of the node's values as CEL reads them, computed when
+    /// the node is built (`values::to_value` reads it for every field it converts).
+    cel_kind: CelKind,
+}
+
+/// How CEL reads the values of a schema node: its `type`, and for strings the `format`s
+/// Kubernetes converts (apiserver `pkg/cel/common/values.go`, `UnstructuredToVal`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CelKind {
+    /// No `type`.
+    #[default]
+    Untyped,
+    /// `object`.
+    Object,
+    /// `array`.
+    Array,
+    /// `string` of no converted format.
+    String,
+    /// `string` of format `duration`.
+    Duration,
+    /// `string` of format `date`.
+    Date,
+    /// `string` of format `date-time`.
+    DateTime,
+    /// `string` of format `byte`.
+    Byte,
+    /// `number`.
+    Number,
+    /// `integer`.
+    Integer,
+    /// `boolean`.
+    Boolean,
+    /// Any other `type`.
+    Other,
+}
+
+impl CelKind {
+    /// The kind of a node of type `type_` and format `format`.
+    fn of(type_: &str, format: &str) -> CelKind {
+        match type_ {
+            "" => CelKind::Untyped,
+            "object" => CelKind::Object,
+            "array" => CelKind::Array,
+            "string" => match format {
+                "duration" => CelKind::Duration,
+                "date" => CelKind::Date,
+                "date-time" => CelKind::DateTime,
+                "byte" => CelKind::Byte,
+                _ => CelKind::String,
+            },
+            "number" => CelKind::Number,
+            "integer" => CelKind::Integer,
+            "boolean" => CelKind::Boolean,
+            _ => CelKind::Other,
+        }
+    }
 }
 
 /// The generic keywords.
@@ -170,6 +226,11 @@ impl Structural {
         &self.generic.type_
     }
 
+    /// How CEL reads the node's values (its `type` and `format`).
+    pub fn cel_kind(&self) -> CelKind {
+        self.cel_kind
+    }
+
     /// `format` (empty if unset).
     pub fn format(&self) -> &str {
         self.value_validation
@@ -254,6 +315,7 @@ impl Structural {
                         ..ValueValidation::default()
                     })
                 }),
+                cel_kind: CelKind::String,
                 ..Structural::default()
             })
         };
@@ -268,6 +330,7 @@ impl Structural {
                 type_: "object".into(),
                 ..Generic::default()
             },
+            cel_kind: CelKind::Object,
             ..Structural::default()
         };
         metadata.properties.insert(
@@ -350,9 +413,12 @@ fn convert(p: &JsonSchemaProps, path: &str, depth: usize) -> Result<Structural, 
         any_of: p.any_of.clone(),
         not: p.not.clone(),
     };
+    let type_ = p.type_.clone().unwrap_or_default();
+    let cel_kind = CelKind::of(&type_, &vv.format);
     Ok(Structural {
+        cel_kind,
         generic: Generic {
-            type_: p.type_.clone().unwrap_or_default(),
+            type_,
             description: p.description.clone().unwrap_or_default(),
             title: p.title.clone().unwrap_or_default(),
             default: p.default.clone(),
@@ -386,6 +452,56 @@ mod tests {
     fn structural(v: serde_json::Value) -> Arc<Structural> {
         let props: JsonSchemaProps = serde_json::from_value(v).expect("props");
         Arc::new(Structural::from_props(&props).expect("structural"))
+    }
+
+    /// Every node, however built, carries the kind its `type` and `format` give.
+    #[test]
+    fn cel_kind_follows_type_and_format() {
+        let cases = [
+            (json!({}), CelKind::Untyped),
+            (json!({"type": "object"}), CelKind::Object),
+            (
+                json!({"type": "array", "items": {"type": "string"}}),
+                CelKind::Array,
+            ),
+            (json!({"type": "string"}), CelKind::String),
+            (
+                json!({"type": "string", "format": "email"}),
+                CelKind::String,
+            ),
+            (
+                json!({"type": "string", "format": "duration"}),
+                CelKind::Duration,
+            ),
+            (json!({"type": "string", "format": "date"}), CelKind::Date),
+            (
+                json!({"type": "string", "format": "date-time"}),
+                CelKind::DateTime,
+            ),
+            (json!({"type": "string", "format": "byte"}), CelKind::Byte),
+            (json!({"type": "number", "format": "byte"}), CelKind::Number),
+            (json!({"type": "integer"}), CelKind::Integer),
+            (json!({"type": "boolean"}), CelKind::Boolean),
+            (json!({"type": "null"}), CelKind::Other),
+        ];
+        for (schema, kind) in cases {
+            assert_eq!(structural(schema.clone()).cel_kind(), kind, "{schema}");
+        }
+        // The nodes `with_type_and_object_meta` makes.
+        let rooted = structural(json!({"type": "object"})).with_type_and_object_meta();
+        assert_eq!(rooted.cel_kind(), CelKind::Object);
+        let meta = &rooted.properties["metadata"];
+        assert_eq!(meta.cel_kind(), CelKind::Object);
+        for s in [
+            &rooted.properties["kind"],
+            &rooted.properties["apiVersion"],
+            &meta.properties["name"],
+            &meta.properties["generateName"],
+        ] {
+            assert_eq!(s.cel_kind(), CelKind::of(s.type_(), s.format()));
+            assert_eq!(s.cel_kind(), CelKind::String);
+        }
+        assert_eq!(Structural::default().cel_kind(), CelKind::Untyped);
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub use json_object::JsonObject;
 pub use lists::{ListKind, ListView};
 pub use objects::{MapView, ObjectView};
 
-use crate::structural::Structural;
+use crate::structural::{CelKind, Structural};
 
 /// The deepest nesting of a document turned into CEL values ([`Json::from_serde`]).
 pub const MAX_CEL_DOCUMENT_DEPTH: usize = 1000;
@@ -457,8 +457,10 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
             _ => Err(ValueError::NotIntOrString),
         };
     }
-    match schema.type_() {
-        "object" => {
+    // The node's type and format, read from the tag computed with the schema (no string
+    // comparisons per field).
+    match schema.cel_kind() {
+        CelKind::Object => {
             let Json::Object(obj) = node else {
                 return Err(ValueError::NotAnObject);
             };
@@ -482,7 +484,7 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
                 schema.clone(),
             )))))
         }
-        "array" => {
+        CelKind::Array => {
             let Json::Array(items) = node else {
                 return Err(ValueError::NotAnArray);
             };
@@ -496,43 +498,49 @@ pub fn to_value(node: &Json, schema: &Arc<Structural>) -> Result<Value, ValueErr
                 kind,
             )))))
         }
-        "string" => {
+        kind @ (CelKind::String
+        | CelKind::Duration
+        | CelKind::Date
+        | CelKind::DateTime
+        | CelKind::Byte) => {
             let Json::String(s) = node else {
                 return Err(wrong_type("string", node));
             };
-            match schema.format() {
-                "duration" => parse_duration(s)
+            match kind {
+                CelKind::Duration => parse_duration(s)
                     .map(Value::Duration)
                     .map_err(|e| bad_format("duration", s, e)),
-                "date" => parse_date(s)
+                CelKind::Date => parse_date(s)
                     .map(Value::Timestamp)
                     .map_err(|e| bad_format("date formatted string", s, e)),
-                "date-time" => parse_date_time(s)
+                CelKind::DateTime => parse_date_time(s)
                     .map(Value::Timestamp)
                     .map_err(|e| bad_format("date-time formatted string", s, e)),
-                "byte" => parse_byte(s)
+                CelKind::Byte => parse_byte(s)
                     .map(Value::bytes)
                     .map_err(|e| bad_format("byte formatted string", s, e)),
                 _ => Ok(Value::String(s.clone())),
             }
         }
-        "number" => match node {
+        CelKind::Number => match node {
             Json::Double(d) => Ok(Value::Double(*d)),
             Json::Int(i) => Ok(Value::Double(*i as f64)),
             _ => Err(wrong_type("float", node)),
         },
-        "integer" => match node {
+        CelKind::Integer => match node {
             Json::Int(i) => Ok(Value::Int(*i)),
             _ => Err(wrong_type("int", node)),
         },
-        "boolean" => match node {
+        CelKind::Boolean => match node {
             Json::Bool(b) => Ok(Value::Bool(*b)),
             _ => Err(wrong_type("bool", node)),
         },
-        "" if schema.extensions.preserve_unknown_fields => {
+        CelKind::Untyped if schema.extensions.preserve_unknown_fields => {
             Ok(Value::Opaque(Arc::new(Unknown(node.clone()))))
         }
-        other => Err(ValueError::UnsupportedType(other.to_string())),
+        CelKind::Untyped | CelKind::Other => {
+            Err(ValueError::UnsupportedType(schema.type_().to_string()))
+        }
     }
 }
 
