@@ -122,7 +122,8 @@ pub(crate) enum Base {
 
 /// A candidate activation variable of an attribute.
 pub(crate) struct VarRef {
-    pub name: Arc<str>,
+    /// The name, inline up to 24 bytes (planning allocates nothing for it).
+    pub name: Name,
     /// How many leading qualifiers of the attribute are part of the name.
     pub skip: usize,
     /// The variable's entry in the evaluation's resolution cache (one per

@@ -41,7 +41,7 @@ pub(crate) struct Planner<'a> {
     optimize: bool,
     /// Distinct activation variable names, in order of first use (their
     /// index is their entry in the evaluation's resolution cache).
-    var_names: Vec<Arc<str>>,
+    var_names: SmallVec<[crate::syntax::Name; VAR_CACHE]>,
     /// Bit `i` set: `var_names[i]` is a declared variable (checked once per
     /// name, not per use).
     declared_vars: u64,
@@ -112,7 +112,7 @@ impl<'a> Planner<'a> {
             n_slots: 0,
             block_exprs: Vec::new(),
             optimize: env.options().optimize,
-            var_names: Vec::new(),
+            var_names: SmallVec::new(),
             declared_vars: 0,
             quals_hint: 0,
         }
