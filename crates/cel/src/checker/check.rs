@@ -161,13 +161,16 @@ impl<'a> Checker<'a> {
         self.types[i] = Some(t);
     }
 
-    fn get_type(&self, id: ExprId) -> Type {
+    /// The type recorded for node `id`, borrowed.
+    fn type_ref(&self, id: ExprId) -> Option<&Type> {
         usize::try_from(id)
             .ok()
             .and_then(|i| self.types.get(i))
             .and_then(Option::as_ref)
-            .cloned()
-            .unwrap_or(Type::Error)
+    }
+
+    fn get_type(&self, id: ExprId) -> Type {
+        self.type_ref(id).cloned().unwrap_or(Type::Error)
     }
 
     fn set_ident_ref(&mut self, id: ExprId, name: Name, value: Option<Value>) {
@@ -397,7 +400,10 @@ impl<'a> Checker<'a> {
         if optional {
             self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
         }
-        let t = self.mapping.substitute(&result, false);
+        let t = match result {
+            Type::Dyn | Type::Bool => result,
+            other => self.mapping.substitute(&other, false),
+        };
         self.set_type(id, t);
     }
 
@@ -410,6 +416,11 @@ impl<'a> Checker<'a> {
         optional: bool,
     ) -> Type {
         self.check(operand);
+        // `dyn.field` is `dyn` (a selection on an untyped variable, the
+        // common case): nothing to substitute, unwrap or look up.
+        if !optional && matches!(self.type_ref(operand.id), Some(Type::Dyn)) {
+            return Type::Dyn;
+        }
         let operand_type = self.mapping.substitute(&self.get_type(operand.id), false);
         let (target, was_optional) = match operand_type.optional_inner() {
             Some(inner) => (inner.clone(), true),
