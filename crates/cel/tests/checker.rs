@@ -655,7 +655,7 @@ impl Tree {
         self.node(ExprKind::Call(Box::new(cel::syntax::Call {
             target,
             function: f.into(),
-            args,
+            args: args.into(),
         })))
     }
     fn list(&mut self, elements: Vec<Expr>) -> Expr {

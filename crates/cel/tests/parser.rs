@@ -60,7 +60,7 @@ fn skips() -> HashMap<String, String> {
 fn noop(
     _: &mut MacroContext<'_>,
     _: &mut Option<Expr>,
-    _: &mut Vec<Expr>,
+    _: &mut cel::syntax::CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     Ok(None)
 }

@@ -161,13 +161,16 @@ impl<'a> Checker<'a> {
         self.types[i] = Some(t);
     }
 
-    fn get_type(&self, id: ExprId) -> Type {
+    /// The type recorded for node `id`, borrowed.
+    fn type_ref(&self, id: ExprId) -> Option<&Type> {
         usize::try_from(id)
             .ok()
             .and_then(|i| self.types.get(i))
             .and_then(Option::as_ref)
-            .cloned()
-            .unwrap_or(Type::Error)
+    }
+
+    fn get_type(&self, id: ExprId) -> Type {
+        self.type_ref(id).cloned().unwrap_or(Type::Error)
     }
 
     fn set_ident_ref(&mut self, id: ExprId, name: Name, value: Option<Value>) {
@@ -397,7 +400,10 @@ impl<'a> Checker<'a> {
         if optional {
             self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
         }
-        let t = self.mapping.substitute(&result, false);
+        let t = match result {
+            Type::Dyn | Type::Bool => result,
+            other => self.mapping.substitute(&other, false),
+        };
         self.set_type(id, t);
     }
 
@@ -410,6 +416,11 @@ impl<'a> Checker<'a> {
         optional: bool,
     ) -> Type {
         self.check(operand);
+        // `dyn.field` is `dyn` (a selection on an untyped variable, the
+        // common case): nothing to substitute, unwrap or look up.
+        if !optional && matches!(self.type_ref(operand.id), Some(Type::Dyn)) {
+            return Type::Dyn;
+        }
         let operand_type = self.mapping.substitute(&self.get_type(operand.id), false);
         let (target, was_optional) = match operand_type.optional_inner() {
             Some(inner) => (inner.clone(), true),
@@ -565,24 +576,32 @@ impl<'a> Checker<'a> {
         let is_member = target.is_some();
         let ids = target.into_iter().chain(args.iter().map(|a| a.id));
         let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
-        let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
         if (f.name == "_&&_" || f.name == "_||_")
             && let Some(o) = declared.first_of_style(is_member)
         {
+            let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
             self.resolve_logical(call_id, o, args, arg_types);
             return;
         }
-        let (candidates, fresh_after, dyn_resolution) = declared.shape(is_member, arg_types.len());
-        // Arguments of type dyn (or error) are assignable to every parameter
-        // that is not itself a type parameter, binding nothing
-        // (`Mapping::assignable`).
-        let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
-        if all_dyn && let Some(r) = dyn_resolution {
+        let (candidates, fresh_after, dyn_resolution) =
+            declared.shape(is_member, usize::from(is_member) + args.len());
+        // Arguments of type dyn (or error; a node without a type reads as
+        // error) are assignable to every parameter that is not itself a type
+        // parameter, binding nothing (`Mapping::assignable`): the resolution
+        // the environment precomputed, decided on the recorded types without
+        // copying them.
+        if let Some(r) = dyn_resolution
+            && ids
+                .clone()
+                .all(|id| self.type_ref(id).is_none_or(super::unify::is_dyn_or_error))
+        {
             self.fresh_vars += r.fresh;
             self.set_type(call_id, r.result.clone());
             self.set_call_ref(call_id, r.overload_ids.clone());
             return;
         }
+        let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
+        let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
         let mut result: Option<Type> = None;
         // The one candidate matched so far; the ids once a second one matches.
         let mut single: Option<&Candidate> = None;

@@ -47,7 +47,7 @@ impl B {
             ExprKind::Call(Box::new(Call {
                 target: None,
                 function: f.into(),
-                args,
+                args: args.into(),
             })),
         )
     }
@@ -57,7 +57,7 @@ impl B {
             ExprKind::Call(Box::new(Call {
                 target: Some(target),
                 function: f.into(),
-                args,
+                args: args.into(),
             })),
         )
     }

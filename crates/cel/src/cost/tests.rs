@@ -75,7 +75,7 @@ impl Tree {
             ExprKind::Call(Box::new(Call {
                 target,
                 function: function.into(),
-                args,
+                args: args.into(),
             })),
             ty,
         );

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{EvalError, EvalResult};
 use crate::functions::FnImpl;
-use crate::syntax::ExprId;
+use smallvec::SmallVec;
+
+use crate::syntax::{ExprId, Name};
 use crate::types::Type;
 use crate::value::{Key, Map, Value};
 
@@ -107,8 +109,9 @@ pub(crate) struct CallMeta {
 
 /// Where an attribute's value comes from.
 pub(crate) enum Base {
-    /// Activation variables, tried in order.
-    Vars(Vec<VarRef>),
+    /// Activation variables, tried in order (one for a checked expression:
+    /// held in place).
+    Vars(SmallVec<[VarRef; 1]>),
     /// A comprehension variable or accumulator.
     Slot(usize),
     /// A `cel.block` slot (evaluated lazily, once per block evaluation).
@@ -119,7 +122,8 @@ pub(crate) enum Base {
 
 /// A candidate activation variable of an attribute.
 pub(crate) struct VarRef {
-    pub name: Arc<str>,
+    /// The name, inline up to 24 bytes (planning allocates nothing for it).
+    pub name: Name,
     /// How many leading qualifiers of the attribute are part of the name.
     pub skip: usize,
     /// The variable's entry in the evaluation's resolution cache (one per
@@ -131,12 +135,19 @@ pub(crate) struct VarRef {
 /// of (an expression naming `self` three times asks the activation once).
 pub(crate) const VAR_CACHE: usize = 4;
 
-/// cel-go's attribute: a base and qualifiers.
+/// cel-go's attribute: a base and qualifiers (up to [`INLINE_QUALS`] held in
+/// place, so that planning `self.spec.x` allocates only the attribute).
 pub(crate) struct Attr {
     pub id: ExprId,
     pub base: Base,
-    pub quals: Vec<Qual>,
+    pub quals: Quals,
 }
+
+/// Qualifiers an attribute holds without allocating.
+pub(crate) const INLINE_QUALS: usize = 2;
+
+/// An attribute's qualifiers.
+pub(crate) type Quals = SmallVec<[Qual; INLINE_QUALS]>;
 
 /// One qualifier: `.field`, `[constant]` or `[expr]`, possibly optional.
 pub(crate) struct Qual {
@@ -155,9 +166,10 @@ pub(crate) enum QualKind {
 /// A selected field's name, with the entry index it was last found at: maps
 /// of one shape (the objects one expression reads) hold a field at the same
 /// index, so a lookup first compares that entry's key (an inline cache; a
-/// miss searches the map as usual and moves the hint).
+/// miss searches the map as usual and moves the hint). The name is the tree's
+/// [`Name`], inline up to 24 bytes: planning a selection allocates nothing.
 pub(crate) struct FieldName {
-    name: Arc<str>,
+    name: Name,
     hint: AtomicUsize,
 }
 
@@ -212,7 +224,7 @@ impl FieldName {
 impl From<&str> for FieldName {
     fn from(name: &str) -> Self {
         FieldName {
-            name: name.into(),
+            name: Name::from(name),
             hint: AtomicUsize::new(0),
         }
     }

@@ -9,6 +9,8 @@
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::node::*;
 use crate::checker::CheckedAst;
 use crate::env::Env;
@@ -39,7 +41,7 @@ pub(crate) struct Planner<'a> {
     optimize: bool,
     /// Distinct activation variable names, in order of first use (their
     /// index is their entry in the evaluation's resolution cache).
-    var_names: Vec<Arc<str>>,
+    var_names: SmallVec<[crate::syntax::Name; VAR_CACHE]>,
     /// Bit `i` set: `var_names[i]` is a declared variable (checked once per
     /// name, not per use).
     declared_vars: u64,
@@ -110,7 +112,7 @@ impl<'a> Planner<'a> {
             n_slots: 0,
             block_exprs: Vec::new(),
             optimize: env.options().optimize,
-            var_names: Vec::new(),
+            var_names: SmallVec::new(),
             declared_vars: 0,
             quals_hint: 0,
         }
@@ -303,8 +305,8 @@ impl<'a> Planner<'a> {
         };
         Node::Attr(Box::new(Attr {
             id,
-            base: Base::Vars(vec![var]),
-            quals: Vec::with_capacity(quals),
+            base: Base::Vars(smallvec::smallvec![var]),
+            quals: Quals::with_capacity(quals),
         }))
     }
 
@@ -353,7 +355,7 @@ impl<'a> Planner<'a> {
                 return Node::Const(Value::type_value(t));
             }
         }
-        let mut names = Vec::new();
+        let mut names = SmallVec::new();
         for k in (1..=segs.len()).rev() {
             let name = segs[..k].join(".");
             for cand in self.container_candidates(&name) {
@@ -921,7 +923,7 @@ fn local_attr(id: ExprId, l: Local) -> Node {
     Node::Attr(Box::new(Attr {
         id,
         base,
-        quals: Vec::new(),
+        quals: Quals::new(),
     }))
 }
 
@@ -1034,7 +1036,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
         Node::Local(s) => Node::Attr(Box::new(Attr {
             id: q.id,
             base: Base::Slot(s),
-            quals: vec![q],
+            quals: smallvec::smallvec![q],
         })),
         Node::CondAttr(mut c) => {
             let q2 = clone_qual(&q);
@@ -1055,7 +1057,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
                     Node::Attr(Box::new(Attr {
                         id,
                         base: Base::Rel(Node::CondAttr(c)),
-                        quals: vec![q],
+                        quals: smallvec::smallvec![q],
                     }))
                 }
             }
@@ -1063,7 +1065,7 @@ pub(crate) fn add_qualifier(operand: Node, q: Qual) -> Node {
         other => Node::Attr(Box::new(Attr {
             id: q.id,
             base: Base::Rel(other),
-            quals: vec![q],
+            quals: smallvec::smallvec![q],
         })),
     }
 }

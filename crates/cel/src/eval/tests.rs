@@ -50,7 +50,7 @@ impl B {
             ExprKind::Call(Box::new(Call {
                 target: None,
                 function: f.into(),
-                args,
+                args: args.into(),
             })),
         )
     }
@@ -77,7 +77,7 @@ impl B {
             ExprKind::Call(Box::new(Call {
                 target: Some(t),
                 function: f.into(),
-                args,
+                args: args.into(),
             })),
         )
     }

@@ -18,6 +18,11 @@ pub type ExprId = i64;
 /// nothing for them.
 pub type Name = compact_str::CompactString;
 
+/// A call's arguments: one or two (nearly every call: operators, most
+/// functions) are held in the call's own box, not in an allocation of their
+/// own.
+pub type CallArgs = smallvec::SmallVec<[Expr; 2]>;
+
 /// One expression node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
@@ -93,7 +98,7 @@ pub struct Call {
     /// The function or operator name (`size`, `_+_`, `strings.quote`).
     pub function: Name,
     /// The parenthesised arguments, the receiver excluded.
-    pub args: Vec<Expr>,
+    pub args: CallArgs,
 }
 
 /// A list literal.

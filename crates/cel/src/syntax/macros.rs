@@ -16,7 +16,9 @@
 #![allow(clippy::ptr_arg)]
 
 use super::ExprId;
-use super::ast::{Call, Comprehension, Expr, ExprKind, List, Literal, MapEntry, Name, Select};
+use super::ast::{
+    Call, CallArgs, Comprehension, Expr, ExprKind, List, Literal, MapEntry, Name, Select,
+};
 
 /// The accumulator variable of every built-in comprehension macro (cel-go's
 /// `HiddenAccumulatorName`: not writable in source, so it cannot collide).
@@ -83,7 +85,7 @@ impl MacroContext<'_> {
     }
 
     /// A global call (operators included).
-    pub fn call(&mut self, function: &str, args: Vec<Expr>) -> Expr {
+    pub fn call(&mut self, function: &str, args: CallArgs) -> Expr {
         let call = Call {
             target: None,
             function: function.into(),
@@ -93,7 +95,7 @@ impl MacroContext<'_> {
     }
 
     /// A receiver-style call.
-    pub fn member_call(&mut self, function: &str, target: Expr, args: Vec<Expr>) -> Expr {
+    pub fn member_call(&mut self, function: &str, target: Expr, args: CallArgs) -> Expr {
         let call = Call {
             target: Some(target),
             function: function.into(),
@@ -260,11 +262,8 @@ impl MacroContext<'_> {
 /// arguments. Returns the expansion; `Ok(None)` to leave the call as it is (the
 /// expander must then leave `target` and `args` untouched); or an error
 /// reported at the node it names.
-pub type Expander = fn(
-    &mut MacroContext<'_>,
-    &mut Option<Expr>,
-    &mut Vec<Expr>,
-) -> Result<Option<Expr>, MacroError>;
+pub type Expander =
+    fn(&mut MacroContext<'_>, &mut Option<Expr>, &mut CallArgs) -> Result<Option<Expr>, MacroError>;
 
 /// A macro expansion error, reported as a syntax error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -385,7 +384,7 @@ fn arg(args: &mut [Expr], i: usize) -> Expr {
 fn expand_has(
     ctx: &mut MacroContext<'_>,
     _target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     let a = arg(args, 0);
     match a.kind {
@@ -420,19 +419,19 @@ fn quantifier_parts(ctx: &mut MacroContext<'_>, kind: Quantifier, pred: Expr) ->
         Quantifier::All => {
             let init = ctx.bool(true);
             let a = ctx.accu_ident();
-            let cond = ctx.call("@not_strictly_false", vec![a]);
+            let cond = ctx.call("@not_strictly_false", smallvec::smallvec![a]);
             let a = ctx.accu_ident();
-            let step = ctx.call("_&&_", vec![a, pred]);
+            let step = ctx.call("_&&_", smallvec::smallvec![a, pred]);
             let result = ctx.accu_ident();
             [init, cond, step, result]
         }
         Quantifier::Exists => {
             let init = ctx.bool(false);
             let a = ctx.accu_ident();
-            let not = ctx.call("!_", vec![a]);
-            let cond = ctx.call("@not_strictly_false", vec![not]);
+            let not = ctx.call("!_", smallvec::smallvec![a]);
+            let cond = ctx.call("@not_strictly_false", smallvec::smallvec![not]);
             let a = ctx.accu_ident();
-            let step = ctx.call("_||_", vec![a, pred]);
+            let step = ctx.call("_||_", smallvec::smallvec![a, pred]);
             let result = ctx.accu_ident();
             [init, cond, step, result]
         }
@@ -441,12 +440,12 @@ fn quantifier_parts(ctx: &mut MacroContext<'_>, kind: Quantifier, pred: Expr) ->
             let cond = ctx.bool(true);
             let a = ctx.accu_ident();
             let one = ctx.int(1);
-            let plus = ctx.call("_+_", vec![a, one]);
+            let plus = ctx.call("_+_", smallvec::smallvec![a, one]);
             let a = ctx.accu_ident();
-            let step = ctx.call("_?_:_", vec![pred, plus, a]);
+            let step = ctx.call("_?_:_", smallvec::smallvec![pred, plus, a]);
             let a = ctx.accu_ident();
             let one = ctx.int(1);
-            let result = ctx.call("_==_", vec![a, one]);
+            let result = ctx.call("_==_", smallvec::smallvec![a, one]);
             [init, cond, step, result]
         }
     }
@@ -476,7 +475,7 @@ fn quantifier(
 fn expand_all(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     quantifier(ctx, Quantifier::All, target, args)
 }
@@ -484,7 +483,7 @@ fn expand_all(
 fn expand_exists(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     quantifier(ctx, Quantifier::Exists, target, args)
 }
@@ -492,7 +491,7 @@ fn expand_exists(
 fn expand_exists_one(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     quantifier(ctx, Quantifier::ExistsOne, target, args)
 }
@@ -513,10 +512,10 @@ fn make_map(
     let cond = ctx.bool(true);
     let a = ctx.accu_ident();
     let single = ctx.list(vec![f]);
-    let mut step = ctx.call("_+_", vec![a, single]);
+    let mut step = ctx.call("_+_", smallvec::smallvec![a, single]);
     if let Some(filter) = filter {
         let a = ctx.accu_ident();
-        step = ctx.call("_?_:_", vec![filter, step, a]);
+        step = ctx.call("_?_:_", smallvec::smallvec![filter, step, a]);
     }
     let result = ctx.accu_ident();
     Ok(ctx.comprehension(range, &v, ACCUMULATOR, init, cond, step, result))
@@ -525,7 +524,7 @@ fn make_map(
 fn expand_map(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     iter_var(ctx, &args[0], "argument is not an identifier")?;
     let range = take_target(target);
@@ -535,7 +534,7 @@ fn expand_map(
 fn expand_filter(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     let v = iter_var(ctx, &args[0], "argument is not an identifier")?;
     let var_ref = arg(args, 0);
@@ -544,9 +543,9 @@ fn expand_filter(
     let cond = ctx.bool(true);
     let a = ctx.accu_ident();
     let single = ctx.list(vec![var_ref]);
-    let step = ctx.call("_+_", vec![a, single]);
+    let step = ctx.call("_+_", smallvec::smallvec![a, single]);
     let a = ctx.accu_ident();
-    let step = ctx.call("_?_:_", vec![filter, step, a]);
+    let step = ctx.call("_?_:_", smallvec::smallvec![filter, step, a]);
     let result = ctx.accu_ident();
     let range = take_target(target);
     Ok(Some(ctx.comprehension(
@@ -569,7 +568,7 @@ fn opt_var(ctx: &MacroContext<'_>, e: &Expr, msg: &str) -> Result<Name, MacroErr
 fn expand_opt_map(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     let var = opt_var(
         ctx,
@@ -579,21 +578,21 @@ fn expand_opt_map(
     let map_expr = arg(args, 1);
     let target = take_target(target);
     let copy = ctx.copy(&target);
-    let has = ctx.member_call("hasValue", target, Vec::new());
+    let has = ctx.member_call("hasValue", target, CallArgs::new());
     let range = ctx.list(Vec::new());
-    let value = ctx.member_call("value", copy, Vec::new());
+    let value = ctx.member_call("value", copy, CallArgs::new());
     let cond = ctx.bool(false);
     let step = ctx.ident(&var);
     let comp = ctx.comprehension(range, UNUSED_ITER_VAR, &var, value, cond, step, map_expr);
-    let of = ctx.call("optional.of", vec![comp]);
-    let none = ctx.call("optional.none", Vec::new());
-    Ok(Some(ctx.call("_?_:_", vec![has, of, none])))
+    let of = ctx.call("optional.of", smallvec::smallvec![comp]);
+    let none = ctx.call("optional.none", CallArgs::new());
+    Ok(Some(ctx.call("_?_:_", smallvec::smallvec![has, of, none])))
 }
 
 fn expand_opt_flat_map(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     let var = opt_var(
         ctx,
@@ -603,14 +602,16 @@ fn expand_opt_flat_map(
     let map_expr = arg(args, 1);
     let target = take_target(target);
     let copy = ctx.copy(&target);
-    let has = ctx.member_call("hasValue", target, Vec::new());
+    let has = ctx.member_call("hasValue", target, CallArgs::new());
     let range = ctx.list(Vec::new());
-    let value = ctx.member_call("value", copy, Vec::new());
+    let value = ctx.member_call("value", copy, CallArgs::new());
     let cond = ctx.bool(false);
     let step = ctx.ident(&var);
     let comp = ctx.comprehension(range, UNUSED_ITER_VAR, &var, value, cond, step, map_expr);
-    let none = ctx.call("optional.none", Vec::new());
-    Ok(Some(ctx.call("_?_:_", vec![has, comp, none])))
+    let none = ctx.call("optional.none", CallArgs::new());
+    Ok(Some(
+        ctx.call("_?_:_", smallvec::smallvec![has, comp, none]),
+    ))
 }
 
 fn is_cel_namespace(target: &Option<Expr>) -> bool {
@@ -620,7 +621,7 @@ fn is_cel_namespace(target: &Option<Expr>) -> bool {
 fn expand_bind(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     if !is_cel_namespace(target) {
         return Ok(None);
@@ -656,7 +657,7 @@ fn non_negative_int(e: &Expr) -> Option<i64> {
 fn expand_block_index(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     if !is_cel_namespace(target) {
         return Ok(None);
@@ -680,7 +681,7 @@ fn block_pair(ctx: &MacroContext<'_>, args: &[Expr], what: &str) -> Result<(i64,
 fn expand_block_iter_var(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     if !is_cel_namespace(target) {
         return Ok(None);
@@ -692,7 +693,7 @@ fn expand_block_iter_var(
 fn expand_block_accu_var(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     if !is_cel_namespace(target) {
         return Ok(None);
@@ -753,7 +754,7 @@ fn quantifier2(
 fn expand_all2(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     quantifier2(ctx, Quantifier::All, target, args)
 }
@@ -761,7 +762,7 @@ fn expand_all2(
 fn expand_exists2(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     quantifier2(ctx, Quantifier::Exists, target, args)
 }
@@ -769,7 +770,7 @@ fn expand_exists2(
 fn expand_exists_one2(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     quantifier2(ctx, Quantifier::ExistsOne, target, args)
 }
@@ -797,21 +798,21 @@ fn transform(
         Transform::List => {
             let a = ctx.accu_ident();
             let single = ctx.list(vec![f]);
-            ctx.call("_+_", vec![a, single])
+            ctx.call("_+_", smallvec::smallvec![a, single])
         }
         Transform::Map => {
             let a = ctx.accu_ident();
             let k = ctx.ident(&v1);
-            ctx.call("cel.@mapInsert", vec![a, k, f])
+            ctx.call("cel.@mapInsert", smallvec::smallvec![a, k, f])
         }
         Transform::MapEntry => {
             let a = ctx.accu_ident();
-            ctx.call("cel.@mapInsert", vec![a, f])
+            ctx.call("cel.@mapInsert", smallvec::smallvec![a, f])
         }
     };
     if let Some(filter) = filter {
         let a = ctx.accu_ident();
-        step = ctx.call("_?_:_", vec![filter, step, a]);
+        step = ctx.call("_?_:_", smallvec::smallvec![filter, step, a]);
     }
     let init = if kind == Transform::List {
         ctx.list(Vec::new())
@@ -836,7 +837,7 @@ fn transform(
 fn expand_transform_list(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     transform(ctx, Transform::List, target, args)
 }
@@ -844,7 +845,7 @@ fn expand_transform_list(
 fn expand_transform_map(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     transform(ctx, Transform::Map, target, args)
 }
@@ -852,7 +853,7 @@ fn expand_transform_map(
 fn expand_transform_map_entry(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     transform(ctx, Transform::MapEntry, target, args)
 }
@@ -863,7 +864,7 @@ pub(crate) const SORT_BY_INPUT: &str = "@__sortBy_input__";
 fn expand_sort_by(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     let input = ctx.ident(SORT_BY_INPUT);
     let t = take_target(target);
@@ -883,7 +884,7 @@ fn expand_sort_by(
     let range = ctx.copy(&input);
     let keys = make_map(ctx, range, args)?;
     let receiver = ctx.copy(&input);
-    let call = ctx.member_call("@sortByAssociatedKeys", receiver, vec![keys]);
+    let call = ctx.member_call("@sortByAssociatedKeys", receiver, smallvec::smallvec![keys]);
     let empty = ctx.list(Vec::new());
     let cond = ctx.bool(false);
     Ok(Some(ctx.comprehension(

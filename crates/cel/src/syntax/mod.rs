@@ -28,8 +28,8 @@ mod visit;
 use std::sync::Arc;
 
 pub use ast::{
-    Ast, Call, Comprehension, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name, Select,
-    SourceInfo, Struct, StructField,
+    Ast, Call, CallArgs, Comprehension, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name,
+    Select, SourceInfo, Struct, StructField,
 };
 pub use macros::{Macro, MacroError};
 pub use parser::{MAX_NESTING_DEPTH_CAP, MIN_NESTING_DEPTH};

@@ -22,8 +22,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::ast::{
-    Ast, Call, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name, Select, SourceInfo, Struct,
-    StructField,
+    Ast, Call, CallArgs, Expr, ExprId, ExprKind, List, Literal, MapEntry, Name, Select, SourceInfo,
+    Struct, StructField,
 };
 use super::lexer::{Tok, TokSet, Token, escape_error_text, lex_into};
 use super::macros::{MacroContext, MacroHost};
@@ -481,7 +481,7 @@ impl Parser<'_> {
         Expr::new(id, kind)
     }
 
-    fn call_node(&mut self, id: ExprId, function: &str, args: Vec<Expr>, counted: bool) -> Expr {
+    fn call_node(&mut self, id: ExprId, function: &str, args: CallArgs, counted: bool) -> Expr {
         let d = self.max_vdepth(&args) + u32::from(counted);
         self.set_vdepth(id, d);
         let call = Call {
@@ -771,7 +771,13 @@ impl Parser<'_> {
             return self.error_node(q.offset);
         }
         let if_false = self.expr(rec);
-        self.call_or_macro(id, "_?_:_", None, vec![cond, if_true, if_false], true)
+        self.call_or_macro(
+            id,
+            "_?_:_",
+            None,
+            smallvec::smallvec![cond, if_true, if_false],
+            true,
+        )
     }
 
     /// `conditionalOr : conditionalAnd ('||' conditionalAnd)*`, balanced as cel-go does.
@@ -791,7 +797,13 @@ impl Parser<'_> {
         let function = if op == Tok::Or { "_||_" } else { "_&&_" };
         if self.stopped() || self.cur() != op {
             // One operator (the common case): the balanced tree is the call itself.
-            return self.call_or_macro(op_id, function, None, vec![first, second], false);
+            return self.call_or_macro(
+                op_id,
+                function,
+                None,
+                smallvec::smallvec![first, second],
+                false,
+            );
         }
         let mut terms = vec![first, second];
         let mut ops = vec![op_id];
@@ -838,7 +850,7 @@ impl Parser<'_> {
         } else {
             Some(self.balanced(function, terms, ops, mid + 1, hi))
         };
-        let args: Vec<Expr> = [left, right].into_iter().flatten().collect();
+        let args: CallArgs = [left, right].into_iter().flatten().collect();
         self.call_or_macro(ops[mid], function, None, args, false)
     }
 
@@ -867,7 +879,7 @@ impl Parser<'_> {
                 Tok::Ge => "_>=_",
                 _ => "_>_",
             };
-            lhs = self.call_or_macro(id, function, None, vec![lhs, rhs], true);
+            lhs = self.call_or_macro(id, function, None, smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Relation);
         lhs
@@ -900,7 +912,7 @@ impl Parser<'_> {
                 Tok::Plus => "_+_",
                 _ => "_-_",
             };
-            lhs = self.call_or_macro(id, function, None, vec![lhs, rhs], true);
+            lhs = self.call_or_macro(id, function, None, smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Calc);
         lhs
@@ -936,7 +948,9 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => self.call_or_macro(id, "!_", None, vec![target], false),
+                    Some(id) => {
+                        self.call_or_macro(id, "!_", None, smallvec::smallvec![target], false)
+                    }
                     None => target,
                 }
             }
@@ -960,7 +974,9 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => self.call_or_macro(id, "-_", None, vec![target], false),
+                    Some(id) => {
+                        self.call_or_macro(id, "-_", None, smallvec::smallvec![target], false)
+                    }
                     None => target,
                 }
             }
@@ -1027,7 +1043,7 @@ impl Parser<'_> {
                         continue;
                     }
                     let function = if optional { "_[?_]" } else { "_[_]" };
-                    e = self.call_or_macro(id, function, None, vec![e, index], true);
+                    e = self.call_or_macro(id, function, None, smallvec::smallvec![e, index], true);
                 }
                 _ => break,
             }
@@ -1048,7 +1064,7 @@ impl Parser<'_> {
                 name_tok.offset,
                 ExprKind::Literal(Literal::String(Arc::from(field))),
             );
-            return self.call_node(id, "_?._", vec![operand, lit], true);
+            return self.call_node(id, "_?._", smallvec::smallvec![operand, lit], true);
         }
         let d = self.vdepth_of(&operand) + 1;
         if self.too_deep(d) {
@@ -1084,12 +1100,12 @@ impl Parser<'_> {
     }
 
     /// `'(' exprList? ')'` after the open parenthesis; `None` when the rule gave up.
-    fn call_args(&mut self, rec: TokSet) -> Option<Vec<Expr>> {
+    fn call_args(&mut self, rec: TokSet) -> Option<CallArgs> {
         let close_set = EXPR_START.with(Tok::RParen);
         if !self.sync(close_set, rec, 30) {
             return None;
         }
-        let mut args = Vec::new();
+        let mut args = CallArgs::new();
         if self.cur() != Tok::RParen {
             let inner = rec.union(TokSet::of(&[Tok::Comma, Tok::RParen]));
             loop {
@@ -1453,7 +1469,7 @@ impl Parser<'_> {
         id: ExprId,
         function: &str,
         mut target: Option<Expr>,
-        mut args: Vec<Expr>,
+        mut args: CallArgs,
         counted: bool,
     ) -> Expr {
         let receiver = target.is_some();

@@ -14,7 +14,7 @@ use crate::env::{EnvBuilder, Library};
 use crate::error::{EvalError, EvalResult};
 use crate::functions::{FnImpl, Function, Overload};
 use crate::syntax::macros::{Macro, MacroContext, MacroError};
-use crate::syntax::{Call, Expr, ExprKind, List as ListExpr, Literal};
+use crate::syntax::{Call, CallArgs, Expr, ExprKind, List as ListExpr, Literal};
 use crate::types::Type;
 use crate::value::{List, Value};
 use std::cmp::Ordering;
@@ -254,7 +254,7 @@ impl Library for Math {
 fn expand_greatest(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     expand_min_max(ctx, target, args, "math.greatest()", "math.@max")
 }
@@ -262,7 +262,7 @@ fn expand_greatest(
 fn expand_least(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     expand_min_max(ctx, target, args, "math.least()", "math.@min")
 }
@@ -272,7 +272,7 @@ fn expand_least(
 fn expand_min_max(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
     display: &str,
     function: &str,
 ) -> Result<Option<Expr>, MacroError> {
@@ -280,7 +280,7 @@ fn expand_min_max(
         return Ok(None);
     }
     let args = std::mem::take(args);
-    let call = |ctx: &mut MacroContext<'_>, args: Vec<Expr>| Expr {
+    let call = |ctx: &mut MacroContext<'_>, args: CallArgs| Expr {
         id: ctx.next_id(),
         kind: ExprKind::Call(Box::new(Call {
             target: None,
@@ -319,11 +319,11 @@ fn expand_min_max(
                 let list = Expr {
                     id: ctx.next_id(),
                     kind: ExprKind::List(Box::new(ListExpr {
-                        elements: args,
+                        elements: args.into_vec(),
                         optional_indices: Vec::new(),
                     })),
                 };
-                Ok(Some(call(ctx, vec![list])))
+                Ok(Some(call(ctx, smallvec::smallvec![list])))
             }
         }
     }

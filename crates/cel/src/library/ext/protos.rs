@@ -6,7 +6,7 @@
 use crate::checker::names::qualified_name;
 use crate::env::{EnvBuilder, Library};
 use crate::syntax::macros::{Macro, MacroContext, MacroError};
-use crate::syntax::{Expr, ExprKind, Select};
+use crate::syntax::{CallArgs, Expr, ExprKind, Select};
 
 /// The protos extension.
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,7 +49,7 @@ fn split_args(target: &Option<Expr>, args: &mut [Expr]) -> Option<(Expr, Expr)> 
 fn expand_get_ext(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     expand(ctx, target, args, false)
 }
@@ -58,7 +58,7 @@ fn expand_get_ext(
 fn expand_has_ext(
     ctx: &mut MacroContext<'_>,
     target: &mut Option<Expr>,
-    args: &mut Vec<Expr>,
+    args: &mut CallArgs,
 ) -> Result<Option<Expr>, MacroError> {
     expand(ctx, target, args, true)
 }
