@@ -12,7 +12,7 @@
 //! the quick walk by the general walk of that node alone, whose errors then only mean "not
 //! proven valid".
 
-use super::{MAX_VALUE_DEPTH, NodeResult, SchemaValidator, count_limits, enum_allows};
+use super::{MAX_VALUE_DEPTH, NodeResult, SchemaValidator, enum_allows};
 use crate::schema_props::{JsonSchemaProps, SchemaLookup, SchemaOrArray, SchemaOrBool};
 use crate::values::{Json, JsonObject};
 use cel::go::regexp::{Regex, RegexError};
@@ -236,7 +236,7 @@ impl SchemaValidator {
             }
             (Check::Object, Json::Object(map)) => self.quick_object(map, schema, plan, depth),
             (Check::Array, Json::Array(items)) => {
-                if !within_limits(items.len(), (schema.min_items, schema.max_items), "items") {
+                if !within_limits(items.len(), (schema.min_items, schema.max_items)) {
                     return None;
                 }
                 let mut matches = CONTAINER_MATCHES;
@@ -262,7 +262,7 @@ impl SchemaValidator {
         depth: usize,
     ) -> Option<usize> {
         let limits = (schema.min_properties, schema.max_properties);
-        if !within_limits(map.len(), limits, "properties") {
+        if !within_limits(map.len(), limits) {
             return None;
         }
         let (additional, closed) = match &schema.additional_properties {
@@ -311,14 +311,11 @@ impl SchemaValidator {
     }
 }
 
-/// Whether `len` items or properties meet their limits (`count_limits` reports nothing).
-fn within_limits(len: usize, limits: (Option<i64>, Option<i64>), noun: &str) -> bool {
-    if limits == (None, None) {
-        return true;
-    }
-    let mut scratch = NodeResult::default();
-    count_limits(len, limits, "", noun, &mut scratch);
-    scratch.is_valid()
+/// Whether `len` items or properties meet their limits (`count_limits` reports nothing: at
+/// least `min`, at most `max`).
+fn within_limits(len: usize, (min, max): (Option<i64>, Option<i64>)) -> bool {
+    let n = i64::try_from(len).unwrap_or(i64::MAX);
+    min.is_none_or(|min| n >= min) && max.is_none_or(|max| n <= max)
 }
 
 #[cfg(test)]
