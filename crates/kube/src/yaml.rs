@@ -356,7 +356,7 @@ pub trait Tree: Clone + Sized {
     fn map_contains(map: &Self::Map, key: &str) -> bool;
     /// Sets `key`; `true` when it was set already (it keeps its position, takes the value).
     fn map_insert(map: &mut Self::Map, key: Self::Key, value: Self) -> bool;
-    /// A resolved scalar ([`json_scalar`]'s: no float that JSON writes as an integer, no
+    /// A resolved scalar (as `json_scalar` resolves it: no float that JSON writes as an integer, no
     /// infinity or NaN).
     fn scalar(scalar: Scalar<'_>) -> Self;
     /// An array.
