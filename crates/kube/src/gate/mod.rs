@@ -599,21 +599,24 @@ impl Gate<'_> {
             Operation::Create
         });
         // Only a policy or binding document has a decoding error or API validation errors.
-        let admission_document = is_admission_api_version(&head.api_version);
+        let admission_document =
+            is_admission_api_version(&head.api_version).then(|| doc.to_serde());
+        let decode_error = admission_document
+            .as_ref()
+            .and_then(|d| self.policies.decode_error(d).map(ToString::to_string));
+        let review = admission_document
+            .as_ref()
+            .map(|d| self.policies.review(d))
+            .unwrap_or_default();
+        // The object policies see: the converted document when there is one already.
+        let object = (!self.policies.is_empty()).then(|| match admission_document {
+            Some(d) => d.value,
+            None => doc.value.to_serde(),
+        });
         let admission = Admission {
-            decode_error: admission_document
-                .then(|| {
-                    self.policies
-                        .decode_error(&doc.to_serde())
-                        .map(ToString::to_string)
-                })
-                .flatten(),
-            review: if admission_document {
-                self.policies.review(&doc.to_serde())
-            } else {
-                Vec::new()
-            },
-            object: (!self.policies.is_empty()).then(|| doc.value.to_serde()),
+            decode_error,
+            review,
+            object,
         };
         let request = match old {
             Some(o) => Request::update(doc.value, o.clone()),
