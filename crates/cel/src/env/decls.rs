@@ -64,7 +64,7 @@ pub(crate) struct SharedDecls {
     pub(crate) ast_validators: Vec<Arc<dyn AstValidator>>,
     /// Names of the functions whose overloads all come from the standard
     /// library (computed on first use, see `Env::std_only_functions`).
-    pub(crate) std_only: OnceLock<NameSet<String>>,
+    pub(crate) std_only: OnceLock<crate::eval::StdOnly>,
 }
 
 impl EnvInner {
@@ -195,7 +195,7 @@ impl Env {
     /// The names of the functions whose overloads all come from the standard
     /// library, computed on first use by the planner (shared by the
     /// environments derived with [`Env::with_declarations`]).
-    pub(crate) fn std_only_functions(&self) -> &OnceLock<NameSet<String>> {
+    pub(crate) fn std_only_functions(&self) -> &OnceLock<crate::eval::StdOnly> {
         &self.inner.shared.std_only
     }
 

@@ -50,6 +50,7 @@ use crate::value::Value;
 
 use node::Node;
 pub use options::{EvalOptions, Evaluation};
+pub(crate) use planner::StdOnly;
 
 /// Plans with at most this many comprehension slots (two or three per
 /// comprehension) keep them on the stack: no allocation per evaluation.

@@ -5,7 +5,6 @@
 //! constant indexes are one [`Attr`] (cel-go's attribute with qualifiers), and
 //! `c ? t : f` is a [`CondAttr`] (cel-go's conditional attribute).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{EvalError, EvalResult};
@@ -98,7 +97,6 @@ pub(crate) struct OptOr {
 /// What a call is, for cost tracking.
 pub(crate) struct CallMeta {
     pub id: ExprId,
-    pub function: Arc<str>,
     /// The built-in rule for the overload id.
     pub rule: super::cost::CostRule,
     /// A cost function attached to the overload, or the host's hook as
@@ -230,6 +228,15 @@ impl From<&str> for FieldName {
     }
 }
 
+impl From<&Name> for FieldName {
+    fn from(name: &Name) -> Self {
+        FieldName {
+            name: name.clone(),
+            hint: AtomicUsize::new(0),
+        }
+    }
+}
+
 impl Clone for FieldName {
     fn clone(&self) -> Self {
         FieldName {
@@ -262,6 +269,8 @@ pub(crate) struct Has {
 pub(crate) struct Op1 {
     pub meta: CallMeta,
     pub f: fn(&Value) -> crate::error::EvalResult,
+    /// The operator is `!_` (else `-_`).
+    pub not: bool,
     pub arg: Node,
 }
 

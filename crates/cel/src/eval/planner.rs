@@ -51,29 +51,63 @@ pub(crate) struct Planner<'a> {
     quals_hint: usize,
 }
 
+/// The functions whose overloads all come from the standard library, computed
+/// once per environment ([`Env::std_only_functions`]): the interpreter may call
+/// their standard implementation directly.
+pub(crate) struct StdOnly {
+    names: crate::name_hash::NameSet<String>,
+    /// Bit `i` set: operator `STD_OPS[i]` is one of `names` (planning an
+    /// operator tests a bit, it hashes no name).
+    ops: u32,
+}
+
+/// The operators and functions [`StdOnly::ops`] has a bit for, by bit.
+const STD_OPS: [&str; 15] = [
+    "_+_", "_-_", "_*_", "_/_", "_%_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in", "!_",
+    "-_", "matches",
+];
+
+/// [`STD_OPS`]' bit of `_+_`.
+const ADD: u32 = 0;
+/// [`STD_OPS`]' bit of `matches`.
+const MATCHES: u32 = 14;
+
+/// A standard binary operator's implementation.
+type BinaryFn = fn(&Value, &Value) -> crate::error::EvalResult;
+/// A standard unary operator's implementation.
+type UnaryFn = fn(&Value) -> crate::error::EvalResult;
+
 /// Standard operators the interpreter calls directly, with their std overload ids.
-pub(super) fn builtin_binary(name: &str) -> Option<fn(&Value, &Value) -> crate::error::EvalResult> {
+#[cfg(test)]
+pub(super) fn builtin_binary(name: &str) -> Option<BinaryFn> {
+    binary_op(name).map(|(f, _)| f)
+}
+
+/// [`builtin_binary`], with the operator's bit in [`STD_OPS`].
+fn binary_op(name: &str) -> Option<(BinaryFn, u32)> {
     Some(match name {
-        "_+_" => ops::add,
-        "_-_" => ops::sub,
-        "_*_" => ops::mul,
-        "_/_" => ops::div,
-        "_%_" => ops::rem,
-        "_==_" => ops::eq,
-        "_!=_" => ops::ne,
-        "_<_" => ops::lt,
-        "_<=_" => ops::le,
-        "_>_" => ops::gt,
-        "_>=_" => ops::ge,
-        "@in" => ops::in_,
+        "_+_" => (ops::add, ADD),
+        "_-_" => (ops::sub, 1),
+        "_*_" => (ops::mul, 2),
+        "_/_" => (ops::div, 3),
+        "_%_" => (ops::rem, 4),
+        "_==_" => (ops::eq, 5),
+        "_!=_" => (ops::ne, 6),
+        "_<_" => (ops::lt, 7),
+        "_<=_" => (ops::le, 8),
+        "_>_" => (ops::gt, 9),
+        "_>=_" => (ops::ge, 10),
+        "@in" => (ops::in_, 11),
         _ => return None,
     })
 }
 
-fn builtin_unary(name: &str) -> Option<fn(&Value) -> crate::error::EvalResult> {
+/// Standard unary operators the interpreter calls directly, with their bit in
+/// [`STD_OPS`].
+fn unary_op(name: &str) -> Option<(UnaryFn, u32)> {
     Some(match name {
-        "!_" => ops::not,
-        "-_" => ops::neg,
+        "!_" => (ops::not, 12),
+        "-_" => (ops::neg, 13),
         _ => return None,
     })
 }
@@ -164,7 +198,7 @@ impl<'a> Planner<'a> {
                     return Ok(Node::Has(Box::new(Has {
                         id: e.id,
                         operand,
-                        field: s.field.as_str().into(),
+                        field: (&s.field).into(),
                     })));
                 }
                 if let Some(n) = self.plan_qualified_name(e)? {
@@ -179,7 +213,7 @@ impl<'a> Planner<'a> {
                 self.quals_hint = 0;
                 let q = Qual {
                     id: e.id,
-                    kind: QualKind::Field(s.field.as_str().into()),
+                    kind: QualKind::Field((&s.field).into()),
                     optional: s.optional,
                 };
                 Ok(add_qualifier(operand, q))
@@ -419,7 +453,6 @@ impl<'a> Planner<'a> {
         };
         CallMeta {
             id,
-            function: shared_name(function).unwrap_or_else(|| function.into()),
             rule: super::cost::CostRule::of(overload_id),
             custom: super::cost::CustomCost::resolve(self.env, function, overload_id),
         }
@@ -431,20 +464,32 @@ impl<'a> Planner<'a> {
     /// per environment (and shared by those derived with
     /// [`Env::with_declarations`]).
     fn only_std(&self, name: &str) -> bool {
-        self.env
-            .std_only_functions()
-            .get_or_init(|| {
-                let std = crate::library::std::overload_ids_by_function();
-                self.env
-                    .functions()
-                    .filter(|f| {
-                        std.get(f.name.as_str())
-                            .is_some_and(|ids| f.overloads.iter().all(|o| ids.contains(&*o.id)))
-                    })
-                    .map(|f| f.name.clone())
-                    .collect()
-            })
-            .contains(name)
+        self.std_only().names.contains(name)
+    }
+
+    /// [`Self::only_std`] of `STD_OPS[bit]`.
+    fn only_std_op(&self, bit: u32) -> bool {
+        self.std_only().ops & (1 << bit) != 0
+    }
+
+    fn std_only(&self) -> &'a StdOnly {
+        self.env.std_only_functions().get_or_init(|| {
+            let std = crate::library::std::overload_ids_by_function();
+            let names: crate::name_hash::NameSet<String> = self
+                .env
+                .functions()
+                .filter(|f| {
+                    std.get(f.name.as_str())
+                        .is_some_and(|ids| f.overloads.iter().all(|o| ids.contains(&*o.id)))
+                })
+                .map(|f| f.name.clone())
+                .collect();
+            let ops = (0..)
+                .zip(STD_OPS)
+                .filter(|(_, op)| names.contains(*op))
+                .fold(0, |ops, (bit, _)| ops | 1 << bit);
+            StdOnly { names, ops }
+        })
     }
 
     fn plan_call(&mut self, e: &Expr, c: &crate::syntax::Call) -> PResult {
@@ -560,8 +605,8 @@ impl<'a> Planner<'a> {
                 return Ok(node);
             }
             if let [a, b] = c.args.as_slice()
-                && let Some(f) = builtin_binary(name)
-                && self.only_std(name)
+                && let Some((f, bit)) = binary_op(name)
+                && self.only_std_op(bit)
             {
                 let (x, y) = (self.plan(a)?, self.plan(b)?);
                 if name == "@in"
@@ -580,13 +625,14 @@ impl<'a> Planner<'a> {
                 })));
             }
             if let [a] = c.args.as_slice()
-                && let Some(f) = builtin_unary(name)
-                && self.only_std(name)
+                && let Some((f, bit)) = unary_op(name)
+                && self.only_std_op(bit)
             {
                 let arg = self.plan(a)?;
                 return Ok(Node::Op1(Box::new(Op1 {
                     meta: self.meta(id, name),
                     f,
+                    not: name == "!_",
                     arg,
                 })));
             }
@@ -604,7 +650,7 @@ impl<'a> Planner<'a> {
                 return self.finish_generic(id, name, vec![arg], false);
             }
         }
-        if name == "matches" && self.only_std(name) {
+        if name == "matches" && self.only_std_op(MATCHES) {
             let (target, pattern) = match (&c.target, c.args.as_slice()) {
                 (Some(t), [p]) => (t, p),
                 (None, [t, p]) => (t, p),
@@ -755,7 +801,7 @@ impl<'a> Planner<'a> {
                 && let ExprKind::List(l) = &rhs.kind
                 && l.elements.len() == 1
                 && l.optional_indices.is_empty()
-                && self.only_std("_+_")
+                && self.only_std_op(ADD)
                 && self.checked_overload_is(step.id, "add_list")
             {
                 let elem = self.plan(&l.elements[0])?;
@@ -795,7 +841,7 @@ impl<'a> Planner<'a> {
             self.checked.and_then(|c| c.references.get(&id)),
             Some(r) if r.overload_ids.len() == 1 && &*r.overload_ids[0] == "add_string"
         );
-        if !string_add || !self.only_std("_+_") {
+        if !string_add || !self.only_std_op(ADD) {
             return Ok(None);
         }
         let add = self.meta(id, "_+_");
@@ -804,8 +850,12 @@ impl<'a> Planner<'a> {
         }
         let left = self.plan(a)?;
         let operand = self.plan(b)?;
+        // A global call `string(x)` plans to a `Node::Call` of `string` when
+        // nothing folds or specialises it.
+        let calls_string =
+            matches!(&b.kind, ExprKind::Call(c) if c.target.is_none() && c.function == "string");
         let int_to_string = matches!(&operand, Node::Call(call)
-            if &*call.meta.function == "string"
+            if calls_string
                 && call.args.len() == 1
                 && call.meta.custom.is_none()
                 && self.int_dispatches_to_std_string(b.id));
@@ -879,41 +929,6 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// The names of the standard operators and of "", shared (planning a call
-/// to one of them allocates no name).
-fn shared_name(name: &str) -> Option<Arc<str>> {
-    const NAMES: [&str; 24] = [
-        "",
-        "!_",
-        "-_",
-        "_+_",
-        "_-_",
-        "_*_",
-        "_/_",
-        "_%_",
-        "_==_",
-        "_!=_",
-        "_<_",
-        "_<=_",
-        "_>_",
-        "_>=_",
-        "@in",
-        "_[_]",
-        "_?_:_",
-        "@not_strictly_false",
-        "size",
-        "matches",
-        "contains",
-        "startsWith",
-        "endsWith",
-        "string",
-    ];
-    static SHARED: std::sync::OnceLock<Vec<Arc<str>>> = std::sync::OnceLock::new();
-    let i = NAMES.iter().position(|n| *n == name)?;
-    let shared = SHARED.get_or_init(|| NAMES.iter().map(|n| Arc::from(*n)).collect());
-    shared.get(i).cloned()
-}
-
 /// The node for a local name.
 fn local_attr(id: ExprId, l: Local) -> Node {
     let base = match l {
@@ -938,7 +953,7 @@ fn fold_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) 
     };
     match (init.as_const(), &**c, step) {
         (Some(Value::Bool(false)), Node::Op1(not), Node::Or(ab))
-            if is_acc(&not.arg) && &*not.meta.function == "!_" && is_acc(&ab[0]) =>
+            if is_acc(&not.arg) && not.not && is_acc(&ab[0]) =>
         {
             FoldShape::Exists
         }
