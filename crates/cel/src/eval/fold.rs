@@ -70,10 +70,11 @@ impl Plan {
         let (Node::And(ab) | Node::Or(ab)) = &c.step else {
             return Err(EvalError::msg("internal error: fold shape"));
         };
-        let Node::NotStrictlyFalse(cond_arg, nsf_meta) = &c.cond else {
+        let Node::NotStrictlyFalse(nsf) = &c.cond else {
             return Err(EvalError::msg("internal error: fold shape"));
         };
-        let not_meta = match &**cond_arg {
+        let (cond_arg, nsf_meta) = (&nsf.0, &nsf.1);
+        let not_meta = match cond_arg {
             Node::Op1(op) => Some(&op.meta),
             _ => None,
         };

@@ -263,7 +263,7 @@ impl Plan {
             Node::And(ab) => self.eval_logic::<T>(ab, false, cx),
             Node::Or(ab) => self.eval_logic::<T>(ab, true, cx),
             Node::OptOr(o) => self.eval_opt_or::<T>(o, cx),
-            Node::NotStrictlyFalse(arg, meta) => self.eval_not_strictly_false::<T>(arg, meta, cx),
+            Node::NotStrictlyFalse(nsf) => self.eval_not_strictly_false::<T>(&nsf.0, &nsf.1, cx),
             Node::Op1(op) => self.eval_op1::<T>(op, cx),
             Node::Op2(op) => self.eval_op2::<T>(op, cx),
             Node::Call(c) => self.eval_call::<T>(c, cx),

@@ -33,7 +33,7 @@ pub(crate) enum Node {
     /// `a || b`.
     Or(Box<[Node; 2]>),
     /// `@not_strictly_false(x)`: true unless `x` is false.
-    NotStrictlyFalse(Box<Node>, Box<CallMeta>),
+    NotStrictlyFalse(Box<(Node, CallMeta)>),
     /// A standard unary operator, called without dispatch.
     Op1(Box<Op1>),
     /// A standard binary operator, called without dispatch.

@@ -35,7 +35,9 @@ enum Local {
 pub(crate) struct Planner<'a> {
     pub(super) env: &'a Env,
     pub(super) checked: Option<&'a CheckedAst>,
-    scopes: Vec<(crate::syntax::Name, Local)>,
+    /// The names in scope (comprehension variables, `cel.block` indexes),
+    /// innermost last; held in place up to two nested comprehensions.
+    scopes: SmallVec<[(crate::syntax::Name, Local); 4]>,
     pub(crate) n_slots: usize,
     pub(crate) block_exprs: Vec<Option<Node>>,
     optimize: bool,
@@ -142,7 +144,7 @@ impl<'a> Planner<'a> {
         Planner {
             env,
             checked,
-            scopes: Vec::new(),
+            scopes: SmallVec::new(),
             n_slots: 0,
             block_exprs: Vec::new(),
             optimize: env.options().optimize,
@@ -200,6 +202,9 @@ impl<'a> Planner<'a> {
                         operand,
                         field: (&s.field).into(),
                     })));
+                }
+                if let Some(n) = self.plan_checked_chain(e) {
+                    return Ok(n);
                 }
                 if let Some(n) = self.plan_qualified_name(e)? {
                     return Ok(n);
@@ -286,6 +291,50 @@ impl<'a> Planner<'a> {
             .references
             .get(&id)
             .filter(|r| r.overload_ids.is_empty())
+    }
+
+    /// A checked chain of field selections over an identifier, `self.spec.x`,
+    /// where the checker resolved the identifier and none of the selections
+    /// (no prefix of the chain is a qualified name): the identifier's node
+    /// qualified by each selection, planned in one walk down the chain and one
+    /// up, as [`Self::plan`] plans it selection by selection. `None` for any
+    /// other selection.
+    fn plan_checked_chain(&mut self, e: &Expr) -> Option<Node> {
+        self.checked?;
+        let mut chain: SmallVec<[(ExprId, &crate::syntax::Select); 4]> = SmallVec::new();
+        let mut at = e;
+        while let ExprKind::Select(s) = &at.kind {
+            if s.test_only || self.reference_name(at.id).is_some() {
+                return None;
+            }
+            chain.push((at.id, s));
+            at = &s.operand;
+        }
+        let ExprKind::Ident(name) = &at.kind else {
+            return None;
+        };
+        let r = self.reference_name(at.id)?;
+        // What `plan_ident` does with the hint the chain's top sets.
+        let hint = std::mem::take(&mut self.quals_hint);
+        let mut node = match self.local(name) {
+            Some(l) => local_attr(at.id, l),
+            None => self.resolved_name(at.id, r, if hint == 0 { chain.len() } else { hint }),
+        };
+        for (id, s) in chain.into_iter().rev() {
+            let q = Qual {
+                id,
+                kind: QualKind::Field((&s.field).into()),
+                optional: s.optional,
+            };
+            node = match node {
+                Node::Attr(mut a) => {
+                    a.quals.push(q);
+                    Node::Attr(a)
+                }
+                other => add_qualifier(other, q),
+            };
+        }
+        Some(node)
     }
 
     fn plan_ident(&mut self, id: ExprId, name: &str) -> PResult {
@@ -512,10 +561,7 @@ impl<'a> Planner<'a> {
                 }
                 ("@not_strictly_false", [a]) => {
                     let arg = self.plan(a)?;
-                    return Ok(Node::NotStrictlyFalse(
-                        Box::new(arg),
-                        Box::new(self.meta(id, name)),
-                    ));
+                    return Ok(Node::NotStrictlyFalse(Box::new((arg, self.meta(id, name)))));
                 }
                 ("_?._", [op, field]) => {
                     let Some(Literal::String(f)) = field.as_literal() else {
@@ -948,10 +994,10 @@ fn fold_shape(init: &Node, cond: &Node, step: &Node, result: &Node, acc: usize) 
     if !is_acc(result) {
         return FoldShape::General;
     }
-    let Node::NotStrictlyFalse(c, _) = cond else {
+    let Node::NotStrictlyFalse(nsf) = cond else {
         return FoldShape::General;
     };
-    match (init.as_const(), &**c, step) {
+    match (init.as_const(), &nsf.0, step) {
         (Some(Value::Bool(false)), Node::Op1(not), Node::Or(ab))
             if is_acc(&not.arg) && not.not && is_acc(&ab[0]) =>
         {
