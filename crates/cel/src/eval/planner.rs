@@ -61,6 +61,10 @@ pub(crate) struct StdOnly {
     /// Bit `i` set: operator `STD_OPS[i]` is one of `names` (planning an
     /// operator tests a bit, it hashes no name).
     ops: u32,
+    /// Bit `i` set: an overload of `STD_OPS[i]` has a cost function
+    /// ([`Env::overload_cost`]); clear, a call's cost needs no lookup of its
+    /// overload id.
+    costed: u32,
 }
 
 /// The operators and functions [`StdOnly::ops`] has a bit for, by bit.
@@ -507,6 +511,26 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// [`Self::meta`] of a call to `STD_OPS[bit]`: no cost function to look
+    /// up when none of the operator's overloads has one and there is no
+    /// host hook.
+    fn meta_op(&self, id: ExprId, bit: u32) -> CallMeta {
+        let overload_id: &str = match self.checked.and_then(|c| c.references.get(&id)) {
+            Some(r) if r.overload_ids.len() == 1 => &r.overload_ids[0],
+            _ => "",
+        };
+        let custom = if self.std_only().costed & (1 << bit) == 0 && self.env.cost_hook().is_none() {
+            None
+        } else {
+            super::cost::CustomCost::resolve(self.env, STD_OPS[bit as usize], overload_id)
+        };
+        CallMeta {
+            id,
+            rule: super::cost::CostRule::of(overload_id),
+            custom,
+        }
+    }
+
     /// True when the environment's `name` exists and every one of its overloads
     /// has a standard-library overload id, so that the interpreter may call the
     /// standard implementation directly. The set of such names is computed once
@@ -533,11 +557,21 @@ impl<'a> Planner<'a> {
                 })
                 .map(|f| f.name.clone())
                 .collect();
-            let ops = (0..)
-                .zip(STD_OPS)
-                .filter(|(_, op)| names.contains(*op))
-                .fold(0, |ops, (bit, _)| ops | 1 << bit);
-            StdOnly { names, ops }
+            let bits = |test: &dyn Fn(&str) -> bool| {
+                (0..)
+                    .zip(STD_OPS)
+                    .filter(|(_, op)| test(op))
+                    .fold(0, |bits, (bit, _)| bits | 1 << bit)
+            };
+            let ops = bits(&|op| names.contains(op));
+            let costed = bits(&|op| {
+                self.env.function(op).is_some_and(|f| {
+                    f.overloads
+                        .iter()
+                        .any(|o| self.env.overload_cost(&o.id).is_some())
+                })
+            });
+            StdOnly { names, ops, costed }
         })
     }
 
@@ -663,7 +697,7 @@ impl<'a> Planner<'a> {
                 }
                 let const_size = y.as_const().map_or(1, super::cost::actual_size);
                 return Ok(Node::Op2(Box::new(Op2 {
-                    meta: self.meta(id, name),
+                    meta: self.meta_op(id, bit),
                     f,
                     int: super::int_op::IntOp::of(name),
                     args: [x, y],
@@ -676,7 +710,7 @@ impl<'a> Planner<'a> {
             {
                 let arg = self.plan(a)?;
                 return Ok(Node::Op1(Box::new(Op1 {
-                    meta: self.meta(id, name),
+                    meta: self.meta_op(id, bit),
                     f,
                     not: name == "!_",
                     arg,
@@ -719,7 +753,7 @@ impl<'a> Planner<'a> {
                 }
                 let target = self.plan(target)?;
                 return Ok(Node::Matches(Box::new(Matches {
-                    meta: self.meta(id, name),
+                    meta: self.meta_op(id, MATCHES),
                     target,
                     pattern: Value::String(p.clone()),
                     pattern_size: p.chars().count() as u64,
@@ -760,13 +794,15 @@ impl<'a> Planner<'a> {
             .and_then(|c| c.references.get(&id))
             .map(|r| &*r.overload_ids)
             .filter(|ids| !ids.is_empty());
-        let mut candidates: Vec<Candidate> = Vec::new();
+        // At most one per overload the reference names (or per overload).
+        let mut candidates: Vec<Candidate> =
+            Vec::with_capacity(ids.map_or(f.overloads.len(), <[_]>::len));
         let mut unguarded = false;
         for o in f
             .overloads
             .iter()
             .filter(|o| o.params.len() == args.len() && o.member == member)
-            .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
+            .filter(|o| ids.is_none_or(|ids| has_id(ids, &o.id)))
         {
             let Some(imp) = o.imp.clone() else { continue };
             unguarded = o.disable_type_guards;
@@ -860,7 +896,7 @@ impl<'a> Planner<'a> {
                     slot,
                     elem,
                     list_cost,
-                    add: self.meta(step.id, "_+_"),
+                    add: self.meta_op(step.id, ADD),
                 })));
             }
             if c.function == "_?_:_"
@@ -890,7 +926,7 @@ impl<'a> Planner<'a> {
         if !string_add || !self.only_std_op(ADD) {
             return Ok(None);
         }
-        let add = self.meta(id, "_+_");
+        let add = self.meta_op(id, ADD);
         if add.custom.is_some() {
             return Ok(None);
         }
@@ -915,10 +951,12 @@ impl<'a> Planner<'a> {
                 chain.rest.push(part);
                 Node::Concat(chain)
             }
-            first => Node::Concat(Box::new(Concat {
-                first,
-                rest: vec![part],
-            })),
+            first => {
+                // Room for the chains of up to 5 operands that are common.
+                let mut rest = Vec::with_capacity(4);
+                rest.push(part);
+                Node::Concat(Box::new(Concat { first, rest }))
+            }
         }))
     }
 
@@ -935,7 +973,7 @@ impl<'a> Planner<'a> {
             f.overloads
                 .iter()
                 .filter(|o| o.params.len() == 1 && !o.member && o.imp.is_some())
-                .filter(|o| ids.is_none_or(|ids| ids.contains(&o.id)))
+                .filter(|o| ids.is_none_or(|ids| has_id(ids, &o.id)))
                 .find(|o| super::interp::value_fits(&Value::Int(0), &o.params[0]))
                 .is_some_and(|o| &*o.id == "int64_to_string")
         })
@@ -973,6 +1011,13 @@ impl<'a> Planner<'a> {
             result,
         })))
     }
+}
+
+/// Whether overload `id` is one of `ids` (a checked call's reference). The
+/// reference shares the declarations' ids, so they are compared by address
+/// first and by text only when that finds none.
+fn has_id(ids: &[Arc<str>], id: &Arc<str>) -> bool {
+    ids.iter().any(|i| Arc::ptr_eq(i, id)) || ids.contains(id)
 }
 
 /// The node for a local name.
