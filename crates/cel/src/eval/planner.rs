@@ -375,10 +375,17 @@ impl<'a> Planner<'a> {
         if let Some(v) = &r.value {
             return Node::Const(v.clone());
         }
-        let seen = self.var_names.iter().position(|n| **n == *r.name);
-        let known = seen.is_some_and(|i| i < 64 && self.declared_vars & (1 << i) != 0);
-        let var = if known {
-            self.var_ref_at(seen, &r.name, 0)
+        let seen = self.var_names.iter().position(|n| *n == r.name);
+        let var = if let Some(cache) = seen
+            && cache < 64
+            && self.declared_vars & (1 << cache) != 0
+        {
+            // A declared variable named before: its cache entry, no lookup.
+            VarRef {
+                name: r.name.clone(),
+                skip: 0,
+                cache,
+            }
         } else if self.env.variable(&r.name).is_some() {
             let var = self.var_ref_at(seen, &r.name, 0);
             if var.cache < 64 {
