@@ -5,7 +5,10 @@
 //! adjust alignment on every call although almost every Rust layout asks for no more than
 //! `malloc` already guarantees. [`MiMalloc`] calls the plain entry points for those layouts, as
 //! the standard library's `System` allocator does for `malloc` (`std::sys::alloc::unix`,
-//! `GlobalAlloc for System`), and the aligned ones otherwise.
+//! `GlobalAlloc for System`), and the aligned ones otherwise. Blocks of at most
+//! `MI_SMALL_SIZE_MAX` bytes go to the small-object entry points (`mi_malloc_small`,
+//! `mi_zalloc_small`), which take mimalloc's size-class fast path without the general entry's
+//! size dispatch and call.
 //!
 //! The gain is measured with callgrind (`crates/cel/benches/compile_instructions.sh`, and per
 //! document of `kcel validate`): see `ARCHITECTURE.md`, `crates/alloc`.
@@ -16,14 +19,18 @@ use core::alloc::{GlobalAlloc, Layout};
 use core::ffi::c_void;
 
 use libmimalloc_sys::{
-    mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc,
-    mi_zalloc_aligned,
+    mi_free, mi_malloc, mi_malloc_aligned, mi_malloc_small, mi_realloc, mi_realloc_aligned,
+    mi_zalloc, mi_zalloc_aligned, mi_zalloc_small,
 };
 
 /// The alignment mimalloc's plain `mi_malloc` guarantees for a block of at least that many
 /// bytes: `MI_MAX_ALIGN_SIZE`, `sizeof(max_align_t)` (mimalloc `include/mimalloc/types.h`), as
 /// a conforming `malloc` must.
 const MALLOC_ALIGN: usize = 16;
+
+/// The largest size mimalloc's small-object entry point serves
+/// (`MI_SMALL_SIZE_MAX` in mimalloc.h: 128 machine words).
+const SMALL_SIZE_MAX: usize = 128 * core::mem::size_of::<usize>();
 
 /// Whether the plain entry points satisfy `align` for `size` bytes: the block is at least as
 /// large as the alignment (a `malloc` aligns a block for every type that fits in it) and the
@@ -58,7 +65,11 @@ unsafe impl GlobalAlloc for MiMalloc {
         // SAFETY: see the impl's comment.
         unsafe {
             if plain(layout.size(), layout.align()) {
-                mi_malloc(layout.size()).cast()
+                if layout.size() <= SMALL_SIZE_MAX {
+                    mi_malloc_small(layout.size()).cast()
+                } else {
+                    mi_malloc(layout.size()).cast()
+                }
             } else {
                 mi_malloc_aligned(layout.size(), layout.align()).cast()
             }
@@ -70,7 +81,11 @@ unsafe impl GlobalAlloc for MiMalloc {
         // SAFETY: see the impl's comment.
         unsafe {
             if plain(layout.size(), layout.align()) {
-                mi_zalloc(layout.size()).cast()
+                if layout.size() <= SMALL_SIZE_MAX {
+                    mi_zalloc_small(layout.size()).cast()
+                } else {
+                    mi_zalloc(layout.size()).cast()
+                }
             } else {
                 mi_zalloc_aligned(layout.size(), layout.align()).cast()
             }
