@@ -213,10 +213,14 @@ impl MacroNames {
         MacroNames(macros.iter().fold(0, |b, m| b | Self::bit(&m.name)))
     }
 
-    fn bit(name: &str) -> u128 {
-        let h = name
-            .bytes()
-            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    const fn bit(name: &str) -> u128 {
+        let bytes = name.as_bytes();
+        let mut h = 0u32;
+        let mut i = 0;
+        while i < bytes.len() {
+            h = h.wrapping_mul(31).wrapping_add(bytes[i] as u32);
+            i += 1;
+        }
         1 << (h % 128)
     }
 
@@ -225,6 +229,44 @@ impl MacroNames {
         self.0 & Self::bit(name) != 0
     }
 }
+
+/// An operator: its function name and the name's [`MacroNames`] bit,
+/// computed at compile time (an operator is looked up among the macros as
+/// any global call is, cel-go's `globalCallOrMacro`).
+#[derive(Clone, Copy)]
+struct Op {
+    name: &'static str,
+    bit: u128,
+}
+
+impl Op {
+    const fn new(name: &'static str) -> Op {
+        Op {
+            name,
+            bit: MacroNames::bit(name),
+        }
+    }
+}
+
+const OP_CONDITIONAL: Op = Op::new("_?_:_");
+const OP_OR: Op = Op::new("_||_");
+const OP_AND: Op = Op::new("_&&_");
+const OP_EQ: Op = Op::new("_==_");
+const OP_NE: Op = Op::new("_!=_");
+const OP_IN: Op = Op::new("@in");
+const OP_LT: Op = Op::new("_<_");
+const OP_LE: Op = Op::new("_<=_");
+const OP_GE: Op = Op::new("_>=_");
+const OP_GT: Op = Op::new("_>_");
+const OP_MUL: Op = Op::new("_*_");
+const OP_DIV: Op = Op::new("_/_");
+const OP_MOD: Op = Op::new("_%_");
+const OP_ADD: Op = Op::new("_+_");
+const OP_SUB: Op = Op::new("_-_");
+const OP_NOT: Op = Op::new("!_");
+const OP_NEG: Op = Op::new("-_");
+const OP_INDEX: Op = Op::new("_[_]");
+const OP_OPT_INDEX: Op = Op::new("_[?_]");
 
 /// The parser's working vectors, kept per thread between parses so that a
 /// parse reuses the last one's allocations (the AST's own parts are not
@@ -242,6 +284,12 @@ thread_local! {
             vdepth: Vec::new(),
         })
     };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to parse through the general path only.
+    pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Parses `source` into a macro-expanded AST.
@@ -425,6 +473,18 @@ impl Parser<'_> {
 
     fn stopped(&self) -> bool {
         self.abort != Abort::None
+    }
+
+    /// Whether the fast paths (`leaf`, `ident_chain`) may run; tests turn
+    /// them off to compare them with the general path.
+    #[inline(always)]
+    fn fast_paths(&self) -> bool {
+        #[cfg(test)]
+        {
+            !GENERAL_ONLY.get()
+        }
+        #[cfg(not(test))]
+        true
     }
 
     // ----- ids and nodes -----------------------------------------------------
@@ -740,7 +800,7 @@ impl Parser<'_> {
     /// precedence level, which would match nothing after the primary.
     /// `None` when the expression is anything else.
     fn leaf(&mut self, rec: TokSet) -> Option<Expr> {
-        if !LEAF.contains(self.cur()) || !LEAF_END.contains(self.la(2)) {
+        if !self.fast_paths() || !LEAF.contains(self.cur()) || !LEAF_END.contains(self.la(2)) {
             return None;
         }
         let here = self.tok().offset;
@@ -771,10 +831,9 @@ impl Parser<'_> {
             return self.error_node(q.offset);
         }
         let if_false = self.expr(rec);
-        self.call_or_macro(
+        self.operator(
             id,
-            "_?_:_",
-            None,
+            OP_CONDITIONAL,
             smallvec::smallvec![cond, if_true, if_false],
             true,
         )
@@ -794,16 +853,10 @@ impl Parser<'_> {
         let t = self.advance();
         let op_id = self.new_id(t.offset);
         let second = self.logic_operand(inner, op);
-        let function = if op == Tok::Or { "_||_" } else { "_&&_" };
+        let function = if op == Tok::Or { OP_OR } else { OP_AND };
         if self.stopped() || self.cur() != op {
             // One operator (the common case): the balanced tree is the call itself.
-            return self.call_or_macro(
-                op_id,
-                function,
-                None,
-                smallvec::smallvec![first, second],
-                false,
-            );
+            return self.operator(op_id, function, smallvec::smallvec![first, second], false);
         }
         let mut terms = vec![first, second];
         let mut ops = vec![op_id];
@@ -826,14 +879,14 @@ impl Parser<'_> {
     }
 
     /// cel-go's balanced logic tree over `terms` (one more than `ops`).
-    fn balance(&mut self, function: &str, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
+    fn balance(&mut self, function: Op, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
         let mut slots: Vec<Option<Expr>> = terms.into_iter().map(Some).collect();
         self.balanced(function, &mut slots, ops, 0, ops.len().saturating_sub(1))
     }
 
     fn balanced(
         &mut self,
-        function: &str,
+        function: Op,
         terms: &mut [Option<Expr>],
         ops: &[ExprId],
         lo: usize,
@@ -851,7 +904,7 @@ impl Parser<'_> {
             Some(self.balanced(function, terms, ops, mid + 1, hi))
         };
         let args: CallArgs = [left, right].into_iter().flatten().collect();
-        self.call_or_macro(ops[mid], function, None, args, false)
+        self.operator(ops[mid], function, args, false)
     }
 
     /// `relation : calc | relation op relation` (left-associative, one precedence).
@@ -871,15 +924,15 @@ impl Parser<'_> {
             let rhs = self.calc(0, inner);
             self.leave(Rule::Relation);
             let function = match t.kind {
-                Tok::Eq => "_==_",
-                Tok::Ne => "_!=_",
-                Tok::In => "@in",
-                Tok::Lt => "_<_",
-                Tok::Le => "_<=_",
-                Tok::Ge => "_>=_",
-                _ => "_>_",
+                Tok::Eq => OP_EQ,
+                Tok::Ne => OP_NE,
+                Tok::In => OP_IN,
+                Tok::Lt => OP_LT,
+                Tok::Le => OP_LE,
+                Tok::Ge => OP_GE,
+                _ => OP_GT,
             };
-            lhs = self.call_or_macro(id, function, None, smallvec::smallvec![lhs, rhs], true);
+            lhs = self.operator(id, function, smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Relation);
         lhs
@@ -906,13 +959,13 @@ impl Parser<'_> {
             let id = self.new_id(t.offset);
             let rhs = self.calc(prec + 1, rec);
             let function = match t.kind {
-                Tok::Star => "_*_",
-                Tok::Slash => "_/_",
-                Tok::Percent => "_%_",
-                Tok::Plus => "_+_",
-                _ => "_-_",
+                Tok::Star => OP_MUL,
+                Tok::Slash => OP_DIV,
+                Tok::Percent => OP_MOD,
+                Tok::Plus => OP_ADD,
+                _ => OP_SUB,
             };
-            lhs = self.call_or_macro(id, function, None, smallvec::smallvec![lhs, rhs], true);
+            lhs = self.operator(id, function, smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Calc);
         lhs
@@ -948,9 +1001,7 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => {
-                        self.call_or_macro(id, "!_", None, smallvec::smallvec![target], false)
-                    }
+                    Some(id) => self.operator(id, OP_NOT, smallvec::smallvec![target], false),
                     None => target,
                 }
             }
@@ -974,9 +1025,7 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => {
-                        self.call_or_macro(id, "-_", None, smallvec::smallvec![target], false)
-                    }
+                    Some(id) => self.operator(id, OP_NEG, smallvec::smallvec![target], false),
                     None => target,
                 }
             }
@@ -987,7 +1036,10 @@ impl Parser<'_> {
     /// `member : primary | member '.' '?'? escapeIdent | member '.' IDENTIFIER '(' exprList? ')'
     ///         | member '[' '?'? expr ']'`
     fn member(&mut self, rec: TokSet) -> Expr {
-        let mut e = self.primary(rec.union(TokSet::of(&[Tok::Dot, Tok::LBracket])));
+        let mut e = match self.ident_chain() {
+            Some(e) => e,
+            None => self.primary(rec.union(TokSet::of(&[Tok::Dot, Tok::LBracket]))),
+        };
         while !self.stopped() {
             match self.cur() {
                 Tok::Dot => {
@@ -1042,13 +1094,75 @@ impl Parser<'_> {
                         e = self.semantic_error(open.offset, "unsupported syntax '[?'");
                         continue;
                     }
-                    let function = if optional { "_[?_]" } else { "_[_]" };
-                    e = self.call_or_macro(id, function, None, smallvec::smallvec![e, index], true);
+                    let function = if optional { OP_OPT_INDEX } else { OP_INDEX };
+                    e = self.operator(id, function, smallvec::smallvec![e, index], true);
                 }
                 _ => break,
             }
         }
         e
+    }
+
+    /// The fast path of `member` for an identifier and the field selections
+    /// that follow it, `a.b.c` (not a call `a(`, a message `a.b{`, nor a
+    /// member call's name `.c(`, which the general loop then parses): the
+    /// nodes, ids, offsets and depth checks of `primary` and `select`, without
+    /// their decisions. `None`, having consumed nothing, when the member does
+    /// not start so.
+    fn ident_chain(&mut self) -> Option<Expr> {
+        if !self.fast_paths() || self.stopped() {
+            return None;
+        }
+        let first = *self.toks.get(self.pos)?;
+        if first.kind != Tok::Ident {
+            return None;
+        }
+        // `primary`'s look-ahead for a message name, `IDENT ('.' IDENT)* '{'`,
+        // and the selections this path takes (up to a member call's name).
+        let mut k = self.pos + 1;
+        let mut selects_end = k;
+        loop {
+            let kind = self.toks.get(k).map_or(Tok::Eof, |t| t.kind);
+            if kind == Tok::Dot && self.toks.get(k + 1).is_some_and(|t| t.kind == Tok::Ident) {
+                if selects_end == k && self.toks.get(k + 2).is_none_or(|t| t.kind != Tok::LParen) {
+                    selects_end = k + 2;
+                }
+                k += 2;
+                continue;
+            }
+            if kind == Tok::LBrace {
+                return None;
+            }
+            break;
+        }
+        if selects_end == self.pos + 1
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| t.kind == Tok::LParen)
+        {
+            return None;
+        }
+        let name_text = self.text(first);
+        // `ident_call_or_message` reports reserved words.
+        if super::is_reserved_word(name_text) {
+            return None;
+        }
+        let name = Name::from(name_text);
+        // What `advance` does once per token matched.
+        self.error_mode = false;
+        self.last_error_index = None;
+        self.last_error_sites.clear();
+        let mut e = self.node(first.offset, ExprKind::Ident(name));
+        let mut i = self.pos + 1;
+        while i < selects_end {
+            let dot = self.toks[i];
+            let name_tok = self.toks[i + 1];
+            e = self.select(e, dot, name_tok, false);
+            i += 2;
+        }
+        self.pos = selects_end;
+        Some(e)
     }
 
     fn select(&mut self, operand: Expr, dot: Token, name_tok: Token, optional: bool) -> Expr {
@@ -1479,10 +1593,7 @@ impl Parser<'_> {
         let mut vararg = None;
         let mut exact = None;
         let opts = self.opts;
-        let macro_names = *self
-            .macro_names
-            .get_or_insert_with(|| MacroNames::of(&opts.macros));
-        let macros = if macro_names.may_contain(function) {
+        let macros = if self.macro_names().may_contain(function) {
             &opts.macros[..]
         } else {
             &[][..]
@@ -1550,6 +1661,34 @@ impl Parser<'_> {
             args,
         };
         Expr::new(id, ExprKind::Call(Box::new(call)))
+    }
+
+    /// [`Parser::call_or_macro`] of an operator: the macros are searched
+    /// only when one may have the operator's name.
+    fn operator(&mut self, id: ExprId, op: Op, args: CallArgs, counted: bool) -> Expr {
+        if self.macro_names().0 & op.bit != 0 {
+            return self.call_or_macro(id, op.name, None, args, counted);
+        }
+        let depth = self.max_vdepth(&args) + u32::from(counted);
+        if self.too_deep(depth) {
+            return self.error_node(0);
+        }
+        self.set_vdepth(id, depth);
+        let call = Call {
+            target: None,
+            function: Name::const_new(op.name),
+            args,
+        };
+        Expr::new(id, ExprKind::Call(Box::new(call)))
+    }
+
+    /// The filter of the macros' names (built at the first call when the
+    /// environment gave none).
+    fn macro_names(&mut self) -> MacroNames {
+        let opts = self.opts;
+        *self
+            .macro_names
+            .get_or_insert_with(|| MacroNames::of(&opts.macros))
     }
 
     fn delete_id(&mut self, id: ExprId) {
