@@ -199,6 +199,8 @@ struct Parser<'a> {
     vdepth_exceeded: bool,
     /// The macros' names (from the environment, else built at the first call).
     macro_names: Option<MacroNames>,
+    /// The last [`Parser::flat_scan`]: the token it started at and its result.
+    flat_scanned: (usize, Option<usize>),
 }
 
 /// A one-bit-per-name filter of a set of macro names: a call whose name's bit
@@ -267,6 +269,40 @@ const OP_NOT: Op = Op::new("!_");
 const OP_NEG: Op = Op::new("-_");
 const OP_INDEX: Op = Op::new("_[_]");
 const OP_OPT_INDEX: Op = Op::new("_[?_]");
+
+/// The operator of a relation operator token.
+fn relation_op(t: Tok) -> Op {
+    match t {
+        Tok::Eq => OP_EQ,
+        Tok::Ne => OP_NE,
+        Tok::In => OP_IN,
+        Tok::Lt => OP_LT,
+        Tok::Le => OP_LE,
+        Tok::Ge => OP_GE,
+        _ => OP_GT,
+    }
+}
+
+/// The precedence of an arithmetic operator token (2 multiplicative, 1
+/// additive), 0 for any other token.
+fn calc_prec(t: Tok) -> u8 {
+    match t {
+        Tok::Star | Tok::Slash | Tok::Percent => 2,
+        Tok::Plus | Tok::Minus => 1,
+        _ => 0,
+    }
+}
+
+/// The operator of an arithmetic operator token.
+fn calc_op(t: Tok) -> Op {
+    match t {
+        Tok::Star => OP_MUL,
+        Tok::Slash => OP_DIV,
+        Tok::Percent => OP_MOD,
+        Tok::Plus => OP_ADD,
+        _ => OP_SUB,
+    }
+}
 
 /// The parser's working vectors, kept per thread between parses so that a
 /// parse reuses the last one's allocations (the AST's own parts are not
@@ -350,6 +386,7 @@ pub(crate) fn parse_source(
         depth: [0; 3],
         vdepth_exceeded: false,
         macro_names,
+        flat_scanned: (usize::MAX, None),
     };
     for e in lex_errors.into_iter().take(opts.error_reporting_limit + 1) {
         p.errors.push((Some(e.offset as usize), 0, e.message));
@@ -507,11 +544,12 @@ impl Parser<'_> {
                 if d == 0 {
                     return;
                 }
-                if self.vdepth.is_empty() {
-                    // Sized once for the nodes the parse expects.
-                    self.vdepth.reserve(self.ids.offsets.capacity().max(i + 1));
-                }
-                self.vdepth.resize(i + 1, 0);
+                // Zeroed (depth 0, as past its end) for all the nodes the
+                // parse expects, so that the next nodes find their slots
+                // without a resize (the kept vector may have more room, from
+                // a larger expression: not zeroed).
+                let len = self.ids.offsets.capacity().max(i + 1);
+                self.vdepth.resize(len, 0);
             }
             self.vdepth[i] = d;
         }
@@ -788,10 +826,119 @@ impl Parser<'_> {
         }
         let e = match self.leaf(rec) {
             Some(e) => e,
-            None => self.expr_inner(rec),
+            None => match self.flat_end() {
+                // Nothing of `expr`, `conditionalOr` or `conditionalAnd`
+                // matches after the relation.
+                Some(end) if LEAF_END.contains(end) => self.flat_relation(),
+                _ => self.expr_inner(rec),
+            },
         };
         self.leave(Rule::Expr);
         e
+    }
+
+    /// Where a flat relation starting at the current token ends: the kind of
+    /// the token after it, `None` when no flat relation starts here.
+    ///
+    /// A flat relation is a sequence of operands joined by relation and
+    /// arithmetic operators (`a.b <= c`, `x % 2 == 0`), its operands
+    /// identifiers with their field selections or lone literal tokens, none
+    /// followed by a selection, index, call or message; and it must fit the
+    /// recursion limits as parsed by the general path (a relation and its
+    /// right operand, three levels of `calc`). For it, [`Parser::flat_relation`]
+    /// builds what `relation` would, without the grammar's decisions.
+    fn flat_end(&mut self) -> Option<Tok> {
+        if !self.fast_paths()
+            || self.stopped()
+            || self.depth[Rule::Relation as usize] + 2 > self.max_depth
+            || self.depth[Rule::Calc as usize] + 3 > self.max_depth
+        {
+            return None;
+        }
+        // `expr` and then `relation` ask at the same token.
+        let end = match self.flat_scanned {
+            (start, end) if start == self.pos => end,
+            _ => {
+                let end = self.flat_scan();
+                self.flat_scanned = (self.pos, end);
+                end
+            }
+        };
+        end.map(|k| self.toks.get(k).map_or(Tok::Eof, |t| t.kind))
+    }
+
+    /// The index of the token after the flat relation starting at the
+    /// current token, if one does.
+    fn flat_scan(&self) -> Option<usize> {
+        let toks = &self.toks[..];
+        let kind = |k: usize| toks.get(k).map_or(Tok::Eof, |t| t.kind);
+        let mut k = self.pos;
+        loop {
+            match kind(k) {
+                Tok::Ident => {
+                    if super::is_reserved_word(self.text(toks[k])) {
+                        return None;
+                    }
+                    k += 1;
+                    while kind(k) == Tok::Dot && kind(k + 1) == Tok::Ident {
+                        k += 2;
+                    }
+                }
+                t if LEAF.contains(t) => k += 1,
+                _ => return None,
+            }
+            let after = kind(k);
+            if matches!(after, Tok::Dot | Tok::LBracket | Tok::LParen | Tok::LBrace) {
+                return None;
+            }
+            if !RELATION_OPS.union(CALC_OPS).contains(after) {
+                return Some(k);
+            }
+            k += 1;
+        }
+    }
+
+    /// `relation` over a flat relation ([`Parser::flat_end`] found one here):
+    /// the same nodes, ids and depth checks, built in the same order.
+    fn flat_relation(&mut self) -> Expr {
+        let mut lhs = self.flat_calc(0);
+        while RELATION_OPS.contains(self.cur()) {
+            let t = self.advance();
+            let id = self.new_id(t.offset);
+            let rhs = self.flat_calc(0);
+            lhs = self.operator(id, relation_op(t.kind), smallvec::smallvec![lhs, rhs], true);
+        }
+        lhs
+    }
+
+    /// `calc` over a flat relation's operands.
+    fn flat_calc(&mut self, min_prec: u8) -> Expr {
+        let first = self.tok();
+        let mut lhs = if first.kind == Tok::Ident {
+            // `primary`'s identifier (not reserved: `flat_scan` checked)
+            // and `member`'s selections.
+            let name = Name::from(self.text(first));
+            self.advance();
+            let mut e = self.node(first.offset, ExprKind::Ident(name));
+            while self.cur() == Tok::Dot {
+                let dot = self.advance();
+                let name_tok = self.advance();
+                e = self.select(e, dot, name_tok, false);
+            }
+            e
+        } else {
+            self.literal(TokSet::EMPTY)
+        };
+        loop {
+            let prec = calc_prec(self.cur());
+            if prec == 0 || prec < min_prec {
+                return lhs;
+            }
+            let t = self.advance();
+            let id = self.new_id(t.offset);
+            let rhs = self.flat_calc(prec + 1);
+            lhs = self.operator(id, calc_op(t.kind), smallvec::smallvec![lhs, rhs], true);
+        }
     }
 
     /// The fast path of `expr` for a lone literal or identifier that ends the
@@ -913,6 +1060,11 @@ impl Parser<'_> {
         if !self.enter(Rule::Relation) {
             return self.error_node(here);
         }
+        if self.flat_end().is_some() {
+            let e = self.flat_relation();
+            self.leave(Rule::Relation);
+            return e;
+        }
         let inner = rec.union(RELATION_OPS);
         let mut lhs = self.calc(0, inner);
         while !self.stopped() && RELATION_OPS.contains(self.cur()) {
@@ -923,16 +1075,7 @@ impl Parser<'_> {
             }
             let rhs = self.calc(0, inner);
             self.leave(Rule::Relation);
-            let function = match t.kind {
-                Tok::Eq => OP_EQ,
-                Tok::Ne => OP_NE,
-                Tok::In => OP_IN,
-                Tok::Lt => OP_LT,
-                Tok::Le => OP_LE,
-                Tok::Ge => OP_GE,
-                _ => OP_GT,
-            };
-            lhs = self.operator(id, function, smallvec::smallvec![lhs, rhs], true);
+            lhs = self.operator(id, relation_op(t.kind), smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Relation);
         lhs
@@ -947,25 +1090,14 @@ impl Parser<'_> {
         }
         let mut lhs = self.unary(rec.union(CALC_OPS));
         while !self.stopped() {
-            let prec = match self.cur() {
-                Tok::Star | Tok::Slash | Tok::Percent => 2,
-                Tok::Plus | Tok::Minus => 1,
-                _ => break,
-            };
-            if prec < min_prec {
+            let prec = calc_prec(self.cur());
+            if prec == 0 || prec < min_prec {
                 break;
             }
             let t = self.advance();
             let id = self.new_id(t.offset);
             let rhs = self.calc(prec + 1, rec);
-            let function = match t.kind {
-                Tok::Star => OP_MUL,
-                Tok::Slash => OP_DIV,
-                Tok::Percent => OP_MOD,
-                Tok::Plus => OP_ADD,
-                _ => OP_SUB,
-            };
-            lhs = self.operator(id, function, smallvec::smallvec![lhs, rhs], true);
+            lhs = self.operator(id, calc_op(t.kind), smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Calc);
         lhs
@@ -1166,8 +1298,13 @@ impl Parser<'_> {
     }
 
     fn select(&mut self, operand: Expr, dot: Token, name_tok: Token, optional: bool) -> Expr {
-        let Some(field) = self.ident_text(name_tok) else {
-            return self.error_node(name_tok.offset);
+        let field = if name_tok.kind == Tok::Ident {
+            Name::from(self.text(name_tok))
+        } else {
+            let Some(field) = self.ident_text(name_tok) else {
+                return self.error_node(name_tok.offset);
+            };
+            field
         };
         if optional {
             if !self.opts.enable_optional_syntax {
