@@ -1876,12 +1876,23 @@ fn literal_value(
                 .map(Literal::Uint)
                 .or_else(|_| invalid("uint"))
         }
-        Tok::String => super::unescape::unescape(text, false, cel_go)
-            .map(|bytes| Literal::String(Arc::from(String::from_utf8(bytes).unwrap_or_default())))
-            .map_err(String::from),
-        Tok::Bytes => super::unescape::unescape(text.get(1..).unwrap_or(""), true, cel_go)
-            .map(|bytes| Literal::Bytes(Arc::from(bytes)))
-            .map_err(String::from),
+        Tok::String => match super::unescape::verbatim(text) {
+            Some(body) => Ok(Literal::String(Arc::from(body))),
+            None => super::unescape::unescape(text, false, cel_go)
+                .map(|bytes| {
+                    Literal::String(Arc::from(String::from_utf8(bytes).unwrap_or_default()))
+                })
+                .map_err(String::from),
+        },
+        Tok::Bytes => {
+            let text = text.get(1..).unwrap_or("");
+            match super::unescape::verbatim(text) {
+                Some(body) => Ok(Literal::Bytes(Arc::from(body.as_bytes()))),
+                None => super::unescape::unescape(text, true, cel_go)
+                    .map(|bytes| Literal::Bytes(Arc::from(bytes)))
+                    .map_err(String::from),
+            }
+        }
         Tok::True => Ok(Literal::Bool(true)),
         Tok::False => Ok(Literal::Bool(false)),
         Tok::Null => Ok(Literal::Null),
