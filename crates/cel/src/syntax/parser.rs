@@ -232,54 +232,53 @@ impl MacroNames {
     }
 }
 
-/// An operator: its function name and the name's [`MacroNames`] bit,
-/// computed at compile time (an operator is looked up among the macros as
-/// any global call is, cel-go's `globalCallOrMacro`).
-#[derive(Clone, Copy)]
+/// An operator: its function name (built at compile time, copied into each
+/// call) and the name's [`MacroNames`] bit (an operator is looked up among
+/// the macros as any global call is, cel-go's `globalCallOrMacro`).
 struct Op {
-    name: &'static str,
+    name: Name,
     bit: u128,
 }
 
 impl Op {
     const fn new(name: &'static str) -> Op {
         Op {
-            name,
+            name: Name::const_new(name),
             bit: MacroNames::bit(name),
         }
     }
 }
 
-const OP_CONDITIONAL: Op = Op::new("_?_:_");
-const OP_OR: Op = Op::new("_||_");
-const OP_AND: Op = Op::new("_&&_");
-const OP_EQ: Op = Op::new("_==_");
-const OP_NE: Op = Op::new("_!=_");
-const OP_IN: Op = Op::new("@in");
-const OP_LT: Op = Op::new("_<_");
-const OP_LE: Op = Op::new("_<=_");
-const OP_GE: Op = Op::new("_>=_");
-const OP_GT: Op = Op::new("_>_");
-const OP_MUL: Op = Op::new("_*_");
-const OP_DIV: Op = Op::new("_/_");
-const OP_MOD: Op = Op::new("_%_");
-const OP_ADD: Op = Op::new("_+_");
-const OP_SUB: Op = Op::new("_-_");
-const OP_NOT: Op = Op::new("!_");
-const OP_NEG: Op = Op::new("-_");
-const OP_INDEX: Op = Op::new("_[_]");
-const OP_OPT_INDEX: Op = Op::new("_[?_]");
+static OP_CONDITIONAL: Op = Op::new("_?_:_");
+static OP_OR: Op = Op::new("_||_");
+static OP_AND: Op = Op::new("_&&_");
+static OP_EQ: Op = Op::new("_==_");
+static OP_NE: Op = Op::new("_!=_");
+static OP_IN: Op = Op::new("@in");
+static OP_LT: Op = Op::new("_<_");
+static OP_LE: Op = Op::new("_<=_");
+static OP_GE: Op = Op::new("_>=_");
+static OP_GT: Op = Op::new("_>_");
+static OP_MUL: Op = Op::new("_*_");
+static OP_DIV: Op = Op::new("_/_");
+static OP_MOD: Op = Op::new("_%_");
+static OP_ADD: Op = Op::new("_+_");
+static OP_SUB: Op = Op::new("_-_");
+static OP_NOT: Op = Op::new("!_");
+static OP_NEG: Op = Op::new("-_");
+static OP_INDEX: Op = Op::new("_[_]");
+static OP_OPT_INDEX: Op = Op::new("_[?_]");
 
 /// The operator of a relation operator token.
-fn relation_op(t: Tok) -> Op {
+fn relation_op(t: Tok) -> &'static Op {
     match t {
-        Tok::Eq => OP_EQ,
-        Tok::Ne => OP_NE,
-        Tok::In => OP_IN,
-        Tok::Lt => OP_LT,
-        Tok::Le => OP_LE,
-        Tok::Ge => OP_GE,
-        _ => OP_GT,
+        Tok::Eq => &OP_EQ,
+        Tok::Ne => &OP_NE,
+        Tok::In => &OP_IN,
+        Tok::Lt => &OP_LT,
+        Tok::Le => &OP_LE,
+        Tok::Ge => &OP_GE,
+        _ => &OP_GT,
     }
 }
 
@@ -294,13 +293,13 @@ fn calc_prec(t: Tok) -> u8 {
 }
 
 /// The operator of an arithmetic operator token.
-fn calc_op(t: Tok) -> Op {
+fn calc_op(t: Tok) -> &'static Op {
     match t {
-        Tok::Star => OP_MUL,
-        Tok::Slash => OP_DIV,
-        Tok::Percent => OP_MOD,
-        Tok::Plus => OP_ADD,
-        _ => OP_SUB,
+        Tok::Star => &OP_MUL,
+        Tok::Slash => &OP_DIV,
+        Tok::Percent => &OP_MOD,
+        Tok::Plus => &OP_ADD,
+        _ => &OP_SUB,
     }
 }
 
@@ -457,7 +456,7 @@ pub(crate) fn parse_source(
     })
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     // ----- tokens -------------------------------------------------------
 
     fn cur(&self) -> Tok {
@@ -483,7 +482,7 @@ impl Parser<'_> {
         })
     }
 
-    fn text(&self, t: Token) -> &str {
+    fn text(&self, t: Token) -> &'a str {
         self.src.get(t.start as usize..t.end as usize).unwrap_or("")
     }
 
@@ -980,7 +979,7 @@ impl Parser<'_> {
         let if_false = self.expr(rec);
         self.operator(
             id,
-            OP_CONDITIONAL,
+            &OP_CONDITIONAL,
             smallvec::smallvec![cond, if_true, if_false],
             true,
         )
@@ -1000,7 +999,7 @@ impl Parser<'_> {
         let t = self.advance();
         let op_id = self.new_id(t.offset);
         let second = self.logic_operand(inner, op);
-        let function = if op == Tok::Or { OP_OR } else { OP_AND };
+        let function = if op == Tok::Or { &OP_OR } else { &OP_AND };
         if self.stopped() || self.cur() != op {
             // One operator (the common case): the balanced tree is the call itself.
             return self.operator(op_id, function, smallvec::smallvec![first, second], false);
@@ -1026,14 +1025,14 @@ impl Parser<'_> {
     }
 
     /// cel-go's balanced logic tree over `terms` (one more than `ops`).
-    fn balance(&mut self, function: Op, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
+    fn balance(&mut self, function: &'static Op, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
         let mut slots: Vec<Option<Expr>> = terms.into_iter().map(Some).collect();
         self.balanced(function, &mut slots, ops, 0, ops.len().saturating_sub(1))
     }
 
     fn balanced(
         &mut self,
-        function: Op,
+        function: &'static Op,
         terms: &mut [Option<Expr>],
         ops: &[ExprId],
         lo: usize,
@@ -1133,7 +1132,7 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => self.operator(id, OP_NOT, smallvec::smallvec![target], false),
+                    Some(id) => self.operator(id, &OP_NOT, smallvec::smallvec![target], false),
                     None => target,
                 }
             }
@@ -1157,7 +1156,7 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => self.operator(id, OP_NEG, smallvec::smallvec![target], false),
+                    Some(id) => self.operator(id, &OP_NEG, smallvec::smallvec![target], false),
                     None => target,
                 }
             }
@@ -1185,8 +1184,8 @@ impl Parser<'_> {
                             let Some(args) = self.call_args(rec) else {
                                 return self.error_node(open.offset);
                             };
-                            let name = self.text(name_tok).to_string();
-                            e = self.call_or_macro(id, &name, Some(e), args, true);
+                            let name = self.text(name_tok);
+                            e = self.call_or_macro(id, name, Some(e), args, true);
                         }
                         (Tok::Ident | Tok::EscIdent, _) => {
                             let dot = self.advance();
@@ -1226,7 +1225,7 @@ impl Parser<'_> {
                         e = self.semantic_error(open.offset, "unsupported syntax '[?'");
                         continue;
                     }
-                    let function = if optional { OP_OPT_INDEX } else { OP_INDEX };
+                    let function = if optional { &OP_OPT_INDEX } else { &OP_INDEX };
                     e = self.operator(id, function, smallvec::smallvec![e, index], true);
                 }
                 _ => break,
@@ -1802,9 +1801,9 @@ impl Parser<'_> {
 
     /// [`Parser::call_or_macro`] of an operator: the macros are searched
     /// only when one may have the operator's name.
-    fn operator(&mut self, id: ExprId, op: Op, args: CallArgs, counted: bool) -> Expr {
+    fn operator(&mut self, id: ExprId, op: &'static Op, args: CallArgs, counted: bool) -> Expr {
         if self.macro_names().0 & op.bit != 0 {
-            return self.call_or_macro(id, op.name, None, args, counted);
+            return self.call_or_macro(id, &op.name, None, args, counted);
         }
         let depth = self.max_vdepth(&args) + u32::from(counted);
         if self.too_deep(depth) {
@@ -1813,7 +1812,7 @@ impl Parser<'_> {
         self.set_vdepth(id, depth);
         let call = Call {
             target: None,
-            function: Name::const_new(op.name),
+            function: op.name.clone(),
             args,
         };
         Expr::new(id, ExprKind::Call(Box::new(call)))
