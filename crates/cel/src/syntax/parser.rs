@@ -333,7 +333,6 @@ pub(crate) fn parse_source(
     opts: &ParserOptions,
     macro_names: Option<MacroNames>,
 ) -> Result<Ast, Issues> {
-    let mut issues = Issues::new(source.clone());
     let text = source.text();
     // A text of at most the limit in bytes is within it in code points: count
     // them only for longer texts.
@@ -341,6 +340,7 @@ pub(crate) fn parse_source(
         && let size = text.chars().count()
         && size > opts.max_expression_length
     {
+        let mut issues = Issues::new(source.clone());
         issues.push(
             None,
             0,
@@ -430,12 +430,15 @@ pub(crate) fn parse_source(
             format!("Syntax error: More than {limit} syntax errors"),
         ));
     }
-    SPARE.set(Spare {
+    let spare = Spare {
         tokens: crate::spare::emptied(p.toks),
         vdepth: crate::spare::emptied(p.vdepth),
-    });
+    };
+    SPARE.with(|s| s.set(spare));
     if !p.errors.is_empty() {
-        for (offset, id, msg) in p.errors {
+        let errors = p.errors;
+        let mut issues = Issues::new(source);
+        for (offset, id, msg) in errors {
             issues.push(offset, id, msg);
         }
         return Err(issues);
@@ -875,9 +878,6 @@ impl<'a> Parser<'a> {
         loop {
             match kind(k) {
                 Tok::Ident => {
-                    if super::is_reserved_word(self.text(toks[k])) {
-                        return None;
-                    }
                     k += 1;
                     while kind(k) == Tok::Dot && kind(k + 1) == Tok::Ident {
                         k += 2;
@@ -914,11 +914,17 @@ impl<'a> Parser<'a> {
     fn flat_calc(&mut self, min_prec: u8) -> Expr {
         let first = self.tok();
         let mut lhs = if first.kind == Tok::Ident {
-            // `primary`'s identifier (not reserved: `flat_scan` checked)
-            // and `member`'s selections.
-            let name = Name::from(self.text(first));
+            // `primary`'s identifier and `member`'s selections.
+            let name_text = self.text(first);
             self.advance();
-            let mut e = self.node(first.offset, ExprKind::Ident(name));
+            let mut e = if super::is_reserved_word(name_text) {
+                // As `ident_call_or_message` reports it (the selections
+                // that follow apply to the error node).
+                let msg = format!("reserved identifier: {name_text}");
+                self.semantic_error(first.offset, msg)
+            } else {
+                self.node(first.offset, ExprKind::Ident(Name::from(name_text)))
+            };
             while self.cur() == Tok::Dot {
                 let dot = self.advance();
                 let name_tok = self.advance();
