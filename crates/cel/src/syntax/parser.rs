@@ -961,7 +961,10 @@ impl<'a> Parser<'a> {
             return Some(self.error_node(here));
         }
         let e = if self.enter(Rule::Calc) {
-            let e = self.primary(rec);
+            let e = match self.ident_chain() {
+                Some(e) => e,
+                None => self.primary(rec),
+            };
             self.leave(Rule::Calc);
             e
         } else {
