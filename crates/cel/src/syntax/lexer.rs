@@ -349,6 +349,17 @@ static IDENT_BYTE: [bool; 256] = {
     t
 };
 
+/// The bytes a one-line quoted body stops at: quotes, backslashes, line ends.
+static QUOTED_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'\'' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t
+};
+
 fn is_continuation(b: u8) -> bool {
     (0x80..0xC0).contains(&b)
 }
@@ -624,6 +635,10 @@ impl Lexer<'_> {
         }
         let mut p = q_pos + 1;
         loop {
+            // Characters with no role in a one-line body, skipped in bulk.
+            while p < self.src.len() && !QUOTED_STOP[usize::from(self.src[p])] {
+                p += 1;
+            }
             match self.at(p) {
                 None => return Err(p),
                 Some(b'\n' | b'\r') => return Err(p),

@@ -24,6 +24,18 @@ use super::ast::{
 /// `HiddenAccumulatorName`: not writable in source, so it cannot collide).
 pub(crate) const ACCUMULATOR: &str = "@result";
 
+/// [`ACCUMULATOR`] as a name, built at compile time (copied into each node).
+static ACCUMULATOR_NAME: Name = Name::const_new(ACCUMULATOR);
+
+/// The functions the built-in expanders call, built at compile time.
+static NOT_STRICTLY_FALSE: Name = Name::const_new("@not_strictly_false");
+static NOT: Name = Name::const_new("!_");
+static AND: Name = Name::const_new("_&&_");
+static OR: Name = Name::const_new("_||_");
+static ADD: Name = Name::const_new("_+_");
+static EQUALS: Name = Name::const_new("_==_");
+static CONDITIONAL: Name = Name::const_new("_?_:_");
+
 /// The accumulator name older cel-go versions used; still rejected as an
 /// iteration variable name.
 pub(crate) const LEGACY_ACCUMULATOR: &str = "__result__";
@@ -66,7 +78,7 @@ impl MacroContext<'_> {
 
     /// A reference to the accumulator.
     pub fn accu_ident(&mut self) -> Expr {
-        self.ident(ACCUMULATOR)
+        Expr::new(self.next_id(), ExprKind::Ident(ACCUMULATOR_NAME.clone()))
     }
 
     /// A new literal node.
@@ -89,6 +101,16 @@ impl MacroContext<'_> {
         let call = Call {
             target: None,
             function: function.into(),
+            args,
+        };
+        Expr::new(self.next_id(), ExprKind::Call(Box::new(call)))
+    }
+
+    /// [`MacroContext::call`] of a function whose name the expanders keep.
+    fn call_of(&mut self, function: &'static Name, args: CallArgs) -> Expr {
+        let call = Call {
+            target: None,
+            function: function.clone(),
             args,
         };
         Expr::new(self.next_id(), ExprKind::Call(Box::new(call)))
@@ -173,6 +195,27 @@ impl MacroContext<'_> {
             iter_var2: iter_var2.map(Name::from),
             iter_range,
             accu_var: accu_var.into(),
+            accu_init,
+            loop_condition,
+            loop_step,
+            result,
+        };
+        Expr::new(self.next_id(), ExprKind::Comprehension(Box::new(c)))
+    }
+
+    /// A one-variable comprehension over the accumulator [`ACCUMULATOR`],
+    /// of the iteration variable's name as the expander holds it.
+    fn accumulation(
+        &mut self,
+        iter_range: Expr,
+        iter_var: Name,
+        [accu_init, loop_condition, loop_step, result]: [Expr; 4],
+    ) -> Expr {
+        let c = Comprehension {
+            iter_var,
+            iter_var2: None,
+            iter_range,
+            accu_var: ACCUMULATOR_NAME.clone(),
             accu_init,
             loop_condition,
             loop_step,
@@ -419,19 +462,19 @@ fn quantifier_parts(ctx: &mut MacroContext<'_>, kind: Quantifier, pred: Expr) ->
         Quantifier::All => {
             let init = ctx.bool(true);
             let a = ctx.accu_ident();
-            let cond = ctx.call("@not_strictly_false", smallvec::smallvec![a]);
+            let cond = ctx.call_of(&NOT_STRICTLY_FALSE, smallvec::smallvec![a]);
             let a = ctx.accu_ident();
-            let step = ctx.call("_&&_", smallvec::smallvec![a, pred]);
+            let step = ctx.call_of(&AND, smallvec::smallvec![a, pred]);
             let result = ctx.accu_ident();
             [init, cond, step, result]
         }
         Quantifier::Exists => {
             let init = ctx.bool(false);
             let a = ctx.accu_ident();
-            let not = ctx.call("!_", smallvec::smallvec![a]);
-            let cond = ctx.call("@not_strictly_false", smallvec::smallvec![not]);
+            let not = ctx.call_of(&NOT, smallvec::smallvec![a]);
+            let cond = ctx.call_of(&NOT_STRICTLY_FALSE, smallvec::smallvec![not]);
             let a = ctx.accu_ident();
-            let step = ctx.call("_||_", smallvec::smallvec![a, pred]);
+            let step = ctx.call_of(&OR, smallvec::smallvec![a, pred]);
             let result = ctx.accu_ident();
             [init, cond, step, result]
         }
@@ -440,12 +483,12 @@ fn quantifier_parts(ctx: &mut MacroContext<'_>, kind: Quantifier, pred: Expr) ->
             let cond = ctx.bool(true);
             let a = ctx.accu_ident();
             let one = ctx.int(1);
-            let plus = ctx.call("_+_", smallvec::smallvec![a, one]);
+            let plus = ctx.call_of(&ADD, smallvec::smallvec![a, one]);
             let a = ctx.accu_ident();
-            let step = ctx.call("_?_:_", smallvec::smallvec![pred, plus, a]);
+            let step = ctx.call_of(&CONDITIONAL, smallvec::smallvec![pred, plus, a]);
             let a = ctx.accu_ident();
             let one = ctx.int(1);
-            let result = ctx.call("_==_", smallvec::smallvec![a, one]);
+            let result = ctx.call_of(&EQUALS, smallvec::smallvec![a, one]);
             [init, cond, step, result]
         }
     }
@@ -459,17 +502,9 @@ fn quantifier(
 ) -> Result<Option<Expr>, MacroError> {
     let v = iter_var(ctx, &args[0], "argument must be a simple name")?;
     let pred = arg(args, 1);
-    let [init, cond, step, result] = quantifier_parts(ctx, kind, pred);
+    let parts = quantifier_parts(ctx, kind, pred);
     let range = take_target(target);
-    Ok(Some(ctx.comprehension(
-        range,
-        &v,
-        ACCUMULATOR,
-        init,
-        cond,
-        step,
-        result,
-    )))
+    Ok(Some(ctx.accumulation(range, v, parts)))
 }
 
 fn expand_all(
@@ -512,13 +547,13 @@ fn make_map(
     let cond = ctx.bool(true);
     let a = ctx.accu_ident();
     let single = ctx.list(vec![f]);
-    let mut step = ctx.call("_+_", smallvec::smallvec![a, single]);
+    let mut step = ctx.call_of(&ADD, smallvec::smallvec![a, single]);
     if let Some(filter) = filter {
         let a = ctx.accu_ident();
-        step = ctx.call("_?_:_", smallvec::smallvec![filter, step, a]);
+        step = ctx.call_of(&CONDITIONAL, smallvec::smallvec![filter, step, a]);
     }
     let result = ctx.accu_ident();
-    Ok(ctx.comprehension(range, &v, ACCUMULATOR, init, cond, step, result))
+    Ok(ctx.accumulation(range, v, [init, cond, step, result]))
 }
 
 fn expand_map(
@@ -543,20 +578,12 @@ fn expand_filter(
     let cond = ctx.bool(true);
     let a = ctx.accu_ident();
     let single = ctx.list(vec![var_ref]);
-    let step = ctx.call("_+_", smallvec::smallvec![a, single]);
+    let step = ctx.call_of(&ADD, smallvec::smallvec![a, single]);
     let a = ctx.accu_ident();
-    let step = ctx.call("_?_:_", smallvec::smallvec![filter, step, a]);
+    let step = ctx.call_of(&CONDITIONAL, smallvec::smallvec![filter, step, a]);
     let result = ctx.accu_ident();
     let range = take_target(target);
-    Ok(Some(ctx.comprehension(
-        range,
-        &v,
-        ACCUMULATOR,
-        init,
-        cond,
-        step,
-        result,
-    )))
+    Ok(Some(ctx.accumulation(range, v, [init, cond, step, result])))
 }
 
 fn opt_var(ctx: &MacroContext<'_>, e: &Expr, msg: &str) -> Result<Name, MacroError> {
@@ -586,7 +613,9 @@ fn expand_opt_map(
     let comp = ctx.comprehension(range, UNUSED_ITER_VAR, &var, value, cond, step, map_expr);
     let of = ctx.call("optional.of", smallvec::smallvec![comp]);
     let none = ctx.call("optional.none", CallArgs::new());
-    Ok(Some(ctx.call("_?_:_", smallvec::smallvec![has, of, none])))
+    Ok(Some(
+        ctx.call_of(&CONDITIONAL, smallvec::smallvec![has, of, none]),
+    ))
 }
 
 fn expand_opt_flat_map(
@@ -609,9 +638,10 @@ fn expand_opt_flat_map(
     let step = ctx.ident(&var);
     let comp = ctx.comprehension(range, UNUSED_ITER_VAR, &var, value, cond, step, map_expr);
     let none = ctx.call("optional.none", CallArgs::new());
-    Ok(Some(
-        ctx.call("_?_:_", smallvec::smallvec![has, comp, none]),
-    ))
+    Ok(Some(ctx.call_of(
+        &CONDITIONAL,
+        smallvec::smallvec![has, comp, none],
+    )))
 }
 
 fn is_cel_namespace(target: &Option<Expr>) -> bool {
@@ -798,7 +828,7 @@ fn transform(
         Transform::List => {
             let a = ctx.accu_ident();
             let single = ctx.list(vec![f]);
-            ctx.call("_+_", smallvec::smallvec![a, single])
+            ctx.call_of(&ADD, smallvec::smallvec![a, single])
         }
         Transform::Map => {
             let a = ctx.accu_ident();
@@ -812,7 +842,7 @@ fn transform(
     };
     if let Some(filter) = filter {
         let a = ctx.accu_ident();
-        step = ctx.call("_?_:_", smallvec::smallvec![filter, step, a]);
+        step = ctx.call_of(&CONDITIONAL, smallvec::smallvec![filter, step, a]);
     }
     let init = if kind == Transform::List {
         ctx.list(Vec::new())

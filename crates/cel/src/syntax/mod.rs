@@ -17,6 +17,8 @@
 mod ast;
 #[cfg(any(test, feature = "internals"))]
 pub(crate) mod debug;
+#[cfg(test)]
+mod fast_path_tests;
 mod lexer;
 pub mod macros;
 mod parser;

@@ -199,6 +199,8 @@ struct Parser<'a> {
     vdepth_exceeded: bool,
     /// The macros' names (from the environment, else built at the first call).
     macro_names: Option<MacroNames>,
+    /// The last [`Parser::flat_scan`]: the token it started at and its result.
+    flat_scanned: (usize, Option<usize>),
 }
 
 /// A one-bit-per-name filter of a set of macro names: a call whose name's bit
@@ -213,16 +215,91 @@ impl MacroNames {
         MacroNames(macros.iter().fold(0, |b, m| b | Self::bit(&m.name)))
     }
 
-    fn bit(name: &str) -> u128 {
-        let h = name
-            .bytes()
-            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    const fn bit(name: &str) -> u128 {
+        let bytes = name.as_bytes();
+        let mut h = 0u32;
+        let mut i = 0;
+        while i < bytes.len() {
+            h = h.wrapping_mul(31).wrapping_add(bytes[i] as u32);
+            i += 1;
+        }
         1 << (h % 128)
     }
 
     /// False when no macro is named `name`.
     fn may_contain(self, name: &str) -> bool {
         self.0 & Self::bit(name) != 0
+    }
+}
+
+/// An operator: its function name (built at compile time, copied into each
+/// call) and the name's [`MacroNames`] bit (an operator is looked up among
+/// the macros as any global call is, cel-go's `globalCallOrMacro`).
+struct Op {
+    name: Name,
+    bit: u128,
+}
+
+impl Op {
+    const fn new(name: &'static str) -> Op {
+        Op {
+            name: Name::const_new(name),
+            bit: MacroNames::bit(name),
+        }
+    }
+}
+
+static OP_CONDITIONAL: Op = Op::new("_?_:_");
+static OP_OR: Op = Op::new("_||_");
+static OP_AND: Op = Op::new("_&&_");
+static OP_EQ: Op = Op::new("_==_");
+static OP_NE: Op = Op::new("_!=_");
+static OP_IN: Op = Op::new("@in");
+static OP_LT: Op = Op::new("_<_");
+static OP_LE: Op = Op::new("_<=_");
+static OP_GE: Op = Op::new("_>=_");
+static OP_GT: Op = Op::new("_>_");
+static OP_MUL: Op = Op::new("_*_");
+static OP_DIV: Op = Op::new("_/_");
+static OP_MOD: Op = Op::new("_%_");
+static OP_ADD: Op = Op::new("_+_");
+static OP_SUB: Op = Op::new("_-_");
+static OP_NOT: Op = Op::new("!_");
+static OP_NEG: Op = Op::new("-_");
+static OP_INDEX: Op = Op::new("_[_]");
+static OP_OPT_INDEX: Op = Op::new("_[?_]");
+
+/// The operator of a relation operator token.
+fn relation_op(t: Tok) -> &'static Op {
+    match t {
+        Tok::Eq => &OP_EQ,
+        Tok::Ne => &OP_NE,
+        Tok::In => &OP_IN,
+        Tok::Lt => &OP_LT,
+        Tok::Le => &OP_LE,
+        Tok::Ge => &OP_GE,
+        _ => &OP_GT,
+    }
+}
+
+/// The precedence of an arithmetic operator token (2 multiplicative, 1
+/// additive), 0 for any other token.
+fn calc_prec(t: Tok) -> u8 {
+    match t {
+        Tok::Star | Tok::Slash | Tok::Percent => 2,
+        Tok::Plus | Tok::Minus => 1,
+        _ => 0,
+    }
+}
+
+/// The operator of an arithmetic operator token.
+fn calc_op(t: Tok) -> &'static Op {
+    match t {
+        Tok::Star => &OP_MUL,
+        Tok::Slash => &OP_DIV,
+        Tok::Percent => &OP_MOD,
+        Tok::Plus => &OP_ADD,
+        _ => &OP_SUB,
     }
 }
 
@@ -244,13 +321,18 @@ thread_local! {
     };
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to parse through the general path only.
+    pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Parses `source` into a macro-expanded AST.
 pub(crate) fn parse_source(
     source: Arc<Source>,
     opts: &ParserOptions,
     macro_names: Option<MacroNames>,
 ) -> Result<Ast, Issues> {
-    let mut issues = Issues::new(source.clone());
     let text = source.text();
     // A text of at most the limit in bytes is within it in code points: count
     // them only for longer texts.
@@ -258,6 +340,7 @@ pub(crate) fn parse_source(
         && let size = text.chars().count()
         && size > opts.max_expression_length
     {
+        let mut issues = Issues::new(source.clone());
         issues.push(
             None,
             0,
@@ -302,6 +385,7 @@ pub(crate) fn parse_source(
         depth: [0; 3],
         vdepth_exceeded: false,
         macro_names,
+        flat_scanned: (usize::MAX, None),
     };
     for e in lex_errors.into_iter().take(opts.error_reporting_limit + 1) {
         p.errors.push((Some(e.offset as usize), 0, e.message));
@@ -346,12 +430,15 @@ pub(crate) fn parse_source(
             format!("Syntax error: More than {limit} syntax errors"),
         ));
     }
-    SPARE.set(Spare {
+    let spare = Spare {
         tokens: crate::spare::emptied(p.toks),
         vdepth: crate::spare::emptied(p.vdepth),
-    });
+    };
+    SPARE.with(|s| s.set(spare));
     if !p.errors.is_empty() {
-        for (offset, id, msg) in p.errors {
+        let errors = p.errors;
+        let mut issues = Issues::new(source);
+        for (offset, id, msg) in errors {
             issues.push(offset, id, msg);
         }
         return Err(issues);
@@ -372,7 +459,7 @@ pub(crate) fn parse_source(
     })
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     // ----- tokens -------------------------------------------------------
 
     fn cur(&self) -> Tok {
@@ -398,7 +485,7 @@ impl Parser<'_> {
         })
     }
 
-    fn text(&self, t: Token) -> &str {
+    fn text(&self, t: Token) -> &'a str {
         self.src.get(t.start as usize..t.end as usize).unwrap_or("")
     }
 
@@ -427,6 +514,18 @@ impl Parser<'_> {
         self.abort != Abort::None
     }
 
+    /// Whether the fast paths (`leaf`, `ident_chain`) may run; tests turn
+    /// them off to compare them with the general path.
+    #[inline(always)]
+    fn fast_paths(&self) -> bool {
+        #[cfg(test)]
+        {
+            !GENERAL_ONLY.get()
+        }
+        #[cfg(not(test))]
+        true
+    }
+
     // ----- ids and nodes -----------------------------------------------------
 
     fn new_id(&mut self, offset: u32) -> ExprId {
@@ -447,11 +546,12 @@ impl Parser<'_> {
                 if d == 0 {
                     return;
                 }
-                if self.vdepth.is_empty() {
-                    // Sized once for the nodes the parse expects.
-                    self.vdepth.reserve(self.ids.offsets.capacity().max(i + 1));
-                }
-                self.vdepth.resize(i + 1, 0);
+                // Zeroed (depth 0, as past its end) for all the nodes the
+                // parse expects, so that the next nodes find their slots
+                // without a resize (the kept vector may have more room, from
+                // a larger expression: not zeroed).
+                let len = self.ids.offsets.capacity().max(i + 1);
+                self.vdepth.resize(len, 0);
             }
             self.vdepth[i] = d;
         }
@@ -728,10 +828,122 @@ impl Parser<'_> {
         }
         let e = match self.leaf(rec) {
             Some(e) => e,
-            None => self.expr_inner(rec),
+            None => match self.flat_end() {
+                // Nothing of `expr`, `conditionalOr` or `conditionalAnd`
+                // matches after the relation.
+                Some(end) if LEAF_END.contains(end) => self.flat_relation(),
+                _ => self.expr_inner(rec),
+            },
         };
         self.leave(Rule::Expr);
         e
+    }
+
+    /// Where a flat relation starting at the current token ends: the kind of
+    /// the token after it, `None` when no flat relation starts here.
+    ///
+    /// A flat relation is a sequence of operands joined by relation and
+    /// arithmetic operators (`a.b <= c`, `x % 2 == 0`), its operands
+    /// identifiers with their field selections or lone literal tokens, none
+    /// followed by a selection, index, call or message; and it must fit the
+    /// recursion limits as parsed by the general path (a relation and its
+    /// right operand, three levels of `calc`). For it, [`Parser::flat_relation`]
+    /// builds what `relation` would, without the grammar's decisions.
+    fn flat_end(&mut self) -> Option<Tok> {
+        if !self.fast_paths()
+            || self.stopped()
+            || self.depth[Rule::Relation as usize] + 2 > self.max_depth
+            || self.depth[Rule::Calc as usize] + 3 > self.max_depth
+        {
+            return None;
+        }
+        // `expr` and then `relation` ask at the same token.
+        let end = match self.flat_scanned {
+            (start, end) if start == self.pos => end,
+            _ => {
+                let end = self.flat_scan();
+                self.flat_scanned = (self.pos, end);
+                end
+            }
+        };
+        end.map(|k| self.toks.get(k).map_or(Tok::Eof, |t| t.kind))
+    }
+
+    /// The index of the token after the flat relation starting at the
+    /// current token, if one does.
+    fn flat_scan(&self) -> Option<usize> {
+        let toks = &self.toks[..];
+        let kind = |k: usize| toks.get(k).map_or(Tok::Eof, |t| t.kind);
+        let mut k = self.pos;
+        loop {
+            match kind(k) {
+                Tok::Ident => {
+                    k += 1;
+                    while kind(k) == Tok::Dot && kind(k + 1) == Tok::Ident {
+                        k += 2;
+                    }
+                }
+                t if LEAF.contains(t) => k += 1,
+                _ => return None,
+            }
+            let after = kind(k);
+            if matches!(after, Tok::Dot | Tok::LBracket | Tok::LParen | Tok::LBrace) {
+                return None;
+            }
+            if !RELATION_OPS.union(CALC_OPS).contains(after) {
+                return Some(k);
+            }
+            k += 1;
+        }
+    }
+
+    /// `relation` over a flat relation ([`Parser::flat_end`] found one here):
+    /// the same nodes, ids and depth checks, built in the same order.
+    fn flat_relation(&mut self) -> Expr {
+        let mut lhs = self.flat_calc(0);
+        while RELATION_OPS.contains(self.cur()) {
+            let t = self.advance();
+            let id = self.new_id(t.offset);
+            let rhs = self.flat_calc(0);
+            lhs = self.operator(id, relation_op(t.kind), smallvec::smallvec![lhs, rhs], true);
+        }
+        lhs
+    }
+
+    /// `calc` over a flat relation's operands.
+    fn flat_calc(&mut self, min_prec: u8) -> Expr {
+        let first = self.tok();
+        let mut lhs = if first.kind == Tok::Ident {
+            // `primary`'s identifier and `member`'s selections.
+            let name_text = self.text(first);
+            self.advance();
+            let mut e = if super::is_reserved_word(name_text) {
+                // As `ident_call_or_message` reports it (the selections
+                // that follow apply to the error node).
+                let msg = format!("reserved identifier: {name_text}");
+                self.semantic_error(first.offset, msg)
+            } else {
+                self.node(first.offset, ExprKind::Ident(Name::from(name_text)))
+            };
+            while self.cur() == Tok::Dot {
+                let dot = self.advance();
+                let name_tok = self.advance();
+                e = self.select(e, dot, name_tok, false);
+            }
+            e
+        } else {
+            self.literal(TokSet::EMPTY)
+        };
+        loop {
+            let prec = calc_prec(self.cur());
+            if prec == 0 || prec < min_prec {
+                return lhs;
+            }
+            let t = self.advance();
+            let id = self.new_id(t.offset);
+            let rhs = self.flat_calc(prec + 1);
+            lhs = self.operator(id, calc_op(t.kind), smallvec::smallvec![lhs, rhs], true);
+        }
     }
 
     /// The fast path of `expr` for a lone literal or identifier that ends the
@@ -740,7 +952,7 @@ impl Parser<'_> {
     /// precedence level, which would match nothing after the primary.
     /// `None` when the expression is anything else.
     fn leaf(&mut self, rec: TokSet) -> Option<Expr> {
-        if !LEAF.contains(self.cur()) || !LEAF_END.contains(self.la(2)) {
+        if !self.fast_paths() || !LEAF.contains(self.cur()) || !LEAF_END.contains(self.la(2)) {
             return None;
         }
         let here = self.tok().offset;
@@ -749,7 +961,10 @@ impl Parser<'_> {
             return Some(self.error_node(here));
         }
         let e = if self.enter(Rule::Calc) {
-            let e = self.primary(rec);
+            let e = match self.ident_chain() {
+                Some(e) => e,
+                None => self.primary(rec),
+            };
             self.leave(Rule::Calc);
             e
         } else {
@@ -771,10 +986,9 @@ impl Parser<'_> {
             return self.error_node(q.offset);
         }
         let if_false = self.expr(rec);
-        self.call_or_macro(
+        self.operator(
             id,
-            "_?_:_",
-            None,
+            &OP_CONDITIONAL,
             smallvec::smallvec![cond, if_true, if_false],
             true,
         )
@@ -794,16 +1008,10 @@ impl Parser<'_> {
         let t = self.advance();
         let op_id = self.new_id(t.offset);
         let second = self.logic_operand(inner, op);
-        let function = if op == Tok::Or { "_||_" } else { "_&&_" };
+        let function = if op == Tok::Or { &OP_OR } else { &OP_AND };
         if self.stopped() || self.cur() != op {
             // One operator (the common case): the balanced tree is the call itself.
-            return self.call_or_macro(
-                op_id,
-                function,
-                None,
-                smallvec::smallvec![first, second],
-                false,
-            );
+            return self.operator(op_id, function, smallvec::smallvec![first, second], false);
         }
         let mut terms = vec![first, second];
         let mut ops = vec![op_id];
@@ -826,14 +1034,14 @@ impl Parser<'_> {
     }
 
     /// cel-go's balanced logic tree over `terms` (one more than `ops`).
-    fn balance(&mut self, function: &str, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
+    fn balance(&mut self, function: &'static Op, terms: Vec<Expr>, ops: &[ExprId]) -> Expr {
         let mut slots: Vec<Option<Expr>> = terms.into_iter().map(Some).collect();
         self.balanced(function, &mut slots, ops, 0, ops.len().saturating_sub(1))
     }
 
     fn balanced(
         &mut self,
-        function: &str,
+        function: &'static Op,
         terms: &mut [Option<Expr>],
         ops: &[ExprId],
         lo: usize,
@@ -851,7 +1059,7 @@ impl Parser<'_> {
             Some(self.balanced(function, terms, ops, mid + 1, hi))
         };
         let args: CallArgs = [left, right].into_iter().flatten().collect();
-        self.call_or_macro(ops[mid], function, None, args, false)
+        self.operator(ops[mid], function, args, false)
     }
 
     /// `relation : calc | relation op relation` (left-associative, one precedence).
@@ -859,6 +1067,11 @@ impl Parser<'_> {
         let here = self.tok().offset;
         if !self.enter(Rule::Relation) {
             return self.error_node(here);
+        }
+        if self.flat_end().is_some() {
+            let e = self.flat_relation();
+            self.leave(Rule::Relation);
+            return e;
         }
         let inner = rec.union(RELATION_OPS);
         let mut lhs = self.calc(0, inner);
@@ -870,16 +1083,7 @@ impl Parser<'_> {
             }
             let rhs = self.calc(0, inner);
             self.leave(Rule::Relation);
-            let function = match t.kind {
-                Tok::Eq => "_==_",
-                Tok::Ne => "_!=_",
-                Tok::In => "@in",
-                Tok::Lt => "_<_",
-                Tok::Le => "_<=_",
-                Tok::Ge => "_>=_",
-                _ => "_>_",
-            };
-            lhs = self.call_or_macro(id, function, None, smallvec::smallvec![lhs, rhs], true);
+            lhs = self.operator(id, relation_op(t.kind), smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Relation);
         lhs
@@ -894,25 +1098,14 @@ impl Parser<'_> {
         }
         let mut lhs = self.unary(rec.union(CALC_OPS));
         while !self.stopped() {
-            let prec = match self.cur() {
-                Tok::Star | Tok::Slash | Tok::Percent => 2,
-                Tok::Plus | Tok::Minus => 1,
-                _ => break,
-            };
-            if prec < min_prec {
+            let prec = calc_prec(self.cur());
+            if prec == 0 || prec < min_prec {
                 break;
             }
             let t = self.advance();
             let id = self.new_id(t.offset);
             let rhs = self.calc(prec + 1, rec);
-            let function = match t.kind {
-                Tok::Star => "_*_",
-                Tok::Slash => "_/_",
-                Tok::Percent => "_%_",
-                Tok::Plus => "_+_",
-                _ => "_-_",
-            };
-            lhs = self.call_or_macro(id, function, None, smallvec::smallvec![lhs, rhs], true);
+            lhs = self.operator(id, calc_op(t.kind), smallvec::smallvec![lhs, rhs], true);
         }
         self.leave(Rule::Calc);
         lhs
@@ -948,9 +1141,7 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => {
-                        self.call_or_macro(id, "!_", None, smallvec::smallvec![target], false)
-                    }
+                    Some(id) => self.operator(id, &OP_NOT, smallvec::smallvec![target], false),
                     None => target,
                 }
             }
@@ -974,9 +1165,7 @@ impl Parser<'_> {
                 let id = (n % 2 == 1).then(|| self.new_id(first.offset));
                 let target = self.member(rec);
                 match id {
-                    Some(id) => {
-                        self.call_or_macro(id, "-_", None, smallvec::smallvec![target], false)
-                    }
+                    Some(id) => self.operator(id, &OP_NEG, smallvec::smallvec![target], false),
                     None => target,
                 }
             }
@@ -987,7 +1176,10 @@ impl Parser<'_> {
     /// `member : primary | member '.' '?'? escapeIdent | member '.' IDENTIFIER '(' exprList? ')'
     ///         | member '[' '?'? expr ']'`
     fn member(&mut self, rec: TokSet) -> Expr {
-        let mut e = self.primary(rec.union(TokSet::of(&[Tok::Dot, Tok::LBracket])));
+        let mut e = match self.ident_chain() {
+            Some(e) => e,
+            None => self.primary(rec.union(TokSet::of(&[Tok::Dot, Tok::LBracket]))),
+        };
         while !self.stopped() {
             match self.cur() {
                 Tok::Dot => {
@@ -1001,8 +1193,8 @@ impl Parser<'_> {
                             let Some(args) = self.call_args(rec) else {
                                 return self.error_node(open.offset);
                             };
-                            let name = self.text(name_tok).to_string();
-                            e = self.call_or_macro(id, &name, Some(e), args, true);
+                            let name = self.text(name_tok);
+                            e = self.call_or_macro(id, name, Some(e), args, true);
                         }
                         (Tok::Ident | Tok::EscIdent, _) => {
                             let dot = self.advance();
@@ -1042,8 +1234,8 @@ impl Parser<'_> {
                         e = self.semantic_error(open.offset, "unsupported syntax '[?'");
                         continue;
                     }
-                    let function = if optional { "_[?_]" } else { "_[_]" };
-                    e = self.call_or_macro(id, function, None, smallvec::smallvec![e, index], true);
+                    let function = if optional { &OP_OPT_INDEX } else { &OP_INDEX };
+                    e = self.operator(id, function, smallvec::smallvec![e, index], true);
                 }
                 _ => break,
             }
@@ -1051,9 +1243,76 @@ impl Parser<'_> {
         e
     }
 
+    /// The fast path of `member` for an identifier and the field selections
+    /// that follow it, `a.b.c` (not a call `a(`, a message `a.b{`, nor a
+    /// member call's name `.c(`, which the general loop then parses): the
+    /// nodes, ids, offsets and depth checks of `primary` and `select`, without
+    /// their decisions. `None`, having consumed nothing, when the member does
+    /// not start so.
+    fn ident_chain(&mut self) -> Option<Expr> {
+        if !self.fast_paths() || self.stopped() {
+            return None;
+        }
+        let first = *self.toks.get(self.pos)?;
+        if first.kind != Tok::Ident {
+            return None;
+        }
+        // `primary`'s look-ahead for a message name, `IDENT ('.' IDENT)* '{'`,
+        // and the selections this path takes (up to a member call's name).
+        let mut k = self.pos + 1;
+        let mut selects_end = k;
+        loop {
+            let kind = self.toks.get(k).map_or(Tok::Eof, |t| t.kind);
+            if kind == Tok::Dot && self.toks.get(k + 1).is_some_and(|t| t.kind == Tok::Ident) {
+                if selects_end == k && self.toks.get(k + 2).is_none_or(|t| t.kind != Tok::LParen) {
+                    selects_end = k + 2;
+                }
+                k += 2;
+                continue;
+            }
+            if kind == Tok::LBrace {
+                return None;
+            }
+            break;
+        }
+        if selects_end == self.pos + 1
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| t.kind == Tok::LParen)
+        {
+            return None;
+        }
+        let name_text = self.text(first);
+        // `ident_call_or_message` reports reserved words.
+        if super::is_reserved_word(name_text) {
+            return None;
+        }
+        let name = Name::from(name_text);
+        // What `advance` does once per token matched.
+        self.error_mode = false;
+        self.last_error_index = None;
+        self.last_error_sites.clear();
+        let mut e = self.node(first.offset, ExprKind::Ident(name));
+        let mut i = self.pos + 1;
+        while i < selects_end {
+            let dot = self.toks[i];
+            let name_tok = self.toks[i + 1];
+            e = self.select(e, dot, name_tok, false);
+            i += 2;
+        }
+        self.pos = selects_end;
+        Some(e)
+    }
+
     fn select(&mut self, operand: Expr, dot: Token, name_tok: Token, optional: bool) -> Expr {
-        let Some(field) = self.ident_text(name_tok) else {
-            return self.error_node(name_tok.offset);
+        let field = if name_tok.kind == Tok::Ident {
+            Name::from(self.text(name_tok))
+        } else {
+            let Some(field) = self.ident_text(name_tok) else {
+                return self.error_node(name_tok.offset);
+            };
+            field
         };
         if optional {
             if !self.opts.enable_optional_syntax {
@@ -1479,10 +1738,7 @@ impl Parser<'_> {
         let mut vararg = None;
         let mut exact = None;
         let opts = self.opts;
-        let macro_names = *self
-            .macro_names
-            .get_or_insert_with(|| MacroNames::of(&opts.macros));
-        let macros = if macro_names.may_contain(function) {
+        let macros = if self.macro_names().may_contain(function) {
             &opts.macros[..]
         } else {
             &[][..]
@@ -1552,6 +1808,34 @@ impl Parser<'_> {
         Expr::new(id, ExprKind::Call(Box::new(call)))
     }
 
+    /// [`Parser::call_or_macro`] of an operator: the macros are searched
+    /// only when one may have the operator's name.
+    fn operator(&mut self, id: ExprId, op: &'static Op, args: CallArgs, counted: bool) -> Expr {
+        if self.macro_names().0 & op.bit != 0 {
+            return self.call_or_macro(id, &op.name, None, args, counted);
+        }
+        let depth = self.max_vdepth(&args) + u32::from(counted);
+        if self.too_deep(depth) {
+            return self.error_node(0);
+        }
+        self.set_vdepth(id, depth);
+        let call = Call {
+            target: None,
+            function: op.name.clone(),
+            args,
+        };
+        Expr::new(id, ExprKind::Call(Box::new(call)))
+    }
+
+    /// The filter of the macros' names (built at the first call when the
+    /// environment gave none).
+    fn macro_names(&mut self) -> MacroNames {
+        let opts = self.opts;
+        *self
+            .macro_names
+            .get_or_insert_with(|| MacroNames::of(&opts.macros))
+    }
+
     fn delete_id(&mut self, id: ExprId) {
         if let Some(o) = usize::try_from(id)
             .ok()
@@ -1600,12 +1884,23 @@ fn literal_value(
                 .map(Literal::Uint)
                 .or_else(|_| invalid("uint"))
         }
-        Tok::String => super::unescape::unescape(text, false, cel_go)
-            .map(|bytes| Literal::String(Arc::from(String::from_utf8(bytes).unwrap_or_default())))
-            .map_err(String::from),
-        Tok::Bytes => super::unescape::unescape(text.get(1..).unwrap_or(""), true, cel_go)
-            .map(|bytes| Literal::Bytes(Arc::from(bytes)))
-            .map_err(String::from),
+        Tok::String => match super::unescape::verbatim(text) {
+            Some(body) => Ok(Literal::String(Arc::from(body))),
+            None => super::unescape::unescape(text, false, cel_go)
+                .map(|bytes| {
+                    Literal::String(Arc::from(String::from_utf8(bytes).unwrap_or_default()))
+                })
+                .map_err(String::from),
+        },
+        Tok::Bytes => {
+            let text = text.get(1..).unwrap_or("");
+            match super::unescape::verbatim(text) {
+                Some(body) => Ok(Literal::Bytes(Arc::from(body.as_bytes()))),
+                None => super::unescape::unescape(text, true, cel_go)
+                    .map(|bytes| Literal::Bytes(Arc::from(bytes)))
+                    .map_err(String::from),
+            }
+        }
         Tok::True => Ok(Literal::Bool(true)),
         Tok::False => Ok(Literal::Bool(false)),
         Tok::Null => Ok(Literal::Null),

@@ -16,27 +16,8 @@ pub fn unescape(
     is_bytes: bool,
     cel_go: CelGoVersion,
 ) -> Result<Vec<u8>, &'static str> {
-    let mut value = token.as_bytes();
-    if value.len() < 2 {
-        return Err(BAD_ESCAPE);
-    }
-    let raw = matches!(value[0], b'r' | b'R');
-    if raw {
-        value = &value[1..];
-    }
-    let n = value.len();
-    if n < 2 || value[0] != value[n - 1] || !matches!(value[0], b'"' | b'\'') {
-        return Err(BAD_ESCAPE);
-    }
-    let q = value[0];
-    let body = if n >= 6 && value[1] == q && value[2] == q {
-        if !(value[n - 2] == q && value[n - 3] == q) {
-            return Err(BAD_ESCAPE);
-        }
-        &value[3..n - 3]
-    } else {
-        &value[1..n - 1]
-    };
+    let (range, raw) = body_range(token.as_bytes())?;
+    let body = &token.as_bytes()[range];
     let mut out = Vec::with_capacity(body.len());
     if raw || !body.contains(&b'\\') {
         push_normalized(&mut out, body);
@@ -130,7 +111,51 @@ pub fn unescape(
 }
 
 /// Copies `body`, turning `\r\n` and `\r` into `\n` as cel-go does.
+/// Where the text between the quotes of a literal token (quotes and `r`
+/// prefix included) lies in it, and whether the literal is raw; cel-go's
+/// error for a malformed token.
+fn body_range(token: &[u8]) -> Result<(std::ops::Range<usize>, bool), &'static str> {
+    if token.len() < 2 {
+        return Err(BAD_ESCAPE);
+    }
+    let raw = matches!(token[0], b'r' | b'R');
+    let from = usize::from(raw);
+    let value = &token[from..];
+    let n = value.len();
+    if n < 2 || value[0] != value[n - 1] || !matches!(value[0], b'"' | b'\'') {
+        return Err(BAD_ESCAPE);
+    }
+    let q = value[0];
+    let range = if n >= 6 && value[1] == q && value[2] == q {
+        if !(value[n - 2] == q && value[n - 3] == q) {
+            return Err(BAD_ESCAPE);
+        }
+        from + 3..from + n - 3
+    } else {
+        from + 1..from + n - 1
+    };
+    Ok((range, raw))
+}
+
+/// The text between the quotes of `token` (as for [`unescape`]) when it is
+/// the literal's value as it stands: no escape to decode (none, or a raw
+/// literal) and no carriage return to normalise. `None` otherwise, and for a
+/// malformed token ([`unescape`] reports it).
+pub fn verbatim(token: &str) -> Option<&str> {
+    let (range, raw) = body_range(token.as_bytes()).ok()?;
+    // The body lies between ASCII quotes: its ends are character boundaries.
+    let body = token.get(range)?;
+    if body.contains('\r') || !raw && body.contains('\\') {
+        return None;
+    }
+    Some(body)
+}
+
 fn push_normalized(out: &mut Vec<u8>, body: &[u8]) {
+    if !body.contains(&b'\r') {
+        out.extend_from_slice(body);
+        return;
+    }
     let mut i = 0;
     while i < body.len() {
         if body[i] == b'\r' {
@@ -170,8 +195,46 @@ fn push_code_point(out: &mut Vec<u8>, v: u32, cel_go: CelGoVersion) -> Result<()
 
 #[cfg(test)]
 mod tests {
-    use super::unescape;
+    use super::{unescape, verbatim};
     use crate::CelGoVersion;
+
+    #[test]
+    fn verbatim_bodies_are_what_unescape_decodes() {
+        let tokens = [
+            "''",
+            "\"\"",
+            "'a'",
+            "\"é\"",
+            "'''a'b'''",
+            "\"\"\"x\"\"\"",
+            "r'a\\n'",
+            "R\"\\\"",
+            "r'''\\'''",
+            "'a\\nb'",
+            "'a\rb'",
+            "r'a\r\nb'",
+            "'''a\r\nb'''",
+            "'",
+            "r'",
+            "'a\"",
+            "'''a''",
+        ];
+        for t in tokens {
+            for is_bytes in [false, true] {
+                let decoded = unescape(t, is_bytes, NEWEST);
+                match verbatim(t) {
+                    Some(body) => assert_eq!(decoded, Ok(body.as_bytes().to_vec()), "{t:?}"),
+                    None => assert!(
+                        decoded.is_err() || t.contains('\\') || t.contains('\r'),
+                        "{t:?}"
+                    ),
+                }
+            }
+        }
+        assert_eq!(verbatim("'a'"), Some("a"));
+        assert_eq!(verbatim("r'\\d'"), Some("\\d"));
+        assert_eq!(verbatim("'\\d'"), None);
+    }
 
     const NEWEST: CelGoVersion = CelGoVersion::V0_29;
 
