@@ -101,6 +101,10 @@ pub(crate) struct Checker<'a> {
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
+    /// Whether a type recorded in `types` may mention a type parameter
+    /// (only composite types and parameters can): the final substitution
+    /// has nothing to do otherwise.
+    params_recorded: bool,
     pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(Name, Type)>,
@@ -137,6 +141,7 @@ impl<'a> Checker<'a> {
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
             types: spare.types(nodes),
+            params_recorded: false,
             references: spare.references(nodes),
             locals: Vec::new(),
             fresh_vars: 0,
@@ -158,6 +163,22 @@ impl<'a> Checker<'a> {
             }
             self.types.resize(i + 1, None);
         }
+        self.params_recorded |= !matches!(
+            t,
+            Type::Dyn
+                | Type::Null
+                | Type::Bool
+                | Type::Int
+                | Type::Uint
+                | Type::Double
+                | Type::String
+                | Type::Bytes
+                | Type::Any
+                | Type::Timestamp
+                | Type::Duration
+                | Type::Object(_)
+                | Type::Error
+        );
         self.types[i] = Some(t);
     }
 
@@ -583,7 +604,7 @@ impl<'a> Checker<'a> {
             self.resolve_logical(call_id, o, args, arg_types);
             return;
         }
-        let (candidates, fresh_after, dyn_resolution) =
+        let (candidates, fresh_after, dyn_resolution, memo) =
             declared.shape(is_member, usize::from(is_member) + args.len());
         // Arguments of type dyn (or error; a node without a type reads as
         // error) are assignable to every parameter that is not itself a type
@@ -598,6 +619,25 @@ impl<'a> Checker<'a> {
             self.fresh_vars += r.fresh;
             self.set_type(call_id, r.result.clone());
             self.set_call_ref(call_id, r.overload_ids.clone());
+            return;
+        }
+        // Arguments of concrete types (no type parameter) resolve as they did
+        // the last time the environment saw the same types (`ResolutionMemo`).
+        let memo = memo.filter(|_| {
+            memo_enabled()
+                && ids
+                    .clone()
+                    .all(|id| self.type_ref(id).is_some_and(|t| !has_type_param(t)))
+        });
+        if let Some(memo) = memo
+            && let Some((t, overload_ids)) = memo.find(ids.clone().map(|id| {
+                // Every argument has a type (`memo` above).
+                self.type_ref(id).unwrap_or(&Type::Error)
+            }))
+        {
+            self.fresh_vars += memo.fresh();
+            self.set_type(call_id, t.clone());
+            self.set_call_ref(call_id, overload_ids.clone());
             return;
         }
         let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
@@ -678,11 +718,16 @@ impl<'a> Checker<'a> {
         self.fresh_vars += fresh_after;
         match result {
             Some(t) => {
-                self.set_type(call_id, t);
                 let ids = match single {
                     Some(c) => c.overload_ids.clone(),
                     None => ids.into(),
                 };
+                if let Some(memo) = memo
+                    && !has_type_param(&t)
+                {
+                    memo.insert(arg_types, &t, &ids);
+                }
+                self.set_type(call_id, t);
                 self.set_call_ref(call_id, ids);
             }
             None => {
@@ -928,12 +973,35 @@ impl<'a> Checker<'a> {
     /// unbound ones replaced by `dyn`.
     pub(crate) fn finish_types(&mut self) -> NodeTypes {
         let mut types = std::mem::take(&mut self.types);
+        if !self.params_recorded {
+            return NodeTypes::from_dense(types);
+        }
         for t in types.iter_mut().flatten() {
             if has_type_param(t) {
                 *t = self.mapping.substitute(t, true);
             }
         }
         NodeTypes::from_dense(types)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether overload resolution uses the environment's memo (tests
+    /// compare checks with and without it).
+    pub(crate) static MEMO_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether overload resolution uses the environment's `ResolutionMemo`.
+#[inline]
+fn memo_enabled() -> bool {
+    #[cfg(test)]
+    {
+        MEMO_ENABLED.get()
+    }
+    #[cfg(not(test))]
+    {
+        true
     }
 }
 
