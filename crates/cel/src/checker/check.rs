@@ -17,7 +17,7 @@ use crate::value::Value;
 
 use super::format::{CheckedType, declared_type_name, format_call_signature};
 use super::names::{
-    IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
+    IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates, same_text,
     well_known_message_name, write_qualified_name,
 };
 use super::unify::{
@@ -155,6 +155,7 @@ impl<'a> Checker<'a> {
 
     // ----- bookkeeping -------------------------------------------------------
 
+    #[inline]
     fn set_type(&mut self, id: ExprId, t: Type) {
         let Ok(i) = usize::try_from(id) else { return };
         if i >= self.types.len() {
@@ -255,10 +256,10 @@ impl<'a> Checker<'a> {
                 .bytes()
                 .position(|b| b == b'.')
                 .map_or(name, |dot| &name[..dot]);
-            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == first) {
+            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| same_text(n, first)) {
                 // `y.z` with a local `y` is a field selection on `y`, never a
                 // qualified name.
-                return (n == name).then(|| IdentDecl {
+                return same_text(n, name).then(|| IdentDecl {
                     name: n.clone(),
                     ty: t.clone(),
                     value: None,
@@ -266,7 +267,7 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some((n, decl)) = &self.last_global
-            && n == name
+            && same_text(n, name)
         {
             return Some(decl.clone());
         }
@@ -306,7 +307,7 @@ impl<'a> Checker<'a> {
     /// ([`Env::may_declare_under`]), asked once per run of the same root.
     fn may_declare_under(&mut self, root: &str) -> bool {
         if let Some((r, may)) = &self.last_root
-            && r == root
+            && same_text(r, root)
         {
             return *may;
         }
@@ -491,7 +492,7 @@ impl<'a> Checker<'a> {
         let ExprKind::Call(call) = &mut e.kind else {
             return;
         };
-        if call.function == "_?._" {
+        if call.function.as_str() == "_?._" {
             self.check_optional_select(e);
             return;
         }
@@ -501,7 +502,7 @@ impl<'a> Checker<'a> {
         if call.target.is_none() {
             match self.lookup_function(&call.function) {
                 Some(f) => {
-                    if call.function != f.function.name {
+                    if !same_text(&call.function, &f.function.name) {
                         call.function = f.function.name.as_str().into();
                     }
                     self.resolve_overload(id, f, None, &call.args);
@@ -596,10 +597,10 @@ impl<'a> Checker<'a> {
         let f = &declared.function;
         let is_member = target.is_some();
         let ids = target.into_iter().chain(args.iter().map(|a| a.id));
-        let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
-        if (f.name == "_&&_" || f.name == "_||_")
+        if (f.name.as_str() == "_&&_" || f.name.as_str() == "_||_")
             && let Some(o) = declared.first_of_style(is_member)
         {
+            let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
             let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
             self.resolve_logical(call_id, o, args, arg_types);
             return;
@@ -640,6 +641,7 @@ impl<'a> Checker<'a> {
             self.set_call_ref(call_id, overload_ids.clone());
             return;
         }
+        let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
         let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
         let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
         let mut result: Option<Type> = None;

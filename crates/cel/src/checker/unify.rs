@@ -29,30 +29,36 @@ const FEW_BINDINGS: usize = 8;
 struct Bindings {
     /// Every binding while there are at most [`FEW_BINDINGS`]; empty after.
     few: Vec<(Arc<str>, Type)>,
-    /// Every binding once there were more.
-    many: NameMap<Arc<str>, Type>,
+    /// Every binding once there were more (none before: most checks never
+    /// get there, and build no table).
+    many: Option<NameMap<Arc<str>, Type>>,
 }
 
 impl Bindings {
+    /// The table of every binding, once there were more than fit in `few`.
+    fn many(&self) -> Option<&NameMap<Arc<str>, Type>> {
+        self.many.as_ref().filter(|m| !m.is_empty())
+    }
+
     fn is_empty(&self) -> bool {
-        self.few.is_empty() && self.many.is_empty()
+        self.few.is_empty() && self.many().is_none()
     }
 
     fn get(&self, name: &str) -> Option<&Type> {
-        if self.many.is_empty() {
-            self.few
+        match self.many() {
+            None => self
+                .few
                 .iter()
                 .find(|(n, _)| same_name(n, name))
-                .map(|(_, t)| t)
-        } else {
-            self.many.get(name)
+                .map(|(_, t)| t),
+            Some(many) => many.get(name),
         }
     }
 
     /// Binds `name` to `t`, returning its previous binding.
     fn insert(&mut self, name: Arc<str>, t: Type) -> Option<Type> {
-        if !self.many.is_empty() {
-            return self.many.insert(name, t);
+        if let Some(many) = self.many.as_mut().filter(|m| !m.is_empty()) {
+            return many.insert(name, t);
         }
         if let Some((_, old)) = self.few.iter_mut().find(|(n, _)| same_name(n, &name)) {
             return Some(std::mem::replace(old, t));
@@ -60,19 +66,23 @@ impl Bindings {
         if self.few.len() < FEW_BINDINGS {
             self.few.push((name, t));
         } else {
-            self.many.extend(self.few.drain(..));
-            self.many.insert(name, t);
+            let many = self.many.get_or_insert_default();
+            many.extend(self.few.drain(..));
+            many.insert(name, t);
         }
         None
     }
 
     fn remove(&mut self, name: &str) {
-        if self.many.is_empty() {
-            if let Some(at) = self.few.iter().position(|(n, _)| same_name(n, name)) {
-                self.few.swap_remove(at);
+        match self.many.as_mut().filter(|m| !m.is_empty()) {
+            None => {
+                if let Some(at) = self.few.iter().position(|(n, _)| same_name(n, name)) {
+                    self.few.swap_remove(at);
+                }
             }
-        } else {
-            self.many.remove(name);
+            Some(many) => {
+                many.remove(name);
+            }
         }
     }
 }
