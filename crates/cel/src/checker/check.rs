@@ -21,7 +21,8 @@ use super::names::{
     well_known_message_name, write_qualified_name,
 };
 use super::unify::{
-    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
+    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, is_leaf, kinds_differ,
+    most_general,
 };
 use super::{CheckedAst, NodeRefs, NodeTypes, Reference};
 
@@ -158,29 +159,22 @@ impl<'a> Checker<'a> {
     #[inline]
     fn set_type(&mut self, id: ExprId, t: Type) {
         let Ok(i) = usize::try_from(id) else { return };
-        if i >= self.types.len() {
-            if i > self.types.len().saturating_mul(2).max(1 << 16) {
-                return;
-            }
-            self.types.resize(i + 1, None);
+        if i >= self.types.len() && !self.grow_types(i) {
+            return;
         }
-        self.params_recorded |= !matches!(
-            t,
-            Type::Dyn
-                | Type::Null
-                | Type::Bool
-                | Type::Int
-                | Type::Uint
-                | Type::Double
-                | Type::String
-                | Type::Bytes
-                | Type::Any
-                | Type::Timestamp
-                | Type::Duration
-                | Type::Object(_)
-                | Type::Error
-        );
+        self.params_recorded |= !(is_leaf(&t) || matches!(t, Type::Object(_)));
         self.types[i] = Some(t);
+    }
+
+    /// Makes room in `types` for node `i` (an id beyond the node count,
+    /// which only hand-built trees have); false for an id too far beyond.
+    #[inline(never)]
+    fn grow_types(&mut self, i: usize) -> bool {
+        if i > self.types.len().saturating_mul(2).max(1 << 16) {
+            return false;
+        }
+        self.types.resize(i + 1, None);
+        true
     }
 
     /// The type recorded for node `id`, borrowed.
@@ -362,6 +356,24 @@ impl<'a> Checker<'a> {
         let ExprKind::Ident(name) = &mut e.kind else {
             return;
         };
+        // The global name resolved last, again (`self` of `self.a < self.b`),
+        // with no comprehension variable in scope to shadow it: recorded from
+        // the cached resolution in place.
+        if self.locals.is_empty()
+            && let Some((n, decl)) = &self.last_global
+            && same_text(n, name)
+        {
+            if !same_text(name, &decl.name) {
+                *name = decl.name.clone();
+            }
+            let (ty, reference) = (
+                decl.ty.clone(),
+                Reference::named(decl.name.clone(), decl.value.clone()),
+            );
+            self.set_type(e.id, ty);
+            self.references.insert(e.id, reference);
+            return;
+        }
         match self.lookup_ident(name) {
             Some(decl) => {
                 // An absolute name that a comprehension variable would shadow
@@ -371,7 +383,7 @@ impl<'a> Checker<'a> {
                     name.starts_with('.') && self.locals.iter().any(|(n, _)| **n == *decl.name);
                 if shadowed {
                     *name = compact_str::format_compact!(".{}", decl.name);
-                } else if *name != decl.name {
+                } else if !same_text(name, &decl.name) {
                     *name = decl.name.clone();
                 }
                 self.set_type(e.id, decl.ty);
@@ -398,24 +410,24 @@ impl<'a> Checker<'a> {
             && !sel.optional
             && (!self.container.is_empty()
                 || chain_root(&sel.operand).is_some_and(|r| self.may_declare_under(r)));
-        let mut qname = std::mem::take(&mut self.name_buf);
-        let found = if may_name && write_qualified_name_of_select(sel, &mut qname) {
-            self.lookup_ident(&qname)
-        } else {
-            None
-        };
-        self.name_buf = qname;
-        if let Some(decl) = found {
-            self.set_type(id, decl.ty);
-            self.set_ident_ref(id, decl.name.clone(), decl.value);
-            e.kind = ExprKind::Ident(decl.name);
-            return;
+        if may_name {
+            let mut qname = std::mem::take(&mut self.name_buf);
+            let found = if write_qualified_name_of_select(sel, &mut qname) {
+                self.lookup_ident(&qname)
+            } else {
+                None
+            };
+            self.name_buf = qname;
+            if let Some(decl) = found {
+                self.set_type(id, decl.ty);
+                self.set_ident_ref(id, decl.name.clone(), decl.value);
+                e.kind = ExprKind::Ident(decl.name);
+                return;
+            }
         }
         let optional = sel.optional;
         let test_only = sel.test_only;
-        let field = std::mem::take(&mut sel.field);
-        let mut result = self.check_select_field(id, &mut sel.operand, &field, optional);
-        sel.field = field;
+        let mut result = self.check_select_field(id, &mut sel.operand, &sel.field, optional);
         if test_only {
             result = Type::Bool;
         }

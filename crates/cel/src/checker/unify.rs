@@ -137,6 +137,11 @@ impl Mapping {
 
     /// True (keeping the new bindings) when `t1` is assignable to `t2`.
     pub fn is_assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+        // A type without parts is assignable to itself, binding nothing
+        // (`bool` to `bool`: a logical operator's argument, a loop condition).
+        if is_leaf(t1) && same_leaf(t1, t2) {
+            return true;
+        }
         let mark = self.mark();
         let ok = self.assignable(t1, t2, 0);
         if !ok {
@@ -323,6 +328,41 @@ impl Mapping {
 
 /// Types nest at most this deep during unification (guards hostile declarations).
 const MAX_TYPE_DEPTH: usize = 512;
+
+/// Whether `t` is a type without parts (no name, parameter or nested type).
+#[inline]
+pub(crate) fn is_leaf(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Dyn
+            | Type::Null
+            | Type::Bool
+            | Type::Int
+            | Type::Uint
+            | Type::Double
+            | Type::String
+            | Type::Bytes
+            | Type::Any
+            | Type::Timestamp
+            | Type::Duration
+            | Type::Type(None)
+            | Type::Error
+    )
+}
+
+/// Whether `b` is the same type as `a`, a type without parts
+/// ([`is_leaf`]): the variants compared, nothing else.
+#[inline]
+pub(crate) fn same_leaf(a: &Type, b: &Type) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b) && !matches!(b, Type::Type(Some(_)))
+}
+
+/// Whether `a` and `b` are equal (`==`), settled by their variants when
+/// `a` has no parts.
+#[inline]
+pub(crate) fn same_type(a: &Type, b: &Type) -> bool {
+    if is_leaf(a) { same_leaf(a, b) } else { a == b }
+}
 
 /// `dyn` or `google.protobuf.Any`.
 pub fn is_dyn(t: &Type) -> bool {

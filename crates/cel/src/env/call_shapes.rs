@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::checker::unify::{exact_eq, has_type_param, is_dyn};
+use crate::checker::unify::{exact_eq, has_type_param, is_dyn, same_type};
 use crate::functions::{Function, Overload};
 use crate::types::Type;
 
@@ -104,7 +104,11 @@ impl ResolutionMemo {
         let slots = self.slots.get()?;
         for slot in slots.iter() {
             let e = slot.get()?;
-            if args.clone().zip(e.args.iter()).all(|(a, b)| a == b) {
+            if args
+                .clone()
+                .zip(e.args.iter())
+                .all(|(a, b)| same_type(b, a))
+            {
                 return Some((&e.result, &e.overload_ids));
             }
         }
