@@ -113,9 +113,9 @@ pub(crate) struct Checker<'a> {
     /// A buffer for the dotted names selections are looked up by.
     name_buf: String,
     /// The last name resolved outside comprehension scopes, and what it
-    /// resolved to: the declarations do not change during a check, and
-    /// expressions name the same variable again and again (`self.a < self.b`).
-    last_global: Option<(Name, IdentDecl)>,
+    /// resolved to (an entry of the environment's `IdentMemo`): expressions
+    /// name the same variable again and again (`self.a < self.b`).
+    last_global: Option<&'a (Name, IdentDecl)>,
     /// The last chain root asked about in `check_select`, and whether a
     /// declaration may be named under it (`EnvInner::dotted_roots`).
     last_root: Option<(Name, bool)>,
@@ -260,39 +260,23 @@ impl<'a> Checker<'a> {
                 });
             }
         }
-        if let Some((n, decl)) = &self.last_global
+        if let Some((n, decl)) = self.last_global
             && same_text(n, name)
         {
             return Some(decl.clone());
         }
-        let found = resolve_candidates(self.container, name, |cand| {
-            if !env.may_declare(cand) {
-                return None;
-            }
-            if let Some(t) = env.variable(cand) {
-                return Some(IdentDecl {
-                    name: cand.into(),
-                    ty: t.clone(),
-                    value: None,
-                });
-            }
-            if let Some(t) = builtin_type_ident(cand, optional_syntax) {
-                return Some(IdentDecl::type_ident(cand, t));
-            }
-            if let Some(t) = env.type_identifier(cand) {
-                return Some(IdentDecl::type_ident(cand, t.clone()));
-            }
-            if let Some(t) = types.find_type(cand) {
-                return Some(IdentDecl::type_ident(cand, t));
-            }
-            types.enum_constant(cand).map(|(ty, v)| IdentDecl {
-                name: cand.into(),
-                ty,
-                value: Some(v),
-            })
-        });
-        if let Some(decl) = &found {
-            self.last_global = Some((name.into(), decl.clone()));
+        if !memo_enabled() {
+            return found_global(self.container, name, env, types, optional_syntax);
+        }
+        if let Some(entry) = env.ident_memo().find(name) {
+            self.last_global = Some(entry);
+            return Some(entry.1.clone());
+        }
+        let found = found_global(self.container, name, env, types, optional_syntax);
+        if let Some(decl) = &found
+            && let Some(entry) = env.ident_memo().insert(name, decl.clone())
+        {
+            self.last_global = Some(entry);
         }
         found
     }
@@ -360,7 +344,7 @@ impl<'a> Checker<'a> {
         // with no comprehension variable in scope to shadow it: recorded from
         // the cached resolution in place.
         if self.locals.is_empty()
-            && let Some((n, decl)) = &self.last_global
+            && let Some((n, decl)) = self.last_global
             && same_text(n, name)
         {
             if !same_text(name, &decl.name) {
@@ -1001,12 +985,13 @@ impl<'a> Checker<'a> {
 
 #[cfg(test)]
 thread_local! {
-    /// Whether overload resolution uses the environment's memo (tests
-    /// compare checks with and without it).
+    /// Whether name and overload resolution use the environment's memos
+    /// (tests compare checks with and without them).
     pub(crate) static MEMO_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
-/// Whether overload resolution uses the environment's `ResolutionMemo`.
+/// Whether name and overload resolution use the environment's memos
+/// (`IdentMemo`, `ResolutionMemo`).
 #[inline]
 fn memo_enabled() -> bool {
     #[cfg(test)]
@@ -1017,6 +1002,45 @@ fn memo_enabled() -> bool {
     {
         true
     }
+}
+
+/// cel-go's `Env.LookupIdent` past the comprehension variables: for each
+/// candidate name of `name` in `container`, declared variables, built-in type
+/// names, type names declared by libraries, object types from the provider,
+/// enum constants.
+fn found_global(
+    container: &str,
+    name: &str,
+    env: &Env,
+    types: Types<'_>,
+    optional_syntax: bool,
+) -> Option<IdentDecl> {
+    resolve_candidates(container, name, |cand| {
+        if !env.may_declare(cand) {
+            return None;
+        }
+        if let Some(t) = env.variable(cand) {
+            return Some(IdentDecl {
+                name: cand.into(),
+                ty: t.clone(),
+                value: None,
+            });
+        }
+        if let Some(t) = builtin_type_ident(cand, optional_syntax) {
+            return Some(IdentDecl::type_ident(cand, t));
+        }
+        if let Some(t) = env.type_identifier(cand) {
+            return Some(IdentDecl::type_ident(cand, t.clone()));
+        }
+        if let Some(t) = types.find_type(cand) {
+            return Some(IdentDecl::type_ident(cand, t));
+        }
+        types.enum_constant(cand).map(|(ty, v)| IdentDecl {
+            name: cand.into(),
+            ty,
+            value: Some(v),
+        })
+    })
 }
 
 /// The types `types` yields, in `small` when there are at most three (argument
