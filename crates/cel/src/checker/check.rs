@@ -156,7 +156,7 @@ impl<'a> Checker<'a> {
 
     // ----- bookkeeping -------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     fn set_type(&mut self, id: ExprId, t: Type) {
         let Ok(i) = usize::try_from(id) else { return };
         if i >= self.types.len() && !self.grow_types(i) {
@@ -426,6 +426,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The type of `operand.field` (cel-go's `checkSelectField`).
+    #[inline(always)]
     fn check_select_field(
         &mut self,
         id: ExprId,
@@ -596,9 +597,7 @@ impl<'a> Checker<'a> {
         if (f.name.as_str() == "_&&_" || f.name.as_str() == "_||_")
             && let Some(o) = declared.first_of_style(is_member)
         {
-            let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
-            let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
-            self.resolve_logical(call_id, o, args, arg_types);
+            self.resolve_logical(call_id, o, args, ids);
             return;
         }
         let (candidates, fresh_after, dyn_resolution, memo) =
@@ -746,11 +745,28 @@ impl<'a> Checker<'a> {
 
     /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
     /// that is not, rather than a missing overload.
-    fn resolve_logical(&mut self, call_id: ExprId, o: &Candidate, args: &[Expr], types: &[Type]) {
+    /// `types` are the ids of the nodes whose types are tested, paired with
+    /// `args` in order (the receiver's first, for a member-style call).
+    fn resolve_logical(
+        &mut self,
+        call_id: ExprId,
+        o: &Candidate,
+        args: &[Expr],
+        types: impl Iterator<Item = ExprId>,
+    ) {
         let mut failed = false;
-        for (a, t) in args.iter().zip(types) {
-            if !self.mapping.is_assignable(t, &Type::Bool) {
-                self.type_mismatch(a.id, &Type::Bool, t);
+        for (a, id) in args.iter().zip(types) {
+            // The recorded type, borrowed (a node without one reads as error).
+            let recorded = usize::try_from(id)
+                .ok()
+                .and_then(|i| self.types.get(i))
+                .and_then(Option::as_ref);
+            let assignable = self
+                .mapping
+                .is_assignable(recorded.unwrap_or(&Type::Error), &Type::Bool);
+            if !assignable {
+                let t = self.get_type(id);
+                self.type_mismatch(a.id, &Type::Bool, &t);
                 failed = true;
             }
         }
