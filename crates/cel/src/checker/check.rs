@@ -340,6 +340,19 @@ impl<'a> Checker<'a> {
         let ExprKind::Ident(name) = &mut e.kind else {
             return;
         };
+        // A comprehension variable (`x` of `l.exists(x, x > 0)`): the
+        // innermost of its name shadows every other declaration (as in
+        // `lookup_ident`, for a name without a dot).
+        if !self.locals.is_empty()
+            && !name.starts_with('.')
+            && let Some((n, t)) = self.locals.iter().rev().find(|(n, _)| same_text(n, name))
+            && !name.as_bytes().contains(&b'.')
+        {
+            let (n, t) = (n.clone(), t.clone());
+            self.set_type(e.id, t);
+            self.set_ident_ref(e.id, n, None);
+            return;
+        }
         // The global name resolved last, again (`self` of `self.a < self.b`),
         // with no comprehension variable in scope to shadow it: recorded from
         // the cached resolution in place.
@@ -618,24 +631,26 @@ impl<'a> Checker<'a> {
             return;
         }
         // Arguments of concrete types (no type parameter) resolve as they did
-        // the last time the environment saw the same types (`ResolutionMemo`).
-        let memo = memo.filter(|_| {
-            memo_enabled()
-                && ids
-                    .clone()
-                    .all(|id| self.type_ref(id).is_some_and(|t| !has_type_param(t)))
-        });
+        // the last time the environment saw the same types (`ResolutionMemo`,
+        // which holds concrete types only: a match is concrete). A node
+        // without a type reads as error, as below.
+        let memo = memo.filter(|_| memo_enabled());
         if let Some(memo) = memo
-            && let Some((t, overload_ids)) = memo.find(ids.clone().map(|id| {
-                // Every argument has a type (`memo` above).
-                self.type_ref(id).unwrap_or(&Type::Error)
-            }))
+            && let Some((t, overload_ids)) = memo.find(
+                ids.clone()
+                    .map(|id| self.type_ref(id).unwrap_or(&Type::Error)),
+            )
         {
             self.fresh_vars += memo.fresh();
             self.set_type(call_id, t.clone());
             self.set_call_ref(call_id, overload_ids.clone());
             return;
         }
+        // Whether the resolution below may be recorded.
+        let memo = memo.filter(|_| {
+            ids.clone()
+                .all(|id| self.type_ref(id).is_some_and(|t| !has_type_param(t)))
+        });
         let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
         let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
         let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
