@@ -263,7 +263,7 @@ impl NodeRefs {
     }
 
     /// Records the reference of node `id`, replacing the previous one.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, id: ExprId, r: Reference) {
         // An id the table already covers (every one after the first of a
         // check): `index` is never longer than `dense_ids()`.
