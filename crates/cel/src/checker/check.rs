@@ -17,11 +17,12 @@ use crate::value::Value;
 
 use super::format::{CheckedType, declared_type_name, format_call_signature};
 use super::names::{
-    IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates,
+    IdentDecl, Types, builtin_type_ident, qualified_name, resolve_candidates, same_text,
     well_known_message_name, write_qualified_name,
 };
 use super::unify::{
-    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
+    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, is_leaf, kinds_differ,
+    most_general,
 };
 use super::{CheckedAst, NodeRefs, NodeTypes, Reference};
 
@@ -101,6 +102,10 @@ pub(crate) struct Checker<'a> {
     pub(crate) mapping: Mapping,
     /// Node types, indexed by id.
     pub(crate) types: Vec<Option<Type>>,
+    /// Whether a type recorded in `types` may mention a type parameter
+    /// (only composite types and parameters can): the final substitution
+    /// has nothing to do otherwise.
+    params_recorded: bool,
     pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(Name, Type)>,
@@ -108,9 +113,9 @@ pub(crate) struct Checker<'a> {
     /// A buffer for the dotted names selections are looked up by.
     name_buf: String,
     /// The last name resolved outside comprehension scopes, and what it
-    /// resolved to: the declarations do not change during a check, and
-    /// expressions name the same variable again and again (`self.a < self.b`).
-    last_global: Option<(Name, IdentDecl)>,
+    /// resolved to (an entry of the environment's `IdentMemo`): expressions
+    /// name the same variable again and again (`self.a < self.b`).
+    last_global: Option<&'a (Name, IdentDecl)>,
     /// The last chain root asked about in `check_select`, and whether a
     /// declaration may be named under it (`EnvInner::dotted_roots`).
     last_root: Option<(Name, bool)>,
@@ -137,6 +142,7 @@ impl<'a> Checker<'a> {
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
             types: spare.types(nodes),
+            params_recorded: false,
             references: spare.references(nodes),
             locals: Vec::new(),
             fresh_vars: 0,
@@ -150,15 +156,25 @@ impl<'a> Checker<'a> {
 
     // ----- bookkeeping -------------------------------------------------------
 
+    #[inline(always)]
     fn set_type(&mut self, id: ExprId, t: Type) {
         let Ok(i) = usize::try_from(id) else { return };
-        if i >= self.types.len() {
-            if i > self.types.len().saturating_mul(2).max(1 << 16) {
-                return;
-            }
-            self.types.resize(i + 1, None);
+        if i >= self.types.len() && !self.grow_types(i) {
+            return;
         }
+        self.params_recorded |= !(is_leaf(&t) || matches!(t, Type::Object(_)));
         self.types[i] = Some(t);
+    }
+
+    /// Makes room in `types` for node `i` (an id beyond the node count,
+    /// which only hand-built trees have); false for an id too far beyond.
+    #[inline(never)]
+    fn grow_types(&mut self, i: usize) -> bool {
+        if i > self.types.len().saturating_mul(2).max(1 << 16) {
+            return false;
+        }
+        self.types.resize(i + 1, None);
+        true
     }
 
     /// The type recorded for node `id`, borrowed.
@@ -234,49 +250,33 @@ impl<'a> Checker<'a> {
                 .bytes()
                 .position(|b| b == b'.')
                 .map_or(name, |dot| &name[..dot]);
-            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| n == first) {
+            if let Some((n, t)) = locals.iter().rev().find(|(n, _)| same_text(n, first)) {
                 // `y.z` with a local `y` is a field selection on `y`, never a
                 // qualified name.
-                return (n == name).then(|| IdentDecl {
+                return same_text(n, name).then(|| IdentDecl {
                     name: n.clone(),
                     ty: t.clone(),
                     value: None,
                 });
             }
         }
-        if let Some((n, decl)) = &self.last_global
-            && n == name
+        if let Some((n, decl)) = self.last_global
+            && same_text(n, name)
         {
             return Some(decl.clone());
         }
-        let found = resolve_candidates(self.container, name, |cand| {
-            if !env.may_declare(cand) {
-                return None;
-            }
-            if let Some(t) = env.variable(cand) {
-                return Some(IdentDecl {
-                    name: cand.into(),
-                    ty: t.clone(),
-                    value: None,
-                });
-            }
-            if let Some(t) = builtin_type_ident(cand, optional_syntax) {
-                return Some(IdentDecl::type_ident(cand, t));
-            }
-            if let Some(t) = env.type_identifier(cand) {
-                return Some(IdentDecl::type_ident(cand, t.clone()));
-            }
-            if let Some(t) = types.find_type(cand) {
-                return Some(IdentDecl::type_ident(cand, t));
-            }
-            types.enum_constant(cand).map(|(ty, v)| IdentDecl {
-                name: cand.into(),
-                ty,
-                value: Some(v),
-            })
-        });
-        if let Some(decl) = &found {
-            self.last_global = Some((name.into(), decl.clone()));
+        if !memo_enabled() {
+            return found_global(self.container, name, env, types, optional_syntax);
+        }
+        if let Some(entry) = env.ident_memo().find(name) {
+            self.last_global = Some(entry);
+            return Some(entry.1.clone());
+        }
+        let found = found_global(self.container, name, env, types, optional_syntax);
+        if let Some(decl) = &found
+            && let Some(entry) = env.ident_memo().insert(name, decl.clone())
+        {
+            self.last_global = Some(entry);
         }
         found
     }
@@ -285,7 +285,7 @@ impl<'a> Checker<'a> {
     /// ([`Env::may_declare_under`]), asked once per run of the same root.
     fn may_declare_under(&mut self, root: &str) -> bool {
         if let Some((r, may)) = &self.last_root
-            && r == root
+            && same_text(r, root)
         {
             return *may;
         }
@@ -340,6 +340,37 @@ impl<'a> Checker<'a> {
         let ExprKind::Ident(name) = &mut e.kind else {
             return;
         };
+        // A comprehension variable (`x` of `l.exists(x, x > 0)`): the
+        // innermost of its name shadows every other declaration (as in
+        // `lookup_ident`, for a name without a dot).
+        if !self.locals.is_empty()
+            && !name.starts_with('.')
+            && let Some((n, t)) = self.locals.iter().rev().find(|(n, _)| same_text(n, name))
+            && !name.as_bytes().contains(&b'.')
+        {
+            let (n, t) = (n.clone(), t.clone());
+            self.set_type(e.id, t);
+            self.set_ident_ref(e.id, n, None);
+            return;
+        }
+        // The global name resolved last, again (`self` of `self.a < self.b`),
+        // with no comprehension variable in scope to shadow it: recorded from
+        // the cached resolution in place.
+        if self.locals.is_empty()
+            && let Some((n, decl)) = self.last_global
+            && same_text(n, name)
+        {
+            if !same_text(name, &decl.name) {
+                *name = decl.name.clone();
+            }
+            let (ty, reference) = (
+                decl.ty.clone(),
+                Reference::named(decl.name.clone(), decl.value.clone()),
+            );
+            self.set_type(e.id, ty);
+            self.references.insert(e.id, reference);
+            return;
+        }
         match self.lookup_ident(name) {
             Some(decl) => {
                 // An absolute name that a comprehension variable would shadow
@@ -349,7 +380,7 @@ impl<'a> Checker<'a> {
                     name.starts_with('.') && self.locals.iter().any(|(n, _)| **n == *decl.name);
                 if shadowed {
                     *name = compact_str::format_compact!(".{}", decl.name);
-                } else if *name != decl.name {
+                } else if !same_text(name, &decl.name) {
                     *name = decl.name.clone();
                 }
                 self.set_type(e.id, decl.ty);
@@ -376,24 +407,24 @@ impl<'a> Checker<'a> {
             && !sel.optional
             && (!self.container.is_empty()
                 || chain_root(&sel.operand).is_some_and(|r| self.may_declare_under(r)));
-        let mut qname = std::mem::take(&mut self.name_buf);
-        let found = if may_name && write_qualified_name_of_select(sel, &mut qname) {
-            self.lookup_ident(&qname)
-        } else {
-            None
-        };
-        self.name_buf = qname;
-        if let Some(decl) = found {
-            self.set_type(id, decl.ty);
-            self.set_ident_ref(id, decl.name.clone(), decl.value);
-            e.kind = ExprKind::Ident(decl.name);
-            return;
+        if may_name {
+            let mut qname = std::mem::take(&mut self.name_buf);
+            let found = if write_qualified_name_of_select(sel, &mut qname) {
+                self.lookup_ident(&qname)
+            } else {
+                None
+            };
+            self.name_buf = qname;
+            if let Some(decl) = found {
+                self.set_type(id, decl.ty);
+                self.set_ident_ref(id, decl.name.clone(), decl.value);
+                e.kind = ExprKind::Ident(decl.name);
+                return;
+            }
         }
         let optional = sel.optional;
         let test_only = sel.test_only;
-        let field = std::mem::take(&mut sel.field);
-        let mut result = self.check_select_field(id, &mut sel.operand, &field, optional);
-        sel.field = field;
+        let mut result = self.check_select_field(id, &mut sel.operand, &sel.field, optional);
         if test_only {
             result = Type::Bool;
         }
@@ -408,6 +439,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The type of `operand.field` (cel-go's `checkSelectField`).
+    #[inline(always)]
     fn check_select_field(
         &mut self,
         id: ExprId,
@@ -470,7 +502,7 @@ impl<'a> Checker<'a> {
         let ExprKind::Call(call) = &mut e.kind else {
             return;
         };
-        if call.function == "_?._" {
+        if call.function.as_str() == "_?._" {
             self.check_optional_select(e);
             return;
         }
@@ -480,7 +512,7 @@ impl<'a> Checker<'a> {
         if call.target.is_none() {
             match self.lookup_function(&call.function) {
                 Some(f) => {
-                    if call.function != f.function.name {
+                    if !same_text(&call.function, &f.function.name) {
                         call.function = f.function.name.as_str().into();
                     }
                     self.resolve_overload(id, f, None, &call.args);
@@ -575,15 +607,13 @@ impl<'a> Checker<'a> {
         let f = &declared.function;
         let is_member = target.is_some();
         let ids = target.into_iter().chain(args.iter().map(|a| a.id));
-        let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
-        if (f.name == "_&&_" || f.name == "_||_")
+        if (f.name.as_str() == "_&&_" || f.name.as_str() == "_||_")
             && let Some(o) = declared.first_of_style(is_member)
         {
-            let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
-            self.resolve_logical(call_id, o, args, arg_types);
+            self.resolve_logical(call_id, o, args, ids);
             return;
         }
-        let (candidates, fresh_after, dyn_resolution) =
+        let (candidates, fresh_after, dyn_resolution, memo) =
             declared.shape(is_member, usize::from(is_member) + args.len());
         // Arguments of type dyn (or error; a node without a type reads as
         // error) are assignable to every parameter that is not itself a type
@@ -600,6 +630,28 @@ impl<'a> Checker<'a> {
             self.set_call_ref(call_id, r.overload_ids.clone());
             return;
         }
+        // Arguments of concrete types (no type parameter) resolve as they did
+        // the last time the environment saw the same types (`ResolutionMemo`,
+        // which holds concrete types only: a match is concrete). A node
+        // without a type reads as error, as below.
+        let memo = memo.filter(|_| memo_enabled());
+        if let Some(memo) = memo
+            && let Some((t, overload_ids)) = memo.find(
+                ids.clone()
+                    .map(|id| self.type_ref(id).unwrap_or(&Type::Error)),
+            )
+        {
+            self.fresh_vars += memo.fresh();
+            self.set_type(call_id, t.clone());
+            self.set_call_ref(call_id, overload_ids.clone());
+            return;
+        }
+        // Whether the resolution below may be recorded.
+        let memo = memo.filter(|_| {
+            ids.clone()
+                .all(|id| self.type_ref(id).is_some_and(|t| !has_type_param(t)))
+        });
+        let (mut small, mut big) = ([Type::Dyn, Type::Dyn, Type::Dyn], Vec::new());
         let arg_types = small_types(ids.map(|id| self.get_type(id)), &mut small, &mut big);
         let all_dyn = arg_types.iter().all(super::unify::is_dyn_or_error);
         let mut result: Option<Type> = None;
@@ -678,11 +730,16 @@ impl<'a> Checker<'a> {
         self.fresh_vars += fresh_after;
         match result {
             Some(t) => {
-                self.set_type(call_id, t);
                 let ids = match single {
                     Some(c) => c.overload_ids.clone(),
                     None => ids.into(),
                 };
+                if let Some(memo) = memo
+                    && !has_type_param(&t)
+                {
+                    memo.insert(arg_types, &t, &ids);
+                }
+                self.set_type(call_id, t);
                 self.set_call_ref(call_id, ids);
             }
             None => {
@@ -703,11 +760,28 @@ impl<'a> Checker<'a> {
 
     /// `_&&_` / `_||_`: every argument must be a bool; cel-go reports each one
     /// that is not, rather than a missing overload.
-    fn resolve_logical(&mut self, call_id: ExprId, o: &Candidate, args: &[Expr], types: &[Type]) {
+    /// `types` are the ids of the nodes whose types are tested, paired with
+    /// `args` in order (the receiver's first, for a member-style call).
+    fn resolve_logical(
+        &mut self,
+        call_id: ExprId,
+        o: &Candidate,
+        args: &[Expr],
+        types: impl Iterator<Item = ExprId>,
+    ) {
         let mut failed = false;
-        for (a, t) in args.iter().zip(types) {
-            if !self.mapping.is_assignable(t, &Type::Bool) {
-                self.type_mismatch(a.id, &Type::Bool, t);
+        for (a, id) in args.iter().zip(types) {
+            // The recorded type, borrowed (a node without one reads as error).
+            let recorded = usize::try_from(id)
+                .ok()
+                .and_then(|i| self.types.get(i))
+                .and_then(Option::as_ref);
+            let assignable = self
+                .mapping
+                .is_assignable(recorded.unwrap_or(&Type::Error), &Type::Bool);
+            if !assignable {
+                let t = self.get_type(id);
+                self.type_mismatch(a.id, &Type::Bool, &t);
                 failed = true;
             }
         }
@@ -928,6 +1002,9 @@ impl<'a> Checker<'a> {
     /// unbound ones replaced by `dyn`.
     pub(crate) fn finish_types(&mut self) -> NodeTypes {
         let mut types = std::mem::take(&mut self.types);
+        if !self.params_recorded {
+            return NodeTypes::from_dense(types);
+        }
         for t in types.iter_mut().flatten() {
             if has_type_param(t) {
                 *t = self.mapping.substitute(t, true);
@@ -935,6 +1012,66 @@ impl<'a> Checker<'a> {
         }
         NodeTypes::from_dense(types)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether name and overload resolution use the environment's memos
+    /// (tests compare checks with and without them).
+    pub(crate) static MEMO_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether name and overload resolution use the environment's memos
+/// (`IdentMemo`, `ResolutionMemo`).
+#[inline]
+fn memo_enabled() -> bool {
+    #[cfg(test)]
+    {
+        MEMO_ENABLED.get()
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
+/// cel-go's `Env.LookupIdent` past the comprehension variables: for each
+/// candidate name of `name` in `container`, declared variables, built-in type
+/// names, type names declared by libraries, object types from the provider,
+/// enum constants.
+fn found_global(
+    container: &str,
+    name: &str,
+    env: &Env,
+    types: Types<'_>,
+    optional_syntax: bool,
+) -> Option<IdentDecl> {
+    resolve_candidates(container, name, |cand| {
+        if !env.may_declare(cand) {
+            return None;
+        }
+        if let Some(t) = env.variable(cand) {
+            return Some(IdentDecl {
+                name: cand.into(),
+                ty: t.clone(),
+                value: None,
+            });
+        }
+        if let Some(t) = builtin_type_ident(cand, optional_syntax) {
+            return Some(IdentDecl::type_ident(cand, t));
+        }
+        if let Some(t) = env.type_identifier(cand) {
+            return Some(IdentDecl::type_ident(cand, t.clone()));
+        }
+        if let Some(t) = types.find_type(cand) {
+            return Some(IdentDecl::type_ident(cand, t));
+        }
+        types.enum_constant(cand).map(|(ty, v)| IdentDecl {
+            name: cand.into(),
+            ty,
+            value: Some(v),
+        })
+    })
 }
 
 /// The types `types` yields, in `small` when there are at most three (argument

@@ -263,7 +263,29 @@ impl NodeRefs {
     }
 
     /// Records the reference of node `id`, replacing the previous one.
+    #[inline(always)]
     pub fn insert(&mut self, id: ExprId, r: Reference) {
+        // An id the table already covers (every one after the first of a
+        // check): `index` is never longer than `dense_ids()`.
+        if let Ok(i) = usize::try_from(id)
+            && let Some(slot) = self.index.get_mut(i)
+        {
+            match (*slot as usize).checked_sub(1) {
+                Some(at) => self.entries[at].1 = r,
+                None => {
+                    *slot = u32::try_from(self.entries.len() + 1).unwrap_or(0);
+                    self.entries.push((id, r));
+                }
+            }
+            return;
+        }
+        self.insert_uncovered(id, r);
+    }
+
+    /// [`NodeRefs::insert`] of an id beyond the table: sizes it, or records
+    /// an id the table does not cover.
+    #[inline(never)]
+    fn insert_uncovered(&mut self, id: ExprId, r: Reference) {
         if let Some(at) = self.position(id) {
             self.entries[at].1 = r;
             return;

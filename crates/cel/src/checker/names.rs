@@ -42,6 +42,28 @@ pub fn resolve_candidates<R>(
     f(name)
 }
 
+/// Whether two names are equal, compared in place: the names the checker
+/// compares (`self`, `_<=_`) are short, and a call to `memcmp` costs more
+/// than their comparison.
+#[inline]
+pub fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // Two overlapping words cover a name of one to two words' length.
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or([0; 4]));
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// The dotted name an identifier or a chain of (non-test) selections spells,
 /// as cel-go's `containers.ToQualifiedName`: `a.b.c` for `Select(Select(a, b), c)`.
 pub fn qualified_name(e: &Expr) -> Option<String> {
@@ -232,6 +254,33 @@ mod tests {
             None
         });
         v
+    }
+
+    #[test]
+    fn same_text_compares_every_byte() {
+        let texts = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghijklmnop",
+        ];
+        for t in texts {
+            assert!(same_text(t, t));
+            assert!(!same_text(t, &format!("{t}x")));
+            for i in 0..t.len() {
+                let mut other = t.as_bytes().to_vec();
+                other[i] = b'_';
+                let other = String::from_utf8(other).unwrap_or_default();
+                assert!(!same_text(t, &other), "{t} {other}");
+            }
+        }
+        let long = "a".repeat(40);
+        assert!(same_text(&long, &long.clone()));
+        assert!(!same_text(&long, &"b".repeat(40)));
     }
 
     #[test]

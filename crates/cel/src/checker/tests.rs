@@ -801,3 +801,118 @@ fn node_refs_replace_and_find_dense_sparse_and_negative_ids() {
     assert_eq!(names(&collected, &ids), expected);
     assert_eq!(collected.values().count(), 4);
 }
+
+/// Every expression text under an `expr` key of the JSON files in `dir`.
+fn shared_expressions(dir: &std::path::Path, out: &mut Vec<String>) {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                for (k, v) in o {
+                    match v {
+                        serde_json::Value::String(s) if k == "expr" => out.push(s.clone()),
+                        _ => walk(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.extension().is_some_and(|x| x == "json")
+            && let Ok(text) = std::fs::read_to_string(&p)
+            && let Ok(v) = serde_json::from_str(&text)
+        {
+            walk(&v, out);
+        }
+    }
+}
+
+/// The complete output of a check: the rewritten tree, every node's type and
+/// reference, or the issues.
+fn checked_output(env: &Env, text: &str) -> Option<String> {
+    let ast = env.parse(text).ok()?;
+    Some(match env.check_owned(ast) {
+        Ok(c) => format!("{:?}\n{:?}\n{:?}", c.ast, c.types, c.references),
+        Err(issues) => format!("{issues}"),
+    })
+}
+
+/// Overload resolution through the environment's memo (`ResolutionMemo`)
+/// records what the full resolution records: a corpus of expressions is
+/// checked without the memo, then with it twice (as the memo fills, then
+/// full), and the complete outputs are compared.
+#[test]
+fn resolution_memo_changes_no_checked_output() {
+    let mut corpus: Vec<String> = [
+        "x == 1 && x == 1 && 1 == x && y == 2u && y == 2u",
+        "i == 1 && i == 1 && i + 1 == 2 && i + 1 == 2",
+        "[1, 2].exists(v, v == x) && [1, 2].exists(v, v == x)",
+        "[].size() == 0 && [].size() == 0 && {}.size() == 0",
+        "[x, 1] + [2] == [x, 1, 2] && [x, 1] + [2] == [x, 1, 2]",
+        "i + x + i + x + 'a' + x",
+        "size(s) + size(s) + size([s]) + size([s])",
+        "l[0] + l[0] + m['a'] + m['a'] + l[i] + m[s]",
+        "l.map(e, e + 1).filter(e, e % 2 == 0).size() > i && l.all(e, e > 0)",
+        "s.startsWith('a') && s.startsWith('a') && x.startsWith('a') && x.startsWith('a')",
+        "dyn(i) == i && dyn(i) == i && int(x) == i && string(i) == s",
+        "i == 1u && i == 1u",
+        "i < 1.0 && i < 1.0 && x < 1.0 && x < 1.0",
+        "[1, 'a'] == [x] && [1, 'a'] == [x]",
+        "optional.of(i).orValue(1) == 1 && optional.of(i).orValue(1) == 1",
+        "m.?a.orValue(1) == 1 && m.?a.orValue(1) == 1 && l[?0].hasValue()",
+        "type(i) == int && type(x) == type(i) && type(i) == int",
+        "[[1], [x]] == [[1]] && [[1], [x]] == [[1]]",
+        "{1: 'a', x: 'b'}[x] == 'a' && {1: 'a', x: 'b'}[x] == 'a'",
+        "timestamp(s) < timestamp(s) + duration('1s') && duration(s) == duration(s)",
+        "l.exists(e, e == x) || l.exists_one(e, e == i) || l.exists(e, e == x)",
+        "math.greatest(i, 2) + math.greatest(i, 2) == math.least([i, 3])",
+        "s.split(',').size() + s.split(',').size() == l.size()",
+        "null == x && x == null && null == null && m.a == null",
+        "b'a' + b'b' == b'ab' && b'a' + b'b' == b'ab'",
+        "(i == 1 ? s : 'b') + (i == 1 ? s : 'b')",
+        "x.f(1) + x.f(1)",
+        "i == 'a' || i == 'a'",
+        // Messages that show fresh type variables, numbered after the memoized calls'.
+        "x == 1 && x == 1 && [].exists(e, [])",
+        "x == 1 && x == 1 && [[]].all(e, e)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let shared = std::env::var_os("KCEL_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+        });
+    shared_expressions(&shared.join("cel-spec/json"), &mut corpus);
+    shared_expressions(&shared.join("cel-spec/cel-go-extra"), &mut corpus);
+    let env = crate::library::full()
+        .variable("x", Type::Dyn)
+        .variable("y", Type::Dyn)
+        .variable("i", Type::Int)
+        .variable("s", Type::String)
+        .variable("l", Type::list(Type::Int))
+        .variable("m", Type::map(Type::String, Type::Int))
+        .build();
+    let unmemoized: Vec<Option<String>> = {
+        super::check::MEMO_ENABLED.set(false);
+        let out = corpus.iter().map(|t| checked_output(&env, t)).collect();
+        super::check::MEMO_ENABLED.set(true);
+        out
+    };
+    for round in ["filling", "full"] {
+        for (text, expected) in corpus.iter().zip(&unmemoized) {
+            assert_eq!(
+                &checked_output(&env, text),
+                expected,
+                "{text} ({round} memo)"
+            );
+        }
+    }
+}

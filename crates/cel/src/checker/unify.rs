@@ -29,30 +29,36 @@ const FEW_BINDINGS: usize = 8;
 struct Bindings {
     /// Every binding while there are at most [`FEW_BINDINGS`]; empty after.
     few: Vec<(Arc<str>, Type)>,
-    /// Every binding once there were more.
-    many: NameMap<Arc<str>, Type>,
+    /// Every binding once there were more (none before: most checks never
+    /// get there, and build no table).
+    many: Option<NameMap<Arc<str>, Type>>,
 }
 
 impl Bindings {
+    /// The table of every binding, once there were more than fit in `few`.
+    fn many(&self) -> Option<&NameMap<Arc<str>, Type>> {
+        self.many.as_ref().filter(|m| !m.is_empty())
+    }
+
     fn is_empty(&self) -> bool {
-        self.few.is_empty() && self.many.is_empty()
+        self.few.is_empty() && self.many().is_none()
     }
 
     fn get(&self, name: &str) -> Option<&Type> {
-        if self.many.is_empty() {
-            self.few
+        match self.many() {
+            None => self
+                .few
                 .iter()
                 .find(|(n, _)| same_name(n, name))
-                .map(|(_, t)| t)
-        } else {
-            self.many.get(name)
+                .map(|(_, t)| t),
+            Some(many) => many.get(name),
         }
     }
 
     /// Binds `name` to `t`, returning its previous binding.
     fn insert(&mut self, name: Arc<str>, t: Type) -> Option<Type> {
-        if !self.many.is_empty() {
-            return self.many.insert(name, t);
+        if let Some(many) = self.many.as_mut().filter(|m| !m.is_empty()) {
+            return many.insert(name, t);
         }
         if let Some((_, old)) = self.few.iter_mut().find(|(n, _)| same_name(n, &name)) {
             return Some(std::mem::replace(old, t));
@@ -60,19 +66,23 @@ impl Bindings {
         if self.few.len() < FEW_BINDINGS {
             self.few.push((name, t));
         } else {
-            self.many.extend(self.few.drain(..));
-            self.many.insert(name, t);
+            let many = self.many.get_or_insert_default();
+            many.extend(self.few.drain(..));
+            many.insert(name, t);
         }
         None
     }
 
     fn remove(&mut self, name: &str) {
-        if self.many.is_empty() {
-            if let Some(at) = self.few.iter().position(|(n, _)| same_name(n, name)) {
-                self.few.swap_remove(at);
+        match self.many.as_mut().filter(|m| !m.is_empty()) {
+            None => {
+                if let Some(at) = self.few.iter().position(|(n, _)| same_name(n, name)) {
+                    self.few.swap_remove(at);
+                }
             }
-        } else {
-            self.many.remove(name);
+            Some(many) => {
+                many.remove(name);
+            }
         }
     }
 }
@@ -127,6 +137,11 @@ impl Mapping {
 
     /// True (keeping the new bindings) when `t1` is assignable to `t2`.
     pub fn is_assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+        // A type without parts is assignable to itself, binding nothing
+        // (`bool` to `bool`: a logical operator's argument, a loop condition).
+        if is_leaf(t1) && same_leaf(t1, t2) {
+            return true;
+        }
         let mark = self.mark();
         let ok = self.assignable(t1, t2, 0);
         if !ok {
@@ -313,6 +328,41 @@ impl Mapping {
 
 /// Types nest at most this deep during unification (guards hostile declarations).
 const MAX_TYPE_DEPTH: usize = 512;
+
+/// Whether `t` is a type without parts (no name, parameter or nested type).
+#[inline]
+pub(crate) fn is_leaf(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Dyn
+            | Type::Null
+            | Type::Bool
+            | Type::Int
+            | Type::Uint
+            | Type::Double
+            | Type::String
+            | Type::Bytes
+            | Type::Any
+            | Type::Timestamp
+            | Type::Duration
+            | Type::Type(None)
+            | Type::Error
+    )
+}
+
+/// Whether `b` is the same type as `a`, a type without parts
+/// ([`is_leaf`]): the variants compared, nothing else.
+#[inline]
+pub(crate) fn same_leaf(a: &Type, b: &Type) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b) && !matches!(b, Type::Type(Some(_)))
+}
+
+/// Whether `a` and `b` are equal (`==`), settled by their variants when
+/// `a` has no parts.
+#[inline]
+pub(crate) fn same_type(a: &Type, b: &Type) -> bool {
+    if is_leaf(a) { same_leaf(a, b) } else { a == b }
+}
 
 /// `dyn` or `google.protobuf.Any`.
 pub fn is_dyn(t: &Type) -> bool {

@@ -11,9 +11,9 @@
 //! with how many such variables the skipped overloads before each drew, so the
 //! numbering is unchanged.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use crate::checker::unify::{exact_eq, has_type_param, is_dyn};
+use crate::checker::unify::{exact_eq, has_type_param, is_dyn, same_type};
 use crate::functions::{Function, Overload};
 use crate::types::Type;
 
@@ -45,6 +45,100 @@ pub(crate) struct CallShape {
     /// What a call whose arguments are all `dyn` resolves to, when no
     /// candidate has type parameters (see [`DynResolution`]).
     pub(crate) all_dyn: Option<DynResolution>,
+    /// The resolutions of the calls of this shape checked so far whose
+    /// argument types were concrete.
+    pub(crate) memo: ResolutionMemo,
+}
+
+/// How many argument typings a [`ResolutionMemo`] holds.
+const MEMO_SLOTS: usize = 8;
+
+/// The resolutions of a call shape for argument types without type
+/// parameters (`_==_` on `(dyn, int)`), filled by the checker as it resolves
+/// such calls and kept for the environment's life: its functions do not
+/// change, and such a resolution depends on the argument types alone. The
+/// overloads' type parameters are instantiated as fresh variables that no
+/// other node mentions, so the bindings the full resolution makes are never
+/// read again; a resolution whose type mentions a type parameter is not
+/// kept. Bounded ([`MEMO_SLOTS`] typings, allocated on the first); entries
+/// are written once and read without locking, so checks on many threads
+/// share it.
+pub(crate) struct ResolutionMemo {
+    /// The type variables a call of the shape draws: the candidates' type
+    /// parameters and those of the overloads skipped.
+    fresh: usize,
+    /// Filled in order: an empty slot ends the entries.
+    slots: OnceLock<Box<[OnceLock<MemoEntry>; MEMO_SLOTS]>>,
+}
+
+/// One memoized resolution.
+struct MemoEntry {
+    /// The argument types (the receiver first).
+    args: Box<[Type]>,
+    /// The call's type.
+    result: Type,
+    /// The overloads the call may use.
+    overload_ids: OverloadIds,
+}
+
+impl ResolutionMemo {
+    fn new(fresh: usize) -> Self {
+        ResolutionMemo {
+            fresh,
+            slots: OnceLock::new(),
+        }
+    }
+
+    /// The type variables a call of the shape draws.
+    pub(crate) fn fresh(&self) -> usize {
+        self.fresh
+    }
+
+    /// The resolution (type, overload ids) recorded for the argument types
+    /// `args` (compared exactly). Every call of the shape has as many
+    /// arguments.
+    pub(crate) fn find<'t, I>(&self, args: I) -> Option<(&Type, &OverloadIds)>
+    where
+        I: Iterator<Item = &'t Type> + Clone,
+    {
+        let slots = self.slots.get()?;
+        for slot in slots.iter() {
+            let e = slot.get()?;
+            if args
+                .clone()
+                .zip(e.args.iter())
+                .all(|(a, b)| same_type(b, a))
+            {
+                return Some((&e.result, &e.overload_ids));
+            }
+        }
+        None
+    }
+
+    /// Records the resolution of argument types `args` (without type
+    /// parameters, as `result`), if a slot is free.
+    pub(crate) fn insert(&self, args: &[Type], result: &Type, overload_ids: &OverloadIds) {
+        let slots = self
+            .slots
+            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())));
+        let mut entry = Some(MemoEntry {
+            args: args.into(),
+            result: result.clone(),
+            overload_ids: overload_ids.clone(),
+        });
+        for slot in slots.iter() {
+            match slot.get() {
+                // Another thread recorded these types first.
+                Some(e) if *e.args == *args => return,
+                Some(_) => {}
+                None => match slot.set(entry.take().expect("an entry is placed once")) {
+                    Ok(()) => return,
+                    // Taken by another thread meanwhile: try the next one.
+                    Err(back) => entry = Some(back),
+                },
+            }
+        }
+    }
 }
 
 /// The resolution of a call whose arguments are all `dyn` (or error), when
@@ -122,12 +216,18 @@ impl DeclaredFunction {
                     }
                 }
                 let all_dyn = dyn_resolution(&function, &candidates, skipped);
+                let fresh = skipped
+                    + candidates
+                        .iter()
+                        .map(|c| c.fresh_before + function.overloads[c.overload].type_params.len())
+                        .sum::<usize>();
                 shapes.push(CallShape {
                     member,
                     arity,
                     candidates,
                     fresh_after: skipped,
                     all_dyn,
+                    memo: ResolutionMemo::new(fresh),
                 });
             }
         }
@@ -140,22 +240,34 @@ impl DeclaredFunction {
     }
 
     /// The candidates of a call of style `member` with `arity` arguments
-    /// (the receiver included), the type parameters drawn after the last and
-    /// the resolution of all-`dyn` arguments.
+    /// (the receiver included), the type parameters drawn after the last,
+    /// the resolution of all-`dyn` arguments and the shape's memo (none when
+    /// no overload takes that shape).
     pub(crate) fn shape(
         &self,
         member: bool,
         arity: usize,
-    ) -> (&[Candidate], usize, Option<&DynResolution>) {
+    ) -> (
+        &[Candidate],
+        usize,
+        Option<&DynResolution>,
+        Option<&ResolutionMemo>,
+    ) {
         match self
             .shapes
             .iter()
             .find(|s| s.member == member && s.arity == arity)
         {
-            Some(s) => (&s.candidates, s.fresh_after, s.all_dyn.as_ref()),
+            Some(s) => (
+                &s.candidates,
+                s.fresh_after,
+                s.all_dyn.as_ref(),
+                Some(&s.memo),
+            ),
             None => (
                 NO_CANDIDATES,
                 self.unmatched_fresh[usize::from(member)],
+                None,
                 None,
             ),
         }
@@ -241,7 +353,9 @@ mod tests {
             .overload(global("f_two_generic", vec![a(), Type::list(a())]))
             .overload(global("less_int64_double", vec![Type::Int, Type::Double]));
         let d = DeclaredFunction::new(f, false);
-        let (two, after, all_dyn) = d.shape(false, 2);
+        let (two, after, all_dyn, memo) = d.shape(false, 2);
+        // f_one's and f_two_generic's type parameters.
+        assert_eq!(memo.map(ResolutionMemo::fresh), Some(2));
         assert!(all_dyn.is_none(), "f_two_generic has a type parameter");
         let picked: Vec<(usize, usize)> =
             two.iter().map(|c| (c.overload, c.fresh_before)).collect();
@@ -249,13 +363,13 @@ mod tests {
         // comparison is left out.
         assert_eq!(picked, vec![(1, 1), (3, 0)]);
         assert_eq!(after, 0);
-        let (one, after, _) = d.shape(false, 1);
+        let (one, after, _, _) = d.shape(false, 1);
         let picked: Vec<(usize, usize)> =
             one.iter().map(|c| (c.overload, c.fresh_before)).collect();
         assert_eq!(picked, vec![(0, 0), (2, 0)]);
         assert_eq!(after, 1);
         assert!(d.shape(true, 1).0.is_empty());
-        let (none, after, _) = d.shape(false, 3);
+        let (none, after, _, _) = d.shape(false, 3);
         assert!(none.is_empty());
         assert_eq!(after, 2);
         let with_cross = DeclaredFunction::new(d.function, true);

@@ -6,11 +6,13 @@ use std::sync::{Arc, OnceLock};
 
 use super::call_shapes::DeclaredFunction;
 use super::options::EnvOptions;
+use crate::checker::names::{IdentDecl, same_text};
 use crate::checker::{CheckedAst, TypeProvider};
 use crate::cost::hooks::OverloadEstimateFn;
 use crate::diagnostics::Issues;
 use crate::functions::{Function, OverloadCostFn, RuntimeCostHook};
 use crate::name_hash::{NameMap, NameSet};
+use crate::syntax::Name;
 use crate::types::Type;
 
 /// A check run on every successfully type-checked expression of an environment,
@@ -45,6 +47,62 @@ pub(crate) struct EnvInner {
     /// is here or is `google` (the built-in `google.protobuf.*` types): most
     /// dotted names are field selections (`self.spec`).
     pub(crate) dotted_roots: Option<NameSet<String>>,
+    /// The global names the checker resolved in this environment.
+    pub(crate) idents: IdentMemo,
+}
+
+/// How many names an [`IdentMemo`] holds.
+const IDENT_MEMO_SLOTS: usize = 8;
+
+/// The names the checker resolved in an environment outside comprehension
+/// scopes (`self`), each with what it resolved to (cel-go's
+/// `Env.LookupIdent`): a pure function of the name and of the environment's
+/// declarations, container and type provider, which do not change. Bounded
+/// ([`IDENT_MEMO_SLOTS`] names, allocated on the first); entries are written
+/// once and read without locking, so checks on many threads share it.
+#[derive(Default)]
+pub(crate) struct IdentMemo {
+    /// Filled in order: an empty slot ends the entries.
+    slots: OnceLock<Box<[OnceLock<IdentEntry>; IDENT_MEMO_SLOTS]>>,
+}
+
+/// A name and what it resolves to.
+pub(crate) type IdentEntry = (Name, IdentDecl);
+
+impl IdentMemo {
+    /// The resolution recorded for `name`.
+    pub(crate) fn find(&self, name: &str) -> Option<&IdentEntry> {
+        let slots = self.slots.get()?;
+        for slot in slots.iter() {
+            let e = slot.get()?;
+            if same_text(&e.0, name) {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Records that `name` resolves to `decl`; the entry, unless every slot
+    /// is taken.
+    pub(crate) fn insert(&self, name: &str, decl: IdentDecl) -> Option<&IdentEntry> {
+        let slots = self
+            .slots
+            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())));
+        let mut entry = Some((Name::from(name), decl));
+        for slot in slots.iter() {
+            match slot.get() {
+                // Another thread recorded the name first.
+                Some(e) if same_text(&e.0, name) => return Some(e),
+                Some(_) => {}
+                None => match slot.set(entry.take()?) {
+                    Ok(()) => return slot.get(),
+                    // Taken by another thread meanwhile: try the next one.
+                    Err(back) => entry = Some(back),
+                },
+            }
+        }
+        None
+    }
 }
 
 /// The library part of an environment: options, functions and cost settings.
@@ -113,6 +171,7 @@ impl Env {
                 variables: own,
                 type_provider,
                 dotted_roots,
+                idents: IdentMemo::default(),
             }),
         }
     }
@@ -136,6 +195,11 @@ impl Env {
     /// Every function declared.
     pub fn functions(&self) -> impl Iterator<Item = &Function> {
         self.inner.shared.functions.values().map(|d| &d.function)
+    }
+
+    /// The global names the checker resolved in this environment.
+    pub(crate) fn ident_memo(&self) -> &IdentMemo {
+        &self.inner.idents
     }
 
     /// The type of variable `name`, if declared.

@@ -61,6 +61,7 @@ impl EnvBuilder {
                 variables: self.variables,
                 type_provider: self.type_provider,
                 dotted_roots,
+                idents: Default::default(),
             }),
         }
     }
