@@ -51,6 +51,35 @@ fn plain(size: usize, align: usize) -> bool {
 /// ```
 pub struct MiMalloc;
 
+/// A block for `layout` from one family of mimalloc entry points (plain or zeroed): `small` for
+/// plain layouts of at most [`SMALL_SIZE_MAX`] bytes, `general` for larger plain layouts,
+/// `aligned` for the rest (see [`plain`]).
+///
+/// # Safety
+/// The entry points are mimalloc's, of one family; the caller upholds `GlobalAlloc::alloc`'s
+/// contract (a non-zero-size layout).
+#[inline(always)]
+unsafe fn allocate(
+    layout: Layout,
+    small: unsafe extern "C" fn(usize) -> *mut c_void,
+    general: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    let (size, align) = (layout.size(), layout.align());
+    // SAFETY: the entry points take any size (and, aligned, any power-of-two alignment) and
+    // return a suitable block or null; `plain` selects the unaligned ones only where mimalloc's
+    // guaranteed alignment covers the layout (the impl's comment below).
+    unsafe {
+        if !plain(size, align) {
+            aligned(size, align).cast()
+        } else if size <= SMALL_SIZE_MAX {
+            small(size).cast()
+        } else {
+            general(size).cast()
+        }
+    }
+}
+
 // SAFETY: every method forwards to mimalloc, which returns blocks of at least the requested
 // size, or null on failure, as `GlobalAlloc` requires. The plain entry points are taken only when
 // `plain` holds. mimalloc is a conforming `malloc` (it can replace the C library's): its blocks
@@ -63,33 +92,13 @@ unsafe impl GlobalAlloc for MiMalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: see the impl's comment.
-        unsafe {
-            if plain(layout.size(), layout.align()) {
-                if layout.size() <= SMALL_SIZE_MAX {
-                    mi_malloc_small(layout.size()).cast()
-                } else {
-                    mi_malloc(layout.size()).cast()
-                }
-            } else {
-                mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { allocate(layout, mi_malloc_small, mi_malloc, mi_malloc_aligned) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: see the impl's comment.
-        unsafe {
-            if plain(layout.size(), layout.align()) {
-                if layout.size() <= SMALL_SIZE_MAX {
-                    mi_zalloc_small(layout.size()).cast()
-                } else {
-                    mi_zalloc(layout.size()).cast()
-                }
-            } else {
-                mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { allocate(layout, mi_zalloc_small, mi_zalloc, mi_zalloc_aligned) }
     }
 
     #[inline]
