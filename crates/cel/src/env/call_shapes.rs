@@ -11,7 +11,9 @@
 //! with how many such variables the skipped overloads before each drew, so the
 //! numbering is unchanged.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+use super::once_slots::OnceSlots;
 
 use crate::checker::unify::{exact_eq, has_type_param, is_dyn, same_type};
 use crate::functions::{Function, Overload};
@@ -67,8 +69,7 @@ pub(crate) struct ResolutionMemo {
     /// The type variables a call of the shape draws: the candidates' type
     /// parameters and those of the overloads skipped.
     fresh: usize,
-    /// Filled in order: an empty slot ends the entries.
-    slots: OnceLock<Box<[OnceLock<MemoEntry>; MEMO_SLOTS]>>,
+    entries: OnceSlots<MemoEntry, MEMO_SLOTS>,
 }
 
 /// One memoized resolution.
@@ -85,7 +86,7 @@ impl ResolutionMemo {
     fn new(fresh: usize) -> Self {
         ResolutionMemo {
             fresh,
-            slots: OnceLock::new(),
+            entries: OnceSlots::default(),
         }
     }
 
@@ -101,43 +102,24 @@ impl ResolutionMemo {
     where
         I: Iterator<Item = &'t Type> + Clone,
     {
-        let slots = self.slots.get()?;
-        for slot in slots.iter() {
-            let e = slot.get()?;
-            if args
-                .clone()
+        let e = self.entries.find(|e| {
+            args.clone()
                 .zip(e.args.iter())
                 .all(|(a, b)| same_type(b, a))
-            {
-                return Some((&e.result, &e.overload_ids));
-            }
-        }
-        None
+        })?;
+        Some((&e.result, &e.overload_ids))
     }
 
     /// Records the resolution of argument types `args` (without type
     /// parameters, as `result`), if a slot is free.
     pub(crate) fn insert(&self, args: &[Type], result: &Type, overload_ids: &OverloadIds) {
-        let slots = self
-            .slots
-            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())));
-        let mut entry = Some(MemoEntry {
+        let entry = MemoEntry {
             args: args.into(),
             result: result.clone(),
             overload_ids: overload_ids.clone(),
-        });
-        for slot in slots.iter() {
-            match slot.get() {
-                // Another thread recorded these types first.
-                Some(e) if *e.args == *args => return,
-                Some(_) => {}
-                None => match slot.set(entry.take().expect("an entry is placed once")) {
-                    Ok(()) => return,
-                    // Taken by another thread meanwhile: try the next one.
-                    Err(back) => entry = Some(back),
-                },
-            }
-        }
+        };
+        // Another thread may have recorded these types first: its entry stays.
+        self.entries.insert(entry, |e| *e.args == *args);
     }
 }
 

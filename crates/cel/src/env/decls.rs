@@ -5,6 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::call_shapes::DeclaredFunction;
+use super::once_slots::OnceSlots;
 use super::options::EnvOptions;
 use crate::checker::names::{IdentDecl, same_text};
 use crate::checker::{CheckedAst, TypeProvider};
@@ -62,8 +63,7 @@ const IDENT_MEMO_SLOTS: usize = 8;
 /// once and read without locking, so checks on many threads share it.
 #[derive(Default)]
 pub(crate) struct IdentMemo {
-    /// Filled in order: an empty slot ends the entries.
-    slots: OnceLock<Box<[OnceLock<IdentEntry>; IDENT_MEMO_SLOTS]>>,
+    entries: OnceSlots<IdentEntry, IDENT_MEMO_SLOTS>,
 }
 
 /// A name and what it resolves to.
@@ -71,37 +71,16 @@ pub(crate) type IdentEntry = (Name, IdentDecl);
 
 impl IdentMemo {
     /// The resolution recorded for `name`.
+    #[inline]
     pub(crate) fn find(&self, name: &str) -> Option<&IdentEntry> {
-        let slots = self.slots.get()?;
-        for slot in slots.iter() {
-            let e = slot.get()?;
-            if same_text(&e.0, name) {
-                return Some(e);
-            }
-        }
-        None
+        self.entries.find(|e| same_text(&e.0, name))
     }
 
     /// Records that `name` resolves to `decl`; the entry, unless every slot
     /// is taken.
     pub(crate) fn insert(&self, name: &str, decl: IdentDecl) -> Option<&IdentEntry> {
-        let slots = self
-            .slots
-            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())));
-        let mut entry = Some((Name::from(name), decl));
-        for slot in slots.iter() {
-            match slot.get() {
-                // Another thread recorded the name first.
-                Some(e) if same_text(&e.0, name) => return Some(e),
-                Some(_) => {}
-                None => match slot.set(entry.take()?) {
-                    Ok(()) => return slot.get(),
-                    // Taken by another thread meanwhile: try the next one.
-                    Err(back) => entry = Some(back),
-                },
-            }
-        }
-        None
+        self.entries
+            .insert((Name::from(name), decl), |e| same_text(&e.0, name))
     }
 }
 

@@ -9,6 +9,7 @@
 mod builder;
 mod call_shapes;
 mod decls;
+mod once_slots;
 mod options;
 
 use std::sync::{Arc, OnceLock};
