@@ -53,7 +53,7 @@ pub enum Tok {
 
 impl Tok {
     /// The name ANTLR prints for the token in `expecting` sets.
-    pub fn display_name(self) -> &'static str {
+    pub const fn display_name(self) -> &'static str {
         match self {
             Tok::Eof => "<EOF>",
             Tok::Eq => "'=='",
@@ -211,15 +211,25 @@ pub fn lex(src: &str, max_errors: usize) -> (Vec<Token>, Vec<LexError>) {
 }
 
 /// [`lex`] into `tokens` (cleared first), whose allocation is reused.
-pub fn lex_into(
+pub fn lex_into(src: &str, max_errors: usize, tokens: Vec<Token>) -> (Vec<Token>, Vec<LexError>) {
+    lex_with(src, max_errors, tokens, true)
+}
+
+/// [`lex_into`], with [`lex_ascii_run`] taking what it can of an ASCII
+/// text when `runs` (tests turn it off to compare).
+#[inline(always)]
+fn lex_with(
     src: &str,
     max_errors: usize,
     mut tokens: Vec<Token>,
+    runs: bool,
 ) -> (Vec<Token>, Vec<LexError>) {
+    let ascii = src.is_ascii();
+    let runs = runs && ascii;
     let mut lx = Lexer {
         src: src.as_bytes(),
         pos: 0,
-        ascii: src.is_ascii(),
+        ascii,
         cp_byte: 0,
         cp_count: 0,
     };
@@ -229,6 +239,9 @@ pub fn lex_into(
     tokens.reserve(src.len() / 2 + 2);
     let mut errors = Vec::new();
     loop {
+        if runs {
+            lx.pos = lex_ascii_run(lx.src, lx.pos, &mut tokens);
+        }
         lx.skip_trivia();
         let start = lx.pos;
         if start >= lx.src.len() {
@@ -349,6 +362,28 @@ static IDENT_BYTE: [bool; 256] = {
     t
 };
 
+/// The tokens a byte is on its own whatever follows it (but `/`, which may
+/// start a comment): brackets, braces, parentheses, `,` `-` `?` `:` `+`
+/// `*` `%`.
+static LONE_BYTE: [Option<Tok>; 256] = {
+    let mut t = [None; 256];
+    // Each one's token is the kind ANTLR displays as the byte quoted.
+    let lone = b"[]{}(),-?:+*%";
+    let mut k = 0;
+    while k < Tok::ALL.len() {
+        let name = Tok::ALL[k].display_name().as_bytes();
+        let mut i = 0;
+        while i < lone.len() {
+            if name.len() == 3 && name[1] == lone[i] {
+                t[lone[i] as usize] = Some(Tok::ALL[k]);
+            }
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
 /// The bytes a one-line quoted body stops at: quotes, backslashes, line ends.
 static QUOTED_STOP: [bool; 256] = {
     let mut t = [false; 256];
@@ -359,6 +394,118 @@ static QUOTED_STOP: [bool; 256] = {
     t[b'\r' as usize] = true;
     t
 };
+
+/// The kind of an identifier-shaped `word`: a keyword's, else
+/// [`Tok::Ident`]. By length first: most identifiers are no keyword's
+/// length, and those that are compare as one integer.
+#[inline(always)]
+fn word_kind(word: &[u8]) -> Tok {
+    match word.len() {
+        2 if word == b"in" => Tok::In,
+        4 if word == b"true" => Tok::True,
+        4 if word == b"null" => Tok::Null,
+        5 if word == b"false" => Tok::False,
+        _ => Tok::Ident,
+    }
+}
+
+/// Lexes the tokens of the ASCII text `src` from `p` that always lex
+/// alone and without error — identifiers and keywords not followed by a
+/// quote, punctuation and operators but `/`, whole decimal integers —
+/// and the trivia between them but comments, pushing them to `tokens`
+/// (code-point offsets are byte positions); stops at the first byte that
+/// starts anything else (the general step takes it) and returns its
+/// position. The tokens are [`Lexer::next_kind`]'s.
+fn lex_ascii_run(src: &[u8], mut p: usize, tokens: &mut Vec<Token>) -> usize {
+    while let Some(&b) = src.get(p) {
+        let start = p;
+        let next = src.get(p + 1).copied();
+        let (kind, len) = match b {
+            b' ' | b'\t' | b'\r' | b'\n' | 0x0C => {
+                p += 1;
+                continue;
+            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                let end = ident_end(src, p + 1);
+                if let Some(b'"' | b'\'') = src.get(end) {
+                    // Perhaps a string prefix.
+                    return start;
+                }
+                (word_kind(&src[start..end]), end - start)
+            }
+            b'0'..=b'9' => {
+                let mut end = p + 1;
+                while src.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+                if let Some(b'.' | b'e' | b'E' | b'u' | b'U' | b'x' | b'X') = src.get(end) {
+                    // Perhaps a float, an unsigned or a hexadecimal number.
+                    return start;
+                }
+                (Tok::NumInt, end - start)
+            }
+            b'.' if next.is_some_and(|c| c.is_ascii_digit()) => return start,
+            b'.' => (Tok::Dot, 1),
+            b'=' if next == Some(b'=') => (Tok::Eq, 2),
+            b'!' if next == Some(b'=') => (Tok::Ne, 2),
+            b'!' => (Tok::Not, 1),
+            b'<' if next == Some(b'=') => (Tok::Le, 2),
+            b'<' => (Tok::Lt, 1),
+            b'>' if next == Some(b'=') => (Tok::Ge, 2),
+            b'>' => (Tok::Gt, 1),
+            b'&' if next == Some(b'&') => (Tok::And, 2),
+            b'|' if next == Some(b'|') => (Tok::Or, 2),
+            _ => match LONE_BYTE[usize::from(b)] {
+                Some(kind) => (kind, 1),
+                None => return start,
+            },
+        };
+        p += len;
+        // The parser caps an expression's length far below `u32::MAX`.
+        tokens.push(Token {
+            kind,
+            start: start as u32,
+            end: p as u32,
+            offset: start as u32,
+        });
+    }
+    p
+}
+
+/// The end of the identifier bytes (`[A-Za-z0-9_]`) of `src` from `p`:
+/// eight bytes at a time while eight remain (a byte-parallel range test),
+/// then byte by byte.
+#[inline(always)]
+fn ident_end(src: &[u8], mut p: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    // Per byte of `x` (each below 0x80), its high bit set when the byte is
+    // in `lo..=hi`: no addition carries into the next byte.
+    let in_range = |x: u64, lo: u8, hi: u8| {
+        let at_least_lo = x + ONES * u64::from(0x80 - lo);
+        let above_hi = x + ONES * u64::from(0x7F - hi);
+        at_least_lo & !above_hi & HIGH
+    };
+    while let Some(chunk) = src.get(p..p + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let low = x & !HIGH;
+        let ident = (in_range(low | (ONES * 0x20), b'a', b'z')
+            | in_range(low, b'0', b'9')
+            | in_range(low, b'_', b'_'))
+            & !x;
+        let stop = !ident & HIGH;
+        if stop != 0 {
+            return p + (stop.trailing_zeros() / 8) as usize;
+        }
+        p += 8;
+    }
+    while p < src.len() && IDENT_BYTE[usize::from(src[p])] {
+        p += 1;
+    }
+    p
+}
 
 fn is_continuation(b: u8) -> bool {
     (0x80..0xC0).contains(&b)
@@ -458,20 +605,7 @@ impl Lexer<'_> {
             b'>' => two(self, b'=', Tok::Ge, Some(Tok::Gt)),
             b'&' => two(self, b'&', Tok::And, None),
             b'|' => two(self, b'|', Tok::Or, None),
-            b'[' => self.single(Tok::LBracket),
-            b']' => self.single(Tok::RBracket),
-            b'{' => self.single(Tok::LBrace),
-            b'}' => self.single(Tok::RBrace),
-            b'(' => self.single(Tok::LParen),
-            b')' => self.single(Tok::RParen),
-            b',' => self.single(Tok::Comma),
-            b'-' => self.single(Tok::Minus),
-            b'?' => self.single(Tok::Question),
-            b':' => self.single(Tok::Colon),
-            b'+' => self.single(Tok::Plus),
-            b'*' => self.single(Tok::Star),
             b'/' => self.single(Tok::Slash),
-            b'%' => self.single(Tok::Percent),
             b'.' => {
                 if self.peek(1).is_some_and(|c| c.is_ascii_digit()) {
                     self.pos += 1;
@@ -486,7 +620,10 @@ impl Lexer<'_> {
             b'"' | b'\'' => self.string(start, Tok::String),
             b'`' => self.escaped_ident(start),
             b'A'..=b'Z' | b'a'..=b'z' | b'_' => Ok(self.ident_or_literal(start)),
-            _ => Err(start),
+            _ => match LONE_BYTE[usize::from(b)] {
+                Some(kind) => self.single(kind),
+                None => Err(start),
+            },
         }
     }
 
@@ -554,10 +691,7 @@ impl Lexer<'_> {
 
     #[inline(always)]
     fn ident_or_literal(&mut self, start: usize) -> Tok {
-        self.pos += self.src[self.pos..]
-            .iter()
-            .position(|&c| !IDENT_BYTE[usize::from(c)])
-            .unwrap_or(self.src.len() - self.pos);
+        self.pos = ident_end(self.src, self.pos + 1);
         let word = &self.src[start..self.pos];
         // String prefixes: r/R (raw), b/B (bytes), b/B followed by r/R.
         if let Some(b'"' | b'\'') = self.peek(0) {
@@ -586,13 +720,7 @@ impl Lexer<'_> {
                 }
             }
         }
-        match word {
-            b"in" => Tok::In,
-            b"true" => Tok::True,
-            b"false" => Tok::False,
-            b"null" => Tok::Null,
-            _ => Tok::Ident,
-        }
+        word_kind(word)
     }
 
     fn string(&mut self, start: usize, kind: Tok) -> Attempt {
@@ -711,6 +839,87 @@ mod tests {
 
     fn kinds(s: &str) -> Vec<Tok> {
         lex(s, 100).0.into_iter().map(|t| t.kind).collect()
+    }
+
+    #[test]
+    fn ident_end_matches_the_byte_table() {
+        let by_table = |src: &[u8], p: usize| {
+            p + src[p..]
+                .iter()
+                .take_while(|&&c| IDENT_BYTE[usize::from(c)])
+                .count()
+        };
+        // Every byte value at every position of a chunk and of the tail.
+        for stop in 0..=255u8 {
+            for at in 0..20 {
+                let mut src = vec![b'a'; 20];
+                src[at] = stop;
+                for p in 0..src.len() {
+                    assert_eq!(
+                        ident_end(&src, p),
+                        by_table(&src, p),
+                        "{stop:#x} at {at} from {p}"
+                    );
+                }
+            }
+        }
+        let mixed = "aZ_09é\u{7f}z_Q9`@[{/:".as_bytes();
+        for p in 0..mixed.len() {
+            assert_eq!(ident_end(mixed, p), by_table(mixed, p));
+        }
+    }
+
+    #[test]
+    fn ascii_runs_lex_as_the_general_step() {
+        // Texts of pieces that start, end and break runs, in every order a
+        // small generator gives (deterministic).
+        const PIECES: [&str; 44] = [
+            " ", "\t", "\n", "a", "self", "in", "inx", "true", "null", "false", "r", "b", "br",
+            "_x9", "'s'", "\"", "'", "0", "12", "1.5", "1e3", "3u", "0x1F", ".", ".5", "==", "=",
+            "!", "!=", "<", "<=", ">", ">=", "&&", "&", "||", "|", "[", "]", "(", ")", "/", "//c",
+            "%",
+        ];
+        const MORE: [&str; 10] = [",", "-", "?", ":", "+", "*", "{", "}", "#", "`a`"];
+        let all: Vec<&str> = PIECES.iter().chain(MORE.iter()).copied().collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..40_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut r = seed;
+            for _ in 0..(r % 9) {
+                r /= 9;
+                text.push_str(all[(r % all.len() as u64) as usize]);
+                r /= all.len() as u64;
+                if r == 0 {
+                    r = seed.rotate_left(29);
+                }
+            }
+            for limit in [0, 100] {
+                assert_eq!(
+                    lex_with(&text, limit, Vec::new(), true),
+                    lex_with(&text, limit, Vec::new(), false),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lone_bytes() {
+        let lone = "[]{}(),-?:+*%";
+        assert_eq!(LONE_BYTE.iter().filter(|t| t.is_some()).count(), lone.len());
+        let names: Vec<String> = kinds(lone)
+            .iter()
+            .map(|t| t.display_name().to_string())
+            .collect();
+        let quoted: Vec<String> = lone
+            .chars()
+            .map(|c| format!("'{c}'"))
+            .chain(["<EOF>".into()])
+            .collect();
+        assert_eq!(names, quoted);
     }
 
     #[test]
