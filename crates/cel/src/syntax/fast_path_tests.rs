@@ -56,6 +56,34 @@ fn option_sets() -> Vec<ParserOptions> {
             error_recovery_limit: 2,
             ..ParserOptions::default()
         },
+        // Macros named as operators: declining, expanding, failing.
+        ParserOptions {
+            max_nesting_depth: 32,
+            macros: operator_macros(),
+            ..ParserOptions::default()
+        },
+    ]
+}
+
+/// Macros on `<=` (declines), `+` (expands to its first operand), `*`
+/// (fails at its second operand) and `&&` (expands to its second operand).
+fn operator_macros() -> Vec<macros::Macro> {
+    let global = |name: &str, expander: macros::Expander| macros::Macro {
+        name: name.to_string(),
+        receiver_style: false,
+        arg_count: Some(2),
+        expander,
+    };
+    vec![
+        global("_<=_", |_, _, _| Ok(None)),
+        global("_+_", |_, _, args| Ok(Some(args.remove(0)))),
+        global("_*_", |_, _, args| {
+            Err(macros::MacroError {
+                message: "no product".to_string(),
+                expr_id: args[1].id,
+            })
+        }),
+        global("_&&_", |_, _, args| Ok(Some(args.remove(1)))),
     ]
 }
 
@@ -121,6 +149,24 @@ fn hand_written() -> Vec<String> {
         ".a.b",
         "a.b.(c)",
         "a.b?.c",
+        "a.b <= c.d + e.f * g.h && i.j + k.l <= m",
+        "a + b * c <= d * e + f",
+        "a.b + c.d.e + f && g.h * i.j <= k || l.m * n.o",
+        "a.b <= c.d || e.f <= g.h && i.j <= k.l || m.n <= o.p",
+        "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas || self.x",
+        "a.b && c.d && e.f && g.h && i.j",
+        "a.b && c.d ? e.f : g.h && i.j",
+        "a.b && (c.d || e.f) && g.h",
+        "a.b && c.d.e() && f",
+        "a.b && c.d[0] || e",
+        "a.b && c.d == 'x' || !e.f",
+        "a.b && if.c || d",
+        "a.b &&",
+        "a.b && || c.d",
+        "a.b || c.d && ",
+        "a.b <= c.d && e.f <= g.h)",
+        "a.b <= c.d && e.f <= g.h,",
+        "a.b <= c.d && 99999999999999999999 <= g.h",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -133,6 +179,12 @@ fn hand_written() -> Vec<String> {
         v.push(format!("{}a.b", "-".repeat(n)));
         v.push(format!("a.b{}", " + a.b".repeat(n)));
         v.push(format!("a.b{}", " && a.b".repeat(n)));
+        v.push(format!("a.b{}", " <= a.b || a.b".repeat(n)));
+        v.push(format!("a <= b{}", ".c".repeat(n)));
+        v.push(format!("a + b{} <= c", ".c".repeat(n)));
+        v.push(format!("a.b{}", " + a.b && a.b".repeat(n)));
+        v.push(format!("{}a.b <= c{}", "f(".repeat(n), ")".repeat(n)));
+        v.push(format!("{}a.b <= c && d{}", "(".repeat(n), ")".repeat(n)));
         v.push(format!("{}a.b{}", "f(".repeat(n), ")".repeat(n)));
         v.push(format!("{}a.b{}", "[".repeat(n), "]".repeat(n)));
     }

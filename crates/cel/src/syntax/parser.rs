@@ -898,25 +898,35 @@ impl<'a> Parser<'a> {
     }
 
     /// `relation` over a flat relation ([`Parser::flat_end`] found one here):
-    /// the same nodes, ids and depth checks, built in the same order.
+    /// the same nodes, ids and depth checks, built in the same order. The
+    /// visitor depths of the nodes inside are carried along, not recorded:
+    /// only the relation's root is read later.
     fn flat_relation(&mut self) -> Expr {
-        let mut lhs = self.flat_calc(0);
+        // What `advance` does once per token matched: every token up to the
+        // relation's end is one (the scan has found their shape).
+        self.error_mode = false;
+        self.last_error_index = None;
+        self.last_error_sites.clear();
+        let (mut lhs, mut depth) = self.flat_calc(0);
         while RELATION_OPS.contains(self.cur()) {
-            let t = self.advance();
+            let t = self.toks[self.pos];
+            self.pos += 1;
             let id = self.new_id(t.offset);
             let rhs = self.flat_calc(0);
-            lhs = self.operator(id, relation_op(t.kind), smallvec::smallvec![lhs, rhs], true);
+            (lhs, depth) = self.flat_operator(id, relation_op(t.kind), (lhs, depth), rhs);
         }
+        self.set_vdepth(lhs.id, depth);
         lhs
     }
 
-    /// `calc` over a flat relation's operands.
-    fn flat_calc(&mut self, min_prec: u8) -> Expr {
-        let first = self.tok();
-        let mut lhs = if first.kind == Tok::Ident {
+    /// `calc` over a flat relation's operands: the operand and its visitor
+    /// depth.
+    fn flat_calc(&mut self, min_prec: u8) -> (Expr, u32) {
+        let first = self.toks[self.pos];
+        let (mut lhs, mut depth) = if first.kind == Tok::Ident {
             // `primary`'s identifier and `member`'s selections.
+            self.pos += 1;
             let name_text = self.text(first);
-            self.advance();
             let mut e = if super::is_reserved_word(name_text) {
                 // As `ident_call_or_message` reports it (the selections
                 // that follow apply to the error node).
@@ -925,25 +935,82 @@ impl<'a> Parser<'a> {
             } else {
                 self.node(first.offset, ExprKind::Ident(Name::from(name_text)))
             };
-            while self.cur() == Tok::Dot {
-                let dot = self.advance();
-                let name_tok = self.advance();
-                e = self.select(e, dot, name_tok, false);
+            let mut depth = 0;
+            // The scan has found an identifier after each dot.
+            while self.toks[self.pos].kind == Tok::Dot {
+                let dot = self.toks[self.pos];
+                let name_tok = self.toks[self.pos + 1];
+                self.pos += 2;
+                (e, depth) = self.flat_select(e, depth, dot.offset, name_tok);
             }
-            e
+            (e, depth)
         } else {
-            self.literal(TokSet::EMPTY)
+            (self.literal(TokSet::EMPTY), 0)
         };
         loop {
             let prec = calc_prec(self.cur());
             if prec == 0 || prec < min_prec {
-                return lhs;
+                return (lhs, depth);
             }
-            let t = self.advance();
+            let t = self.toks[self.pos];
+            self.pos += 1;
             let id = self.new_id(t.offset);
             let rhs = self.flat_calc(prec + 1);
-            lhs = self.operator(id, calc_op(t.kind), smallvec::smallvec![lhs, rhs], true);
+            (lhs, depth) = self.flat_operator(id, calc_op(t.kind), (lhs, depth), rhs);
         }
+    }
+
+    /// [`Parser::select`] of an identifier's field in a flat relation, on an
+    /// operand of visitor depth `depth`: the node and its depth.
+    fn flat_select(
+        &mut self,
+        operand: Expr,
+        depth: u32,
+        dot_offset: u32,
+        name_tok: Token,
+    ) -> (Expr, u32) {
+        let field = Name::from(self.text(name_tok));
+        let d = depth + 1;
+        if self.too_deep(d) {
+            return (self.error_node(dot_offset), 0);
+        }
+        let id = self.new_id(dot_offset);
+        let sel = Select {
+            operand,
+            field,
+            test_only: false,
+            optional: false,
+        };
+        (Expr::new(id, ExprKind::Select(Box::new(sel))), d)
+    }
+
+    /// [`Parser::operator`] (counted) on operands given with their visitor
+    /// depths: the node and its depth.
+    fn flat_operator(
+        &mut self,
+        id: ExprId,
+        op: &'static Op,
+        (lhs, lhs_depth): (Expr, u32),
+        (rhs, rhs_depth): (Expr, u32),
+    ) -> (Expr, u32) {
+        if self.macro_names().0 & op.bit != 0 {
+            // The macro search reads the operands' depths from the table.
+            self.set_vdepth(lhs.id, lhs_depth);
+            self.set_vdepth(rhs.id, rhs_depth);
+            let e = self.call_or_macro(id, &op.name, None, smallvec::smallvec![lhs, rhs], true);
+            let d = self.vdepth_of(&e);
+            return (e, d);
+        }
+        let depth = lhs_depth.max(rhs_depth) + 1;
+        if self.too_deep(depth) {
+            return (self.error_node(0), 0);
+        }
+        let call = Call {
+            target: None,
+            function: op.name.clone(),
+            args: smallvec::smallvec![lhs, rhs],
+        };
+        (Expr::new(id, ExprKind::Call(Box::new(call))), depth)
     }
 
     /// The fast path of `expr` for a lone literal or identifier that ends the

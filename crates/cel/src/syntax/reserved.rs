@@ -33,10 +33,26 @@ pub const RESERVED_WORDS: [&str; 21] = [
     "while",
 ];
 
+/// The first letters of the reserved words, a bit per letter from `a`.
+const RESERVED_FIRST: u32 = {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < RESERVED_WORDS.len() {
+        bits |= 1 << (RESERVED_WORDS[i].as_bytes()[0] - b'a');
+        i += 1;
+    }
+    bits
+};
+
 /// Whether `word` is a CEL reserved word. A `match` (compiled to a switch on
 /// length, then one comparison) rather than a search of [`RESERVED_WORDS`]:
 /// the parser asks for every identifier; the test below keeps both equal.
 pub fn is_reserved_word(word: &str) -> bool {
+    // Most identifiers start with a letter no reserved word starts with.
+    match word.as_bytes().first() {
+        Some(&b @ b'a'..=b'z') if RESERVED_FIRST >> (b - b'a') & 1 != 0 => {}
+        _ => return false,
+    }
     matches!(
         word,
         "as" | "break"
