@@ -171,6 +171,22 @@ fn hand_written() -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    // Relation operands nested in parentheses: the relation rule's depth
+    // grows twice as fast as the others'.
+    for n in (13..=18).chain(122..=127) {
+        v.push(format!(
+            "{}a.b <= c && d{}",
+            "a < (".repeat(n),
+            ")".repeat(n)
+        ));
+        v.push(format!(
+            "({}a.b <= c && d{})",
+            "a < (".repeat(n),
+            ")".repeat(n)
+        ));
+        v.push(format!("{}a.b <= c{}", "a < (".repeat(n), ")".repeat(n)));
+        v.push(format!("{}a.b || c{}", "a < (".repeat(n), ")".repeat(n)));
+    }
     // Chains and nestings around the depth limits.
     for n in [30, 31, 32, 33, 34, 249, 250, 251] {
         v.push(format!("a{}", ".b".repeat(n)));

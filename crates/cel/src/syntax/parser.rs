@@ -832,6 +832,10 @@ impl<'a> Parser<'a> {
                 // Nothing of `expr`, `conditionalOr` or `conditionalAnd`
                 // matches after the relation.
                 Some(end) if LEAF_END.contains(end) => self.flat_relation(),
+                // The conditional's test, with no `?` after it.
+                Some(Tok::And | Tok::Or) if self.flat_logic() => {
+                    self.logic(rec.with(Tok::Question), Tok::Or, true)
+                }
                 _ => self.expr_inner(rec),
             },
         };
@@ -861,7 +865,7 @@ impl<'a> Parser<'a> {
         let end = match self.flat_scanned {
             (start, end) if start == self.pos => end,
             _ => {
-                let end = self.flat_scan();
+                let end = self.flat_scan(self.pos);
                 self.flat_scanned = (self.pos, end);
                 end
             }
@@ -869,12 +873,37 @@ impl<'a> Parser<'a> {
         end.map(|k| self.toks.get(k).map_or(Tok::Eof, |t| t.kind))
     }
 
-    /// The index of the token after the flat relation starting at the
-    /// current token, if one does.
-    fn flat_scan(&self) -> Option<usize> {
+    /// Whether a chain of flat relations joined by `&&` and `||` starts at
+    /// the current token (where [`Parser::flat_end`] has found the first,
+    /// followed by one of them) and ends the expression, and the recursion
+    /// limits allow what `relation` checks for each: then `logic` takes
+    /// them as flat relations, without the descent through `expr` and
+    /// `relation` for each.
+    fn flat_logic(&mut self) -> bool {
+        // `relation` enters its rule before its check.
+        if self.depth[Rule::Relation as usize] + 3 > self.max_depth {
+            return false;
+        }
+        let (start, Some(mut end)) = self.flat_scanned else {
+            return false;
+        };
+        debug_assert_eq!(start, self.pos);
+        loop {
+            match self.toks.get(end).map_or(Tok::Eof, |t| t.kind) {
+                Tok::And | Tok::Or => match self.flat_scan(end + 1) {
+                    Some(next) => end = next,
+                    None => return false,
+                },
+                t => return LEAF_END.contains(t),
+            }
+        }
+    }
+
+    /// The index of the token after the flat relation starting at token
+    /// `k`, if one does.
+    fn flat_scan(&self, mut k: usize) -> Option<usize> {
         let toks = &self.toks[..];
         let kind = |k: usize| toks.get(k).map_or(Tok::Eof, |t| t.kind);
-        let mut k = self.pos;
         loop {
             match kind(k) {
                 Tok::Ident => {
@@ -1063,18 +1092,19 @@ impl<'a> Parser<'a> {
 
     /// `conditionalOr : conditionalAnd ('||' conditionalAnd)*`, balanced as cel-go does.
     fn cond_or(&mut self, rec: TokSet) -> Expr {
-        self.logic(rec, Tok::Or)
+        self.logic(rec, Tok::Or, false)
     }
 
-    fn logic(&mut self, rec: TokSet, op: Tok) -> Expr {
+    /// `flat`: the operands are flat relations ([`Parser::flat_logic`]).
+    fn logic(&mut self, rec: TokSet, op: Tok, flat: bool) -> Expr {
         let inner = rec.with(op);
-        let first = self.logic_operand(inner, op);
+        let first = self.logic_operand(inner, op, flat);
         if self.stopped() || self.cur() != op {
             return first;
         }
         let t = self.advance();
         let op_id = self.new_id(t.offset);
-        let second = self.logic_operand(inner, op);
+        let second = self.logic_operand(inner, op, flat);
         let function = if op == Tok::Or { &OP_OR } else { &OP_AND };
         if self.stopped() || self.cur() != op {
             // One operator (the common case): the balanced tree is the call itself.
@@ -1085,16 +1115,18 @@ impl<'a> Parser<'a> {
         while !self.stopped() && self.cur() == op {
             let t = self.advance();
             ops.push(self.new_id(t.offset));
-            let next = self.logic_operand(inner, op);
+            let next = self.logic_operand(inner, op, flat);
             terms.push(next);
         }
         self.balance(function, terms, &ops)
     }
 
     /// An operand of `op`: a conjunction under `||`, a relation under `&&`.
-    fn logic_operand(&mut self, rec: TokSet, op: Tok) -> Expr {
+    fn logic_operand(&mut self, rec: TokSet, op: Tok, flat: bool) -> Expr {
         if op == Tok::Or {
-            self.logic(rec, Tok::And)
+            self.logic(rec, Tok::And, flat)
+        } else if flat {
+            self.flat_relation()
         } else {
             self.relation(rec)
         }
