@@ -1034,12 +1034,15 @@ impl<'a> Parser<'a> {
         if self.too_deep(depth) {
             return (self.error_node(0), 0);
         }
-        let call = Call {
-            target: None,
-            function: op.name.clone(),
-            args: smallvec::smallvec![lhs, rhs],
-        };
-        (Expr::new(id, ExprKind::Call(Box::new(call))), depth)
+        let call = Box::write(
+            Box::new_uninit(),
+            Call {
+                target: None,
+                function: op.name.clone(),
+                args: CallArgs::from_buf([lhs, rhs]),
+            },
+        );
+        (Expr::new(id, ExprKind::Call(call)), depth)
     }
 
     /// The fast path of `expr` for a lone literal or identifier that ends the
