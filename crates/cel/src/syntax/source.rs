@@ -7,9 +7,8 @@ use std::sync::OnceLock;
 /// offsets into lines and columns.
 #[derive(Clone, Debug)]
 pub struct Source {
-    /// The text, inline up to 24 bytes (a short expression's source
-    /// allocates nothing but its `Arc`).
-    text: compact_str::CompactString,
+    /// The text.
+    text: Text,
     /// Description shown in error messages (`<input>` for expressions given as text).
     description: Cow<'static, str>,
     /// Code-point offset of the first character of each line after the first
@@ -20,9 +19,43 @@ pub struct Source {
     chars: OnceLock<Vec<char>>,
 }
 
+/// A source's text: inline up to 24 bytes (a short expression's source
+/// allocates nothing but its `Arc`), else one allocation of its bytes
+/// (cheaper to build and free than `CompactString`'s heap form).
+#[derive(Clone, Debug)]
+enum Text {
+    Short(compact_str::CompactString),
+    Long(Box<str>),
+}
+
+impl Text {
+    fn of(text: &str) -> Self {
+        if text.len() <= std::mem::size_of::<compact_str::CompactString>() {
+            Text::Short(text.into())
+        } else {
+            Text::Long(text.into())
+        }
+    }
+
+    fn owned(text: String) -> Self {
+        if text.len() <= std::mem::size_of::<compact_str::CompactString>() {
+            Text::Short(text.as_str().into())
+        } else {
+            Text::Long(text.into_boxed_str())
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Text::Short(s) => s,
+            Text::Long(s) => s,
+        }
+    }
+}
+
 impl PartialEq for Source {
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text && self.description == other.description
+        self.text() == other.text() && self.description == other.description
     }
 }
 
@@ -41,20 +74,20 @@ pub struct Location {
 impl Source {
     /// A source named `<input>`, as cel-go names expressions given as text.
     pub fn new(text: impl Into<String>) -> Self {
-        Self::described(text.into().into(), Cow::Borrowed("<input>"))
+        Self::described(Text::owned(text.into()), Cow::Borrowed("<input>"))
     }
 
     /// [`Source::new`] of borrowed text (copied inline when short).
     pub(crate) fn of(text: &str) -> Self {
-        Self::described(text.into(), Cow::Borrowed("<input>"))
+        Self::described(Text::of(text), Cow::Borrowed("<input>"))
     }
 
     /// The source `text`, named `description` in messages (instead of `<input>`).
     pub fn with_description(text: impl Into<String>, description: impl Into<String>) -> Self {
-        Self::described(text.into().into(), Cow::Owned(description.into()))
+        Self::described(Text::owned(text.into()), Cow::Owned(description.into()))
     }
 
-    fn described(text: compact_str::CompactString, description: Cow<'static, str>) -> Self {
+    fn described(text: Text, description: Cow<'static, str>) -> Self {
         Source {
             text,
             description,
@@ -66,11 +99,11 @@ impl Source {
     /// Code-point offset of the first character of each line after the first.
     fn line_offsets(&self) -> &[usize] {
         self.line_offsets.get_or_init(|| {
-            if !self.text.contains('\n') {
+            let text = self.text();
+            if !text.contains('\n') {
                 return Vec::new();
             }
-            self.text
-                .chars()
+            text.chars()
                 .enumerate()
                 .filter(|(_, c)| *c == '\n')
                 .map(|(i, _)| i + 1)
@@ -80,7 +113,7 @@ impl Source {
 
     /// The text.
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
     /// The name messages give the source (`<input>` by default).
@@ -90,7 +123,7 @@ impl Source {
 
     /// The text as code points.
     pub fn chars(&self) -> &[char] {
-        self.chars.get_or_init(|| self.text.chars().collect())
+        self.chars.get_or_init(|| self.text().chars().collect())
     }
 
     /// Line and column of a code-point offset.
