@@ -1004,13 +1004,7 @@ impl<'a> Parser<'a> {
             return (self.error_node(dot_offset), 0);
         }
         let id = self.new_id(dot_offset);
-        let sel = Select {
-            operand,
-            field,
-            test_only: false,
-            optional: false,
-        };
-        (Expr::new(id, ExprKind::Select(Box::new(sel))), d)
+        (select_node(id, operand, field), d)
     }
 
     /// [`Parser::operator`] (counted) on operands given with their visitor
@@ -1433,13 +1427,7 @@ impl<'a> Parser<'a> {
         }
         let id = self.new_id(dot.offset);
         self.set_vdepth(id, d);
-        let sel = Select {
-            operand,
-            field,
-            test_only: false,
-            optional: false,
-        };
-        Expr::new(id, ExprKind::Select(Box::new(sel)))
+        select_node(id, operand, field)
     }
 
     /// The name of an `escapeIdent` token; reports backquoted names when they
@@ -1902,12 +1890,15 @@ impl<'a> Parser<'a> {
             }
         }
         self.set_vdepth(id, depth);
-        let call = Call {
-            target,
-            function: function.into(),
-            args,
-        };
-        Expr::new(id, ExprKind::Call(Box::new(call)))
+        let call = Box::write(
+            Box::new_uninit(),
+            Call {
+                target,
+                function: function.into(),
+                args,
+            },
+        );
+        Expr::new(id, ExprKind::Call(call))
     }
 
     /// [`Parser::call_or_macro`] of an operator: the macros are searched
@@ -1921,12 +1912,15 @@ impl<'a> Parser<'a> {
             return self.error_node(0);
         }
         self.set_vdepth(id, depth);
-        let call = Call {
-            target: None,
-            function: op.name.clone(),
-            args,
-        };
-        Expr::new(id, ExprKind::Call(Box::new(call)))
+        let call = Box::write(
+            Box::new_uninit(),
+            Call {
+                target: None,
+                function: op.name.clone(),
+                args,
+            },
+        );
+        Expr::new(id, ExprKind::Call(call))
     }
 
     /// The filter of the macros' names (built at the first call when the
@@ -1946,6 +1940,22 @@ impl<'a> Parser<'a> {
             *o = -1;
         }
     }
+}
+
+/// The selection `operand.field` (no presence test, not optional) with id
+/// `id`, written into its box (not built on the stack and copied).
+#[inline(always)]
+fn select_node(id: ExprId, operand: Expr, field: Name) -> Expr {
+    let sel = Box::write(
+        Box::new_uninit(),
+        Select {
+            operand,
+            field,
+            test_only: false,
+            optional: false,
+        },
+    );
+    Expr::new(id, ExprKind::Select(sel))
 }
 
 /// The literal token `kind` spelled `text`, negated when a `-` precedes it
