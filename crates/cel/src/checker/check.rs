@@ -21,8 +21,7 @@ use super::names::{
     well_known_message_name, write_qualified_name,
 };
 use super::unify::{
-    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, is_leaf, kinds_differ,
-    most_general,
+    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
 use super::{CheckedAst, NodeRefs, NodeTypes, Reference};
 
@@ -100,12 +99,8 @@ pub(crate) struct Checker<'a> {
     source_info: &'a SourceInfo,
     optional_syntax: bool,
     pub(crate) mapping: Mapping,
-    /// Node types, indexed by id.
-    pub(crate) types: Vec<Option<Type>>,
-    /// Whether a type recorded in `types` may mention a type parameter
-    /// (only composite types and parameters can): the final substitution
-    /// has nothing to do otherwise.
-    params_recorded: bool,
+    /// Node types, by id.
+    pub(crate) types: NodeTypes,
     pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(Name, Type)>,
@@ -116,6 +111,12 @@ pub(crate) struct Checker<'a> {
     /// resolved to (an entry of the environment's `IdentMemo`): expressions
     /// name the same variable again and again (`self.a < self.b`).
     last_global: Option<&'a (Name, IdentDecl)>,
+    /// The position of the reference recorded for `last_global`'s
+    /// resolution, which the nodes naming it again share.
+    last_global_ref: Option<u32>,
+    /// The position of the last call reference recorded, which a call
+    /// resolved to the same overload ids (the same shared slice) shares.
+    last_call_ref: Option<u32>,
     /// The last chain root asked about in `check_select`, and whether a
     /// declaration may be named under it (`EnvInner::dotted_roots`).
     last_root: Option<(Name, bool)>,
@@ -142,12 +143,13 @@ impl<'a> Checker<'a> {
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
             types: spare.types(nodes),
-            params_recorded: false,
             references: spare.references(nodes),
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),
             last_global: None,
+            last_global_ref: None,
+            last_call_ref: None,
             last_root: None,
             issues,
             depth: 0,
@@ -159,30 +161,26 @@ impl<'a> Checker<'a> {
     #[inline(always)]
     fn set_type(&mut self, id: ExprId, t: Type) {
         let Ok(i) = usize::try_from(id) else { return };
-        if i >= self.types.len() && !self.grow_types(i) {
+        if i >= self.types.dense_len() && !self.grow_types(i) {
             return;
         }
-        self.params_recorded |= !(is_leaf(&t) || matches!(t, Type::Object(_)));
-        self.types[i] = Some(t);
+        self.types.dense_set(i, t);
     }
 
     /// Makes room in `types` for node `i` (an id beyond the node count,
     /// which only hand-built trees have); false for an id too far beyond.
     #[inline(never)]
     fn grow_types(&mut self, i: usize) -> bool {
-        if i > self.types.len().saturating_mul(2).max(1 << 16) {
+        if i > self.types.dense_len().saturating_mul(2).max(1 << 16) {
             return false;
         }
-        self.types.resize(i + 1, None);
+        self.types.grow_dense(i);
         true
     }
 
     /// The type recorded for node `id`, borrowed.
     fn type_ref(&self, id: ExprId) -> Option<&Type> {
-        usize::try_from(id)
-            .ok()
-            .and_then(|i| self.types.get(i))
-            .and_then(Option::as_ref)
+        self.types.dense_get(usize::try_from(id).ok()?)
     }
 
     fn get_type(&self, id: ExprId) -> Type {
@@ -193,15 +191,55 @@ impl<'a> Checker<'a> {
         self.references.insert(id, Reference::named(name, value));
     }
 
-    fn set_call_ref(&mut self, id: ExprId, overload_ids: OverloadIds) {
-        self.references.insert(
-            id,
-            Reference {
-                name: Name::new(""),
-                overload_ids,
-                value: None,
-            },
-        );
+    /// Records that call `id` may use `overload_ids`: the previous call's
+    /// reference, when it has the same ids (`_<=_` twice in `a <= b && b <=
+    /// c`), else a new one.
+    fn set_call_ref(&mut self, id: ExprId, overload_ids: &OverloadIds) {
+        if let Some(at) = self.last_call_ref
+            && self
+                .references
+                .at(at)
+                .is_some_and(|r| Arc::ptr_eq(&r.overload_ids, overload_ids))
+        {
+            self.references.insert_shared(id, at);
+            return;
+        }
+        let at = self.references.push(Reference {
+            name: Name::new(""),
+            overload_ids: overload_ids.clone(),
+            value: None,
+        });
+        self.references.insert_shared(id, at);
+        self.last_call_ref = Some(at);
+    }
+
+    /// Records identifier `id`, spelled `name`, as resolved to the global
+    /// declaration of `entry` (an entry of the environment's `IdentMemo`),
+    /// which becomes `last_global`.
+    fn record_global(&mut self, id: ExprId, name: &mut Name, entry: &'a (Name, IdentDecl)) {
+        if !self
+            .last_global
+            .is_some_and(|last| std::ptr::eq(last, entry))
+        {
+            self.last_global = Some(entry);
+            self.last_global_ref = None;
+        }
+        let decl = &entry.1;
+        if !same_text(name, &decl.name) {
+            *name = decl.name.clone();
+        }
+        self.set_type(id, decl.ty.clone());
+        let at = match self.last_global_ref {
+            Some(at) => at,
+            None => {
+                let at = self
+                    .references
+                    .push(Reference::named(decl.name.clone(), decl.value.clone()));
+                self.last_global_ref = Some(at);
+                at
+            }
+        };
+        self.references.insert_shared(id, at);
     }
 
     fn error(&mut self, id: ExprId, message: String) {
@@ -270,6 +308,7 @@ impl<'a> Checker<'a> {
         }
         if let Some(entry) = env.ident_memo().find(name) {
             self.last_global = Some(entry);
+            self.last_global_ref = None;
             return Some(entry.1.clone());
         }
         let found = found_global(self.container, name, env, types, optional_syntax);
@@ -277,6 +316,7 @@ impl<'a> Checker<'a> {
             && let Some(entry) = env.ident_memo().insert(name, decl.clone())
         {
             self.last_global = Some(entry);
+            self.last_global_ref = None;
         }
         found
     }
@@ -353,23 +393,20 @@ impl<'a> Checker<'a> {
             self.set_ident_ref(e.id, n, None);
             return;
         }
-        // The global name resolved last, again (`self` of `self.a < self.b`),
-        // with no comprehension variable in scope to shadow it: recorded from
-        // the cached resolution in place.
-        if self.locals.is_empty()
-            && let Some((n, decl)) = self.last_global
-            && same_text(n, name)
-        {
-            if !same_text(name, &decl.name) {
-                *name = decl.name.clone();
+        // A global name resolved before (`self` of `self.a < self.b`), the
+        // last one or one of the environment's `IdentMemo`, with no
+        // comprehension variable in scope to shadow it: recorded from the
+        // cached resolution in place.
+        if self.locals.is_empty() {
+            let entry = match self.last_global {
+                Some(last) if same_text(&last.0, name) => Some(last),
+                _ if memo_enabled() => self.env.ident_memo().find(name),
+                _ => None,
+            };
+            if let Some(entry) = entry {
+                self.record_global(e.id, name, entry);
+                return;
             }
-            let (ty, reference) = (
-                decl.ty.clone(),
-                Reference::named(decl.name.clone(), decl.value.clone()),
-            );
-            self.set_type(e.id, ty);
-            self.references.insert(e.id, reference);
-            return;
         }
         match self.lookup_ident(name) {
             Some(decl) => {
@@ -429,7 +466,7 @@ impl<'a> Checker<'a> {
             result = Type::Bool;
         }
         if optional {
-            self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
+            self.set_call_ref(id, &select_optional_field());
         }
         let t = match result {
             Type::Dyn | Type::Bool => result,
@@ -592,7 +629,7 @@ impl<'a> Checker<'a> {
         let result = self.check_select_field(id, operand, &field_name, true);
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
-        self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
+        self.set_call_ref(id, &select_optional_field());
     }
 
     /// Picks the overloads of `f` the arguments may match (cel-go keeps every
@@ -627,7 +664,7 @@ impl<'a> Checker<'a> {
         {
             self.fresh_vars += r.fresh;
             self.set_type(call_id, r.result.clone());
-            self.set_call_ref(call_id, r.overload_ids.clone());
+            self.set_call_ref(call_id, &r.overload_ids);
             return;
         }
         // Arguments of concrete types (no type parameter) resolve as they did
@@ -643,7 +680,7 @@ impl<'a> Checker<'a> {
         {
             self.fresh_vars += memo.fresh();
             self.set_type(call_id, t.clone());
-            self.set_call_ref(call_id, overload_ids.clone());
+            self.set_call_ref(call_id, overload_ids);
             return;
         }
         // Whether the resolution below may be recorded.
@@ -740,7 +777,7 @@ impl<'a> Checker<'a> {
                     memo.insert(arg_types, &t, &ids);
                 }
                 self.set_type(call_id, t);
-                self.set_call_ref(call_id, ids);
+                self.set_call_ref(call_id, &ids);
             }
             None => {
                 let shown: Vec<Type> = arg_types
@@ -774,8 +811,7 @@ impl<'a> Checker<'a> {
             // The recorded type, borrowed (a node without one reads as error).
             let recorded = usize::try_from(id)
                 .ok()
-                .and_then(|i| self.types.get(i))
-                .and_then(Option::as_ref);
+                .and_then(|i| self.types.dense_get(i));
             let assignable = self
                 .mapping
                 .is_assignable(recorded.unwrap_or(&Type::Error), &Type::Bool);
@@ -790,7 +826,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.set_type(call_id, Type::Bool);
-        self.set_call_ref(call_id, o.overload_ids.clone());
+        self.set_call_ref(call_id, &o.overload_ids);
     }
 
     /// Joins the element types of an aggregate literal: the most general of
@@ -1002,15 +1038,13 @@ impl<'a> Checker<'a> {
     /// unbound ones replaced by `dyn`.
     pub(crate) fn finish_types(&mut self) -> NodeTypes {
         let mut types = std::mem::take(&mut self.types);
-        if !self.params_recorded {
-            return NodeTypes::from_dense(types);
-        }
-        for t in types.iter_mut().flatten() {
+        // Only a type with parts may mention a parameter.
+        for t in types.composite_mut() {
             if has_type_param(t) {
                 *t = self.mapping.substitute(t, true);
             }
         }
-        NodeTypes::from_dense(types)
+        types
     }
 }
 
@@ -1094,6 +1128,11 @@ fn small_types<'s>(
         n += 1;
     }
     if big.is_empty() { &small[..n] } else { big }
+}
+
+/// The overload ids of an optional field selection.
+fn select_optional_field() -> OverloadIds {
+    Arc::new(["select_optional_field".into()])
 }
 
 /// The identifier (without leading dot) at the root of a chain of
