@@ -334,10 +334,21 @@ impl<'a> Checker<'a> {
         may
     }
 
-    /// cel-go's `Env.LookupFunction`.
+    /// cel-go's `Env.LookupFunction`, through the environment's
+    /// `FunctionMemo`.
     fn lookup_function(&self, name: &str) -> Option<&'a DeclaredFunction> {
         let env = self.env;
-        resolve_candidates(self.container, name, |cand| env.declared_function(cand))
+        if !memo_enabled() {
+            return resolve_candidates(self.container, name, |cand| env.declared_function(cand))
+                .map(|f| &**f);
+        }
+        let memo = env.function_memo();
+        if let Some(f) = memo.find(name) {
+            return Some(f);
+        }
+        let f = resolve_candidates(self.container, name, |cand| env.declared_function(cand))?;
+        memo.insert(name, f);
+        Some(f)
     }
 
     // ----- the walk ----------------------------------------------------------
