@@ -38,9 +38,7 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     let issues = Issues::new(ast.source.clone());
     let mut checker = Checker::new(env, &ast.source_info, issues, nodes);
     checker.check(&mut ast.expr);
-    let types = checker.finish_types();
-    let references = std::mem::take(&mut checker.references);
-    let issues = checker.issues;
+    let (types, references, issues) = checker.finish();
     if !issues.is_empty() {
         return Err(issues);
     }
@@ -117,9 +115,6 @@ pub(crate) struct Checker<'a> {
     /// The position of the last call reference recorded, which a call
     /// resolved to the same overload ids (the same shared slice) shares.
     last_call_ref: Option<u32>,
-    /// The last chain root asked about in `check_select`, and whether a
-    /// declaration may be named under it (`EnvInner::dotted_roots`).
-    last_root: Option<(Name, bool)>,
     pub(crate) issues: Issues,
     depth: usize,
 }
@@ -150,7 +145,6 @@ impl<'a> Checker<'a> {
             last_global: None,
             last_global_ref: None,
             last_call_ref: None,
-            last_root: None,
             issues,
             depth: 0,
         }
@@ -321,19 +315,6 @@ impl<'a> Checker<'a> {
         found
     }
 
-    /// Whether a declaration may be named under chain root `root`
-    /// ([`Env::may_declare_under`]), asked once per run of the same root.
-    fn may_declare_under(&mut self, root: &str) -> bool {
-        if let Some((r, may)) = &self.last_root
-            && same_text(r, root)
-        {
-            return *may;
-        }
-        let may = self.env.may_declare_under(root);
-        self.last_root = Some((root.into(), may));
-        may
-    }
-
     /// cel-go's `Env.LookupFunction`, through the environment's
     /// `FunctionMemo`.
     fn lookup_function(&self, name: &str) -> Option<&'a DeclaredFunction> {
@@ -454,7 +435,7 @@ impl<'a> Checker<'a> {
         let may_name = !sel.test_only
             && !sel.optional
             && (!self.container.is_empty()
-                || chain_root(&sel.operand).is_some_and(|r| self.may_declare_under(r)));
+                || chain_root(&sel.operand).is_some_and(|r| self.env.may_declare_under(r)));
         if may_name {
             let mut qname = std::mem::take(&mut self.name_buf);
             let found = if write_qualified_name_of_select(sel, &mut qname) {
@@ -1046,16 +1027,22 @@ impl<'a> Checker<'a> {
     }
 
     /// The final pass: every node's type with its parameters substituted, and
-    /// unbound ones replaced by `dyn`.
-    pub(crate) fn finish_types(&mut self) -> NodeTypes {
-        let mut types = std::mem::take(&mut self.types);
+    /// unbound ones replaced by `dyn`; the types, references and issues.
+    pub(crate) fn finish(self) -> (NodeTypes, NodeRefs, Issues) {
+        let Checker {
+            mut types,
+            references,
+            issues,
+            mapping,
+            ..
+        } = self;
         // Only a type with parts may mention a parameter.
         for t in types.composite_mut() {
             if has_type_param(t) {
-                *t = self.mapping.substitute(t, true);
+                *t = mapping.substitute(t, true);
             }
         }
-        types
+        (types, references, issues)
     }
 }
 

@@ -395,6 +395,10 @@ impl NodeRefs {
         entries.clear();
         refs.clear();
         index.clear();
+        // Sized once: every id the parser allocates is covered.
+        index.resize(nodes, 0);
+        // About every other node (identifiers and calls) has a reference.
+        entries.reserve(nodes / 2 + 1);
         NodeRefs {
             entries,
             refs,
@@ -474,21 +478,14 @@ impl NodeRefs {
         if let Ok(i) = usize::try_from(id)
             && i < self.dense_ids()
         {
+            // A table built without a node count grows (one built with one
+            // covers its ids from the start).
             if self.index.len() <= i {
-                // With a known node count, sized once on the first reference.
-                let len = if self.nodes == 0 {
-                    (i + 1).max(self.index.len() * 2).min(DENSE_IDS)
-                } else {
-                    self.nodes
-                };
+                let len = (i + 1).max(self.index.len() * 2).min(DENSE_IDS);
                 self.index.resize(len, 0);
             }
             // Positions fit: an expression has far fewer than `u32::MAX` nodes.
             self.index[i] = u32::try_from(self.entries.len() + 1).unwrap_or(0);
-        }
-        if self.entries.is_empty() {
-            // About every other node (identifiers and calls) has a reference.
-            self.entries.reserve(self.nodes / 2 + 1);
         }
         self.entries.push((id, at));
     }

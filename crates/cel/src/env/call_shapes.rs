@@ -97,7 +97,9 @@ impl ResolutionMemo {
 
     /// The resolution (type, overload ids) recorded for the argument types
     /// `args` (compared exactly). Every call of the shape has as many
-    /// arguments.
+    /// arguments. Inlined into the checker's one call, which the memo is
+    /// there to make cheap.
+    #[inline(always)]
     pub(crate) fn find<'t, I>(&self, args: I) -> Option<(&Type, &OverloadIds)>
     where
         I: Iterator<Item = &'t Type> + Clone,

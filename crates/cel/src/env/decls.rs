@@ -43,10 +43,10 @@ pub(crate) struct EnvInner {
     pub(crate) variables: NameMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     /// The first segments of the dotted names (`a` of `a.b`) declared as
-    /// variables or type identifiers; `None` when a type provider may declare
-    /// any name. The checker looks a dotted name up only when its first segment
-    /// is here or is `google` (the built-in `google.protobuf.*` types): most
-    /// dotted names are field selections (`self.spec`).
+    /// variables or type identifiers, and `google` (the built-in
+    /// `google.protobuf.*` types); `None` when a type provider may declare
+    /// any name. The checker looks a dotted name up only when its first
+    /// segment is here: most dotted names are field selections (`self.spec`).
     pub(crate) dotted_roots: Option<RootSet>,
     /// The global names the checker resolved in this environment.
     pub(crate) idents: IdentMemo,
@@ -158,11 +158,6 @@ impl RootSet {
     pub(crate) fn contains(&self, name: &str) -> bool {
         self.filter & Self::bit(name) != 0 && self.names.contains(name)
     }
-
-    /// Whether there are no roots.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
 }
 
 impl FromIterator<String> for RootSet {
@@ -209,9 +204,11 @@ impl EnvInner {
             return None;
         }
         let names = variables.keys().chain(shared.type_identifiers.keys());
+        // `google` for the built-in `google.protobuf.*` types.
         Some(
             names
                 .filter_map(|n| Some(n.split_once('.')?.0.to_string()))
+                .chain(["google".to_string()])
                 .collect(),
         )
     }
@@ -302,11 +299,12 @@ impl Env {
     }
 
     /// Whether a dotted name whose first segment is `root` may be declared.
+    #[inline]
     pub(crate) fn may_declare_under(&self, root: &str) -> bool {
         self.inner
             .dotted_roots
             .as_ref()
-            .is_none_or(|roots| root == "google" || (!roots.is_empty() && roots.contains(root)))
+            .is_none_or(|roots| roots.contains(root))
     }
 
     /// The host's object types, if any.
