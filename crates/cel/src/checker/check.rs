@@ -127,7 +127,7 @@ impl<'a> Checker<'a> {
         nodes: usize,
     ) -> Self {
         let options = env.options();
-        let mut spare = super::SpareTables::take();
+        let (types, references) = super::SpareTables::tables(nodes);
         Checker {
             env,
             container: &options.container,
@@ -137,8 +137,8 @@ impl<'a> Checker<'a> {
             source_info,
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
-            types: spare.types(nodes),
-            references: spare.references(nodes),
+            types,
+            references,
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),
@@ -188,6 +188,7 @@ impl<'a> Checker<'a> {
     /// Records that call `id` may use `overload_ids`: the previous call's
     /// reference, when it has the same ids (`_<=_` twice in `a <= b && b <=
     /// c`), else a new one.
+    #[inline]
     fn set_call_ref(&mut self, id: ExprId, overload_ids: &OverloadIds) {
         if let Some(at) = self.last_call_ref
             && self
@@ -199,7 +200,7 @@ impl<'a> Checker<'a> {
             return;
         }
         let at = self.references.push(Reference {
-            name: Name::new(""),
+            name: Name::const_new(""),
             overload_ids: overload_ids.clone(),
             value: None,
         });
@@ -636,9 +637,7 @@ impl<'a> Checker<'a> {
         let f = &declared.function;
         let is_member = target.is_some();
         let ids = target.into_iter().chain(args.iter().map(|a| a.id));
-        if (f.name.as_str() == "_&&_" || f.name.as_str() == "_||_")
-            && let Some(o) = declared.first_of_style(is_member)
-        {
+        if let Some(o) = declared.logical_first(is_member) {
             self.resolve_logical(call_id, o, args, ids);
             return;
         }
@@ -1136,10 +1135,17 @@ fn select_optional_field() -> OverloadIds {
 /// The identifier (without leading dot) at the root of a chain of
 /// selections, `a` of `a.b.c`; `None` when the chain has another root or a
 /// presence test or optional selection.
+#[inline]
 fn chain_root(mut e: &Expr) -> Option<&str> {
     loop {
         match &e.kind {
-            ExprKind::Ident(n) => return Some(n.strip_prefix('.').unwrap_or(n)),
+            ExprKind::Ident(n) => {
+                let n = n.as_str();
+                return Some(match n.as_bytes().first() {
+                    Some(b'.') => &n[1..],
+                    _ => n,
+                });
+            }
             ExprKind::Select(sel) if !sel.test_only && !sel.optional => e = &sel.operand,
             _ => return None,
         }

@@ -173,6 +173,25 @@ fn leaf_code(t: &Type) -> Option<u32> {
 /// Ids up to this bound (or twice the table's size) are stored in the table.
 const DENSE_IDS: usize = 1 << 16;
 
+/// `v` as `n` zeros, reusing its elements: those it holds are zeroed in
+/// place (a `memset`), the others added.
+fn zeros(mut v: Vec<u32>, n: usize) -> Vec<u32> {
+    v.truncate(n);
+    v.fill(0);
+    v.resize(n, 0);
+    v
+}
+
+/// A table of codes or positions kept for the thread's next check, its
+/// elements left as they are ([`zeros`] makes them zeros again), or freed
+/// when it is large.
+fn kept(v: Vec<u32>) -> Vec<u32> {
+    if v.capacity() > crate::spare::SPARE_MAX {
+        return Vec::new();
+    }
+    v
+}
+
 impl NodeTypes {
     /// An empty map.
     pub fn new() -> Self {
@@ -181,11 +200,9 @@ impl NodeTypes {
 
     /// The table of an expression of `nodes` nodes, none typed, in the
     /// vectors of a previous one (`table` holding at most the leaf types).
-    pub(crate) fn with_nodes_in(nodes: usize, mut dense: Vec<u32>, table: Vec<Type>) -> Self {
-        dense.clear();
-        dense.resize(nodes, 0);
+    pub(crate) fn with_nodes_in(nodes: usize, dense: Vec<u32>, table: Vec<Type>) -> Self {
         let mut types = NodeTypes {
-            dense,
+            dense: zeros(dense, nodes),
             table,
             sparse: NodeMap::default(),
         };
@@ -212,7 +229,7 @@ impl NodeTypes {
             table = Vec::new();
         }
         table.truncate(LEAVES.len());
-        (crate::spare::emptied(self.dense), table)
+        (kept(self.dense), table)
     }
 
     /// The type coded `code`.
@@ -390,19 +407,17 @@ impl NodeRefs {
         nodes: usize,
         mut entries: Vec<(ExprId, u32)>,
         mut refs: Vec<Reference>,
-        mut index: Vec<u32>,
+        index: Vec<u32>,
     ) -> Self {
         entries.clear();
         refs.clear();
-        index.clear();
-        // Sized once: every id the parser allocates is covered.
-        index.resize(nodes, 0);
         // About every other node (identifiers and calls) has a reference.
         entries.reserve(nodes / 2 + 1);
         NodeRefs {
             entries,
             refs,
-            index,
+            // Sized once: every id the parser allocates is covered.
+            index: zeros(index, nodes),
             nodes,
         }
     }
@@ -417,10 +432,16 @@ impl NodeRefs {
     }
 
     fn position(&self, id: ExprId) -> Option<usize> {
-        match usize::try_from(id) {
-            Ok(i) if i < self.dense_ids() => (*self.index.get(i)? as usize).checked_sub(1),
-            _ => self.entries.iter().position(|e| e.0 == id),
+        if let Ok(i) = usize::try_from(id) {
+            // `index` is never longer than `dense_ids()`.
+            if let Some(&slot) = self.index.get(i) {
+                return (slot as usize).checked_sub(1);
+            }
+            if i < self.dense_ids() {
+                return None;
+            }
         }
+        self.entries.iter().position(|e| e.0 == id)
     }
 
     /// Records the reference of node `id`, replacing the previous one.
@@ -588,26 +609,20 @@ thread_local! {
 }
 
 impl SpareTables {
-    /// The thread's kept tables (empty vectors when there are none).
-    pub(crate) fn take() -> Self {
-        SPARE.take()
-    }
-
-    /// The type table of an expression of `nodes` nodes, none typed.
-    pub(crate) fn types(&mut self, nodes: usize) -> NodeTypes {
-        NodeTypes::with_nodes_in(
-            nodes,
-            std::mem::take(&mut self.types),
-            std::mem::take(&mut self.table),
+    /// The type and reference tables of an expression of `nodes` nodes, in
+    /// the thread's kept vectors (new ones when there are none).
+    pub(crate) fn tables(nodes: usize) -> (NodeTypes, NodeRefs) {
+        let SpareTables {
+            types,
+            table,
+            entries,
+            refs,
+            index,
+        } = SPARE.take();
+        (
+            NodeTypes::with_nodes_in(nodes, types, table),
+            NodeRefs::with_nodes_in(nodes, entries, refs, index),
         )
-    }
-
-    /// The reference table of an expression of `nodes` nodes.
-    pub(crate) fn references(&mut self, nodes: usize) -> NodeRefs {
-        let entries = std::mem::take(&mut self.entries);
-        let refs = std::mem::take(&mut self.refs);
-        let index = std::mem::take(&mut self.index);
-        NodeRefs::with_nodes_in(nodes, entries, refs, index)
     }
 }
 
@@ -627,7 +642,7 @@ impl CheckedAst {
             table,
             entries: crate::spare::emptied(references.entries),
             refs: crate::spare::emptied(references.refs),
-            index: crate::spare::emptied(references.index),
+            index: kept(references.index),
         });
     }
 
