@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use crate::env::Env;
 use crate::env::{Candidate, DeclaredFunction, OverloadIds};
-use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, SourceInfo};
+use crate::syntax::{
+    Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, Source, SourceInfo,
+};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -35,18 +37,12 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     let nodes = usize::try_from(ast.next_id)
         .unwrap_or(0)
         .max(ast.source_info.offsets.len());
-    let issues = Issues::new(ast.source.clone());
-    let mut checker = Checker::new(env, &ast.source_info, issues, nodes);
+    let mut checker = Checker::new(env, &ast.source, &ast.source_info, nodes);
     checker.check(&mut ast.expr);
     let (types, references, issues) = checker.finish();
-    if !issues.is_empty() {
+    if let Some(issues) = issues {
         return Err(issues);
     }
-    let checked = CheckedAst {
-        ast,
-        types,
-        references,
-    };
     // cel-go's `Env.Check`: once the expression type-checks, the environment's AST validators
     // run in the order added, all reporting into one set of issues (displayed by position).
     // The homogeneous aggregate literal validator comes first: Kubernetes sets
@@ -54,8 +50,20 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     // skips a validator already configured by name.
     let options = env.options();
     let validators = env.ast_validators();
-    if options.homogeneous_aggregate_literals || !validators.is_empty() {
-        let mut issues = issues;
+    if !options.homogeneous_aggregate_literals && validators.is_empty() {
+        return Ok(CheckedAst {
+            ast,
+            types,
+            references,
+        });
+    }
+    let checked = CheckedAst {
+        ast,
+        types,
+        references,
+    };
+    {
+        let mut issues = Issues::new(checked.ast.source.clone());
         if options.homogeneous_aggregate_literals {
             super::homogeneous::validate(
                 &checked.ast.expr,
@@ -92,6 +100,8 @@ fn type_var(n: usize) -> Type {
 /// State of one check.
 pub(crate) struct Checker<'a> {
     env: &'a Env,
+    /// The expression's text, which the issues are about.
+    source: &'a Arc<Source>,
     container: &'a str,
     types_provider: Types<'a>,
     source_info: &'a SourceInfo,
@@ -115,21 +125,23 @@ pub(crate) struct Checker<'a> {
     /// The position of the last call reference recorded, which a call
     /// resolved to the same overload ids (the same shared slice) shares.
     last_call_ref: Option<u32>,
-    pub(crate) issues: Issues,
+    /// The issues reported, once there is one.
+    pub(crate) issues: Option<Issues>,
     depth: usize,
 }
 
 impl<'a> Checker<'a> {
     pub(crate) fn new(
         env: &'a Env,
+        source: &'a Arc<Source>,
         source_info: &'a SourceInfo,
-        issues: Issues,
         nodes: usize,
     ) -> Self {
         let options = env.options();
         let (types, references) = super::SpareTables::tables(nodes);
         Checker {
             env,
+            source,
             container: &options.container,
             types_provider: Types {
                 provider: env.type_provider(),
@@ -145,7 +157,7 @@ impl<'a> Checker<'a> {
             last_global: None,
             last_global_ref: None,
             last_call_ref: None,
-            issues,
+            issues: None,
             depth: 0,
         }
     }
@@ -173,6 +185,17 @@ impl<'a> Checker<'a> {
     }
 
     /// The type recorded for node `id`, borrowed.
+    /// [`Checker::set_type`] of a type borrowed: a leaf type is recorded
+    /// by its code, without a copy.
+    #[inline(always)]
+    fn set_type_of(&mut self, id: ExprId, t: &Type) {
+        let Ok(i) = usize::try_from(id) else { return };
+        if i >= self.types.dense_len() && !self.grow_types(i) {
+            return;
+        }
+        self.types.dense_set_ref(i, t);
+    }
+
     fn type_ref(&self, id: ExprId) -> Option<&Type> {
         self.types.dense_get(usize::try_from(id).ok()?)
     }
@@ -223,7 +246,7 @@ impl<'a> Checker<'a> {
         if !same_text(name, &decl.name) {
             *name = decl.name.clone();
         }
-        self.set_type(id, decl.ty.clone());
+        self.set_type_of(id, &decl.ty);
         let at = match self.last_global_ref {
             Some(at) => at,
             None => {
@@ -239,7 +262,10 @@ impl<'a> Checker<'a> {
 
     fn error(&mut self, id: ExprId, message: String) {
         let offset = self.source_info.offset(id);
-        self.issues.push(offset, id, message);
+        let source = self.source;
+        self.issues
+            .get_or_insert_with(|| Issues::new(source.clone()))
+            .push(offset, id, message);
     }
 
     fn type_mismatch(&mut self, id: ExprId, expected: &Type, actual: &Type) {
@@ -654,7 +680,7 @@ impl<'a> Checker<'a> {
                 .all(|id| self.type_ref(id).is_none_or(super::unify::is_dyn_or_error))
         {
             self.fresh_vars += r.fresh;
-            self.set_type(call_id, r.result.clone());
+            self.set_type_of(call_id, &r.result);
             self.set_call_ref(call_id, &r.overload_ids);
             return;
         }
@@ -670,7 +696,7 @@ impl<'a> Checker<'a> {
             )
         {
             self.fresh_vars += memo.fresh();
-            self.set_type(call_id, t.clone());
+            self.set_type_of(call_id, t);
             self.set_call_ref(call_id, overload_ids);
             return;
         }
@@ -1027,7 +1053,8 @@ impl<'a> Checker<'a> {
 
     /// The final pass: every node's type with its parameters substituted, and
     /// unbound ones replaced by `dyn`; the types, references and issues.
-    pub(crate) fn finish(self) -> (NodeTypes, NodeRefs, Issues) {
+    #[inline(always)]
+    pub(crate) fn finish(self) -> (NodeTypes, NodeRefs, Option<Issues>) {
         let Checker {
             mut types,
             references,
@@ -1135,7 +1162,7 @@ fn select_optional_field() -> OverloadIds {
 /// The identifier (without leading dot) at the root of a chain of
 /// selections, `a` of `a.b.c`; `None` when the chain has another root or a
 /// presence test or optional selection.
-#[inline]
+#[inline(always)]
 fn chain_root(mut e: &Expr) -> Option<&str> {
     loop {
         match &e.kind {

@@ -211,7 +211,17 @@ impl NodeTypes {
     }
 
     /// Empties `table` down to the leaf types, adding them if missing.
+    #[inline(always)]
     fn keep_leaves(&mut self) {
+        // A kept table holds the leaf types alone.
+        if self.table.len() != LEAVES.len() {
+            self.reset_leaves();
+        }
+    }
+
+    /// [`NodeTypes::keep_leaves`] of a table that holds more or less.
+    #[inline(never)]
+    fn reset_leaves(&mut self) {
         if self.table.len() >= LEAVES.len() {
             self.table.truncate(LEAVES.len());
         } else {
@@ -264,6 +274,16 @@ impl NodeTypes {
                 std::mem::forget(t);
             }
             None => self.set_composite(i, t),
+        }
+    }
+
+    /// [`NodeTypes::dense_set`] of a type borrowed: a leaf type is recorded
+    /// by its code, another copied.
+    #[inline(always)]
+    pub(crate) fn dense_set_ref(&mut self, i: usize, t: &Type) {
+        match leaf_code(t) {
+            Some(code) => self.dense[i] = code,
+            None => self.set_composite(i, t.clone()),
         }
     }
 
