@@ -120,8 +120,9 @@ pub(crate) struct Checker<'a> {
     /// name the same variable again and again (`self.a < self.b`).
     last_global: Option<&'a (Name, IdentDecl)>,
     /// The position of the reference recorded for `last_global`'s
-    /// resolution, which the nodes naming it again share.
-    last_global_ref: Option<u32>,
+    /// resolution, which the nodes naming it again share, and whether the
+    /// resolution renames the identifier (its name is not the one spelled).
+    last_global_ref: Option<(u32, bool)>,
     /// The position of the last call reference recorded, which a call
     /// resolved to the same overload ids (the same shared slice) shares.
     last_call_ref: Option<u32>,
@@ -243,20 +244,23 @@ impl<'a> Checker<'a> {
             self.last_global_ref = None;
         }
         let decl = &entry.1;
-        if !same_text(name, &decl.name) {
-            *name = decl.name.clone();
-        }
-        self.set_type_of(id, &decl.ty);
-        let at = match self.last_global_ref {
-            Some(at) => at,
+        // `name` is spelled as the entry's name: whether the resolution
+        // renames it is the entry's.
+        let (at, renames) = match self.last_global_ref {
+            Some(recorded) => recorded,
             None => {
                 let at = self
                     .references
                     .push(Reference::named(decl.name.clone(), decl.value.clone()));
-                self.last_global_ref = Some(at);
-                at
+                let recorded = (at, !same_text(name, &decl.name));
+                self.last_global_ref = Some(recorded);
+                recorded
             }
         };
+        if renames {
+            *name = decl.name.clone();
+        }
+        self.set_type_of(id, &decl.ty);
         self.references.insert_shared(id, at);
     }
 
