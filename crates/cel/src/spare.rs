@@ -5,7 +5,7 @@
 
 /// The most elements a kept vector may have room for: a huge expression's
 /// vectors are freed, not kept.
-const SPARE_MAX: usize = 1 << 12;
+pub(crate) const SPARE_MAX: usize = 1 << 12;
 
 /// `v` emptied for reuse, keeping its allocation unless it is large.
 pub(crate) fn emptied<T>(mut v: Vec<T>) -> Vec<T> {

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use crate::env::Env;
 use crate::env::{Candidate, DeclaredFunction, OverloadIds};
-use crate::syntax::{Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, SourceInfo};
+use crate::syntax::{
+    Ast, Comprehension, Expr, ExprId, ExprKind, Literal, Name, Source, SourceInfo,
+};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -21,8 +23,7 @@ use super::names::{
     well_known_message_name, write_qualified_name,
 };
 use super::unify::{
-    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, is_leaf, kinds_differ,
-    most_general,
+    Mapping, has_type_param, instantiate_with, is_dyn, is_dyn_or_error, kinds_differ, most_general,
 };
 use super::{CheckedAst, NodeRefs, NodeTypes, Reference};
 
@@ -36,20 +37,12 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     let nodes = usize::try_from(ast.next_id)
         .unwrap_or(0)
         .max(ast.source_info.offsets.len());
-    let issues = Issues::new(ast.source.clone());
-    let mut checker = Checker::new(env, &ast.source_info, issues, nodes);
+    let mut checker = Checker::new(env, &ast.source, &ast.source_info, nodes);
     checker.check(&mut ast.expr);
-    let types = checker.finish_types();
-    let references = std::mem::take(&mut checker.references);
-    let issues = checker.issues;
-    if !issues.is_empty() {
+    let (types, references, issues) = checker.finish();
+    if let Some(issues) = issues {
         return Err(issues);
     }
-    let checked = CheckedAst {
-        ast,
-        types,
-        references,
-    };
     // cel-go's `Env.Check`: once the expression type-checks, the environment's AST validators
     // run in the order added, all reporting into one set of issues (displayed by position).
     // The homogeneous aggregate literal validator comes first: Kubernetes sets
@@ -57,8 +50,20 @@ pub(crate) fn check_owned(env: &Env, mut ast: Ast) -> Result<CheckedAst, Issues>
     // skips a validator already configured by name.
     let options = env.options();
     let validators = env.ast_validators();
-    if options.homogeneous_aggregate_literals || !validators.is_empty() {
-        let mut issues = issues;
+    if !options.homogeneous_aggregate_literals && validators.is_empty() {
+        return Ok(CheckedAst {
+            ast,
+            types,
+            references,
+        });
+    }
+    let checked = CheckedAst {
+        ast,
+        types,
+        references,
+    };
+    {
+        let mut issues = Issues::new(checked.ast.source.clone());
         if options.homogeneous_aggregate_literals {
             super::homogeneous::validate(
                 &checked.ast.expr,
@@ -95,17 +100,15 @@ fn type_var(n: usize) -> Type {
 /// State of one check.
 pub(crate) struct Checker<'a> {
     env: &'a Env,
+    /// The expression's text, which the issues are about.
+    source: &'a Arc<Source>,
     container: &'a str,
     types_provider: Types<'a>,
     source_info: &'a SourceInfo,
     optional_syntax: bool,
     pub(crate) mapping: Mapping,
-    /// Node types, indexed by id.
-    pub(crate) types: Vec<Option<Type>>,
-    /// Whether a type recorded in `types` may mention a type parameter
-    /// (only composite types and parameters can): the final substitution
-    /// has nothing to do otherwise.
-    params_recorded: bool,
+    /// Node types, by id.
+    pub(crate) types: NodeTypes,
     pub(crate) references: NodeRefs,
     /// Comprehension variables in scope, innermost last.
     locals: Vec<(Name, Type)>,
@@ -116,24 +119,30 @@ pub(crate) struct Checker<'a> {
     /// resolved to (an entry of the environment's `IdentMemo`): expressions
     /// name the same variable again and again (`self.a < self.b`).
     last_global: Option<&'a (Name, IdentDecl)>,
-    /// The last chain root asked about in `check_select`, and whether a
-    /// declaration may be named under it (`EnvInner::dotted_roots`).
-    last_root: Option<(Name, bool)>,
-    pub(crate) issues: Issues,
+    /// The position of the reference recorded for `last_global`'s
+    /// resolution, which the nodes naming it again share, and whether the
+    /// resolution renames the identifier (its name is not the one spelled).
+    last_global_ref: Option<(u32, bool)>,
+    /// The position of the last call reference recorded, which a call
+    /// resolved to the same overload ids (the same shared slice) shares.
+    last_call_ref: Option<u32>,
+    /// The issues reported, once there is one.
+    pub(crate) issues: Option<Issues>,
     depth: usize,
 }
 
 impl<'a> Checker<'a> {
     pub(crate) fn new(
         env: &'a Env,
+        source: &'a Arc<Source>,
         source_info: &'a SourceInfo,
-        issues: Issues,
         nodes: usize,
     ) -> Self {
         let options = env.options();
-        let mut spare = super::SpareTables::take();
+        let (types, references) = super::SpareTables::tables(nodes);
         Checker {
             env,
+            source,
             container: &options.container,
             types_provider: Types {
                 provider: env.type_provider(),
@@ -141,15 +150,15 @@ impl<'a> Checker<'a> {
             source_info,
             optional_syntax: options.parser.enable_optional_syntax,
             mapping: Mapping::default(),
-            types: spare.types(nodes),
-            params_recorded: false,
-            references: spare.references(nodes),
+            types,
+            references,
             locals: Vec::new(),
             fresh_vars: 0,
             name_buf: String::new(),
             last_global: None,
-            last_root: None,
-            issues,
+            last_global_ref: None,
+            last_call_ref: None,
+            issues: None,
             depth: 0,
         }
     }
@@ -159,30 +168,37 @@ impl<'a> Checker<'a> {
     #[inline(always)]
     fn set_type(&mut self, id: ExprId, t: Type) {
         let Ok(i) = usize::try_from(id) else { return };
-        if i >= self.types.len() && !self.grow_types(i) {
+        if i >= self.types.dense_len() && !self.grow_types(i) {
             return;
         }
-        self.params_recorded |= !(is_leaf(&t) || matches!(t, Type::Object(_)));
-        self.types[i] = Some(t);
+        self.types.dense_set(i, t);
     }
 
     /// Makes room in `types` for node `i` (an id beyond the node count,
     /// which only hand-built trees have); false for an id too far beyond.
     #[inline(never)]
     fn grow_types(&mut self, i: usize) -> bool {
-        if i > self.types.len().saturating_mul(2).max(1 << 16) {
+        if i > self.types.dense_len().saturating_mul(2).max(1 << 16) {
             return false;
         }
-        self.types.resize(i + 1, None);
+        self.types.grow_dense(i);
         true
     }
 
     /// The type recorded for node `id`, borrowed.
+    /// [`Checker::set_type`] of a type borrowed: a leaf type is recorded
+    /// by its code, without a copy.
+    #[inline(always)]
+    fn set_type_of(&mut self, id: ExprId, t: &Type) {
+        let Ok(i) = usize::try_from(id) else { return };
+        if i >= self.types.dense_len() && !self.grow_types(i) {
+            return;
+        }
+        self.types.dense_set_ref(i, t);
+    }
+
     fn type_ref(&self, id: ExprId) -> Option<&Type> {
-        usize::try_from(id)
-            .ok()
-            .and_then(|i| self.types.get(i))
-            .and_then(Option::as_ref)
+        self.types.dense_get(usize::try_from(id).ok()?)
     }
 
     fn get_type(&self, id: ExprId) -> Type {
@@ -193,20 +209,67 @@ impl<'a> Checker<'a> {
         self.references.insert(id, Reference::named(name, value));
     }
 
-    fn set_call_ref(&mut self, id: ExprId, overload_ids: OverloadIds) {
-        self.references.insert(
-            id,
-            Reference {
-                name: Name::new(""),
-                overload_ids,
-                value: None,
-            },
-        );
+    /// Records that call `id` may use `overload_ids`: the previous call's
+    /// reference, when it has the same ids (`_<=_` twice in `a <= b && b <=
+    /// c`), else a new one.
+    #[inline]
+    fn set_call_ref(&mut self, id: ExprId, overload_ids: &OverloadIds) {
+        if let Some(at) = self.last_call_ref
+            && self
+                .references
+                .at(at)
+                .is_some_and(|r| Arc::ptr_eq(&r.overload_ids, overload_ids))
+        {
+            self.references.insert_shared(id, at);
+            return;
+        }
+        let at = self.references.push(Reference {
+            name: Name::const_new(""),
+            overload_ids: overload_ids.clone(),
+            value: None,
+        });
+        self.references.insert_shared(id, at);
+        self.last_call_ref = Some(at);
+    }
+
+    /// Records identifier `id`, spelled `name`, as resolved to the global
+    /// declaration of `entry` (an entry of the environment's `IdentMemo`),
+    /// which becomes `last_global`.
+    fn record_global(&mut self, id: ExprId, name: &mut Name, entry: &'a (Name, IdentDecl)) {
+        if !self
+            .last_global
+            .is_some_and(|last| std::ptr::eq(last, entry))
+        {
+            self.last_global = Some(entry);
+            self.last_global_ref = None;
+        }
+        let decl = &entry.1;
+        // `name` is spelled as the entry's name: whether the resolution
+        // renames it is the entry's.
+        let (at, renames) = match self.last_global_ref {
+            Some(recorded) => recorded,
+            None => {
+                let at = self
+                    .references
+                    .push(Reference::named(decl.name.clone(), decl.value.clone()));
+                let recorded = (at, !same_text(name, &decl.name));
+                self.last_global_ref = Some(recorded);
+                recorded
+            }
+        };
+        if renames {
+            *name = decl.name.clone();
+        }
+        self.set_type_of(id, &decl.ty);
+        self.references.insert_shared(id, at);
     }
 
     fn error(&mut self, id: ExprId, message: String) {
         let offset = self.source_info.offset(id);
-        self.issues.push(offset, id, message);
+        let source = self.source;
+        self.issues
+            .get_or_insert_with(|| Issues::new(source.clone()))
+            .push(offset, id, message);
     }
 
     fn type_mismatch(&mut self, id: ExprId, expected: &Type, actual: &Type) {
@@ -270,6 +333,7 @@ impl<'a> Checker<'a> {
         }
         if let Some(entry) = env.ident_memo().find(name) {
             self.last_global = Some(entry);
+            self.last_global_ref = None;
             return Some(entry.1.clone());
         }
         let found = found_global(self.container, name, env, types, optional_syntax);
@@ -277,27 +341,26 @@ impl<'a> Checker<'a> {
             && let Some(entry) = env.ident_memo().insert(name, decl.clone())
         {
             self.last_global = Some(entry);
+            self.last_global_ref = None;
         }
         found
     }
 
-    /// Whether a declaration may be named under chain root `root`
-    /// ([`Env::may_declare_under`]), asked once per run of the same root.
-    fn may_declare_under(&mut self, root: &str) -> bool {
-        if let Some((r, may)) = &self.last_root
-            && same_text(r, root)
-        {
-            return *may;
-        }
-        let may = self.env.may_declare_under(root);
-        self.last_root = Some((root.into(), may));
-        may
-    }
-
-    /// cel-go's `Env.LookupFunction`.
+    /// cel-go's `Env.LookupFunction`, through the environment's
+    /// `FunctionMemo`.
     fn lookup_function(&self, name: &str) -> Option<&'a DeclaredFunction> {
         let env = self.env;
-        resolve_candidates(self.container, name, |cand| env.declared_function(cand))
+        if !memo_enabled() {
+            return resolve_candidates(self.container, name, |cand| env.declared_function(cand))
+                .map(|f| &**f);
+        }
+        let memo = env.function_memo();
+        if let Some(f) = memo.find(name) {
+            return Some(f);
+        }
+        let f = resolve_candidates(self.container, name, |cand| env.declared_function(cand))?;
+        memo.insert(name, f);
+        Some(f)
     }
 
     // ----- the walk ----------------------------------------------------------
@@ -353,23 +416,20 @@ impl<'a> Checker<'a> {
             self.set_ident_ref(e.id, n, None);
             return;
         }
-        // The global name resolved last, again (`self` of `self.a < self.b`),
-        // with no comprehension variable in scope to shadow it: recorded from
-        // the cached resolution in place.
-        if self.locals.is_empty()
-            && let Some((n, decl)) = self.last_global
-            && same_text(n, name)
-        {
-            if !same_text(name, &decl.name) {
-                *name = decl.name.clone();
+        // A global name resolved before (`self` of `self.a < self.b`), the
+        // last one or one of the environment's `IdentMemo`, with no
+        // comprehension variable in scope to shadow it: recorded from the
+        // cached resolution in place.
+        if self.locals.is_empty() {
+            let entry = match self.last_global {
+                Some(last) if same_text(&last.0, name) => Some(last),
+                _ if memo_enabled() => self.env.ident_memo().find(name),
+                _ => None,
+            };
+            if let Some(entry) = entry {
+                self.record_global(e.id, name, entry);
+                return;
             }
-            let (ty, reference) = (
-                decl.ty.clone(),
-                Reference::named(decl.name.clone(), decl.value.clone()),
-            );
-            self.set_type(e.id, ty);
-            self.references.insert(e.id, reference);
-            return;
         }
         match self.lookup_ident(name) {
             Some(decl) => {
@@ -406,7 +466,7 @@ impl<'a> Checker<'a> {
         let may_name = !sel.test_only
             && !sel.optional
             && (!self.container.is_empty()
-                || chain_root(&sel.operand).is_some_and(|r| self.may_declare_under(r)));
+                || chain_root(&sel.operand).is_some_and(|r| self.env.may_declare_under(r)));
         if may_name {
             let mut qname = std::mem::take(&mut self.name_buf);
             let found = if write_qualified_name_of_select(sel, &mut qname) {
@@ -429,7 +489,7 @@ impl<'a> Checker<'a> {
             result = Type::Bool;
         }
         if optional {
-            self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
+            self.set_call_ref(id, &select_optional_field());
         }
         let t = match result {
             Type::Dyn | Type::Bool => result,
@@ -592,7 +652,7 @@ impl<'a> Checker<'a> {
         let result = self.check_select_field(id, operand, &field_name, true);
         let t = self.mapping.substitute(&result, false);
         self.set_type(id, t);
-        self.set_call_ref(id, Arc::new(["select_optional_field".into()]));
+        self.set_call_ref(id, &select_optional_field());
     }
 
     /// Picks the overloads of `f` the arguments may match (cel-go keeps every
@@ -607,9 +667,7 @@ impl<'a> Checker<'a> {
         let f = &declared.function;
         let is_member = target.is_some();
         let ids = target.into_iter().chain(args.iter().map(|a| a.id));
-        if (f.name.as_str() == "_&&_" || f.name.as_str() == "_||_")
-            && let Some(o) = declared.first_of_style(is_member)
-        {
+        if let Some(o) = declared.logical_first(is_member) {
             self.resolve_logical(call_id, o, args, ids);
             return;
         }
@@ -626,8 +684,8 @@ impl<'a> Checker<'a> {
                 .all(|id| self.type_ref(id).is_none_or(super::unify::is_dyn_or_error))
         {
             self.fresh_vars += r.fresh;
-            self.set_type(call_id, r.result.clone());
-            self.set_call_ref(call_id, r.overload_ids.clone());
+            self.set_type_of(call_id, &r.result);
+            self.set_call_ref(call_id, &r.overload_ids);
             return;
         }
         // Arguments of concrete types (no type parameter) resolve as they did
@@ -642,8 +700,8 @@ impl<'a> Checker<'a> {
             )
         {
             self.fresh_vars += memo.fresh();
-            self.set_type(call_id, t.clone());
-            self.set_call_ref(call_id, overload_ids.clone());
+            self.set_type_of(call_id, t);
+            self.set_call_ref(call_id, overload_ids);
             return;
         }
         // Whether the resolution below may be recorded.
@@ -740,7 +798,7 @@ impl<'a> Checker<'a> {
                     memo.insert(arg_types, &t, &ids);
                 }
                 self.set_type(call_id, t);
-                self.set_call_ref(call_id, ids);
+                self.set_call_ref(call_id, &ids);
             }
             None => {
                 let shown: Vec<Type> = arg_types
@@ -774,8 +832,7 @@ impl<'a> Checker<'a> {
             // The recorded type, borrowed (a node without one reads as error).
             let recorded = usize::try_from(id)
                 .ok()
-                .and_then(|i| self.types.get(i))
-                .and_then(Option::as_ref);
+                .and_then(|i| self.types.dense_get(i));
             let assignable = self
                 .mapping
                 .is_assignable(recorded.unwrap_or(&Type::Error), &Type::Bool);
@@ -790,7 +847,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.set_type(call_id, Type::Bool);
-        self.set_call_ref(call_id, o.overload_ids.clone());
+        self.set_call_ref(call_id, &o.overload_ids);
     }
 
     /// Joins the element types of an aggregate literal: the most general of
@@ -999,18 +1056,23 @@ impl<'a> Checker<'a> {
     }
 
     /// The final pass: every node's type with its parameters substituted, and
-    /// unbound ones replaced by `dyn`.
-    pub(crate) fn finish_types(&mut self) -> NodeTypes {
-        let mut types = std::mem::take(&mut self.types);
-        if !self.params_recorded {
-            return NodeTypes::from_dense(types);
-        }
-        for t in types.iter_mut().flatten() {
+    /// unbound ones replaced by `dyn`; the types, references and issues.
+    #[inline(always)]
+    pub(crate) fn finish(self) -> (NodeTypes, NodeRefs, Option<Issues>) {
+        let Checker {
+            mut types,
+            references,
+            issues,
+            mapping,
+            ..
+        } = self;
+        // Only a type with parts may mention a parameter.
+        for t in types.composite_mut() {
             if has_type_param(t) {
-                *t = self.mapping.substitute(t, true);
+                *t = mapping.substitute(t, true);
             }
         }
-        NodeTypes::from_dense(types)
+        (types, references, issues)
     }
 }
 
@@ -1096,13 +1158,25 @@ fn small_types<'s>(
     if big.is_empty() { &small[..n] } else { big }
 }
 
+/// The overload ids of an optional field selection.
+fn select_optional_field() -> OverloadIds {
+    Arc::new(["select_optional_field".into()])
+}
+
 /// The identifier (without leading dot) at the root of a chain of
 /// selections, `a` of `a.b.c`; `None` when the chain has another root or a
 /// presence test or optional selection.
+#[inline(always)]
 fn chain_root(mut e: &Expr) -> Option<&str> {
     loop {
         match &e.kind {
-            ExprKind::Ident(n) => return Some(n.strip_prefix('.').unwrap_or(n)),
+            ExprKind::Ident(n) => {
+                let n = n.as_str();
+                return Some(match n.as_bytes().first() {
+                    Some(b'.') => &n[1..],
+                    _ => n,
+                });
+            }
             ExprKind::Select(sel) if !sel.test_only && !sel.optional => e = &sel.operand,
             _ => return None,
         }

@@ -766,6 +766,23 @@ fn node_types_dense_and_sparse_ids() {
 }
 
 #[test]
+fn node_types_keep_composite_types_beside_leaf_codes() {
+    let mut t = super::NodeTypes::new();
+    let list = Type::list(Type::Int);
+    let map = Type::map(Type::String, Type::param("A"));
+    assert_eq!(t.insert(4, list.clone()), None);
+    assert_eq!(t.insert(2, Type::Error), None);
+    // A composite type replaces another in its place, a leaf replaces it by code.
+    assert_eq!(t.insert(4, map.clone()), Some(list.clone()));
+    assert_eq!(t.insert(5, list.clone()), None);
+    assert_eq!(t.insert(4, Type::Dyn), Some(map));
+    assert_eq!(t.insert(2, list.clone()), Some(Type::Error));
+    let all: Vec<(i64, Type)> = t.iter().map(|(i, t)| (i, t.clone())).collect();
+    assert_eq!(all, [(2, list.clone()), (4, Type::Dyn), (5, list)], "{t:?}");
+    assert_eq!(t.len(), 3);
+}
+
+#[test]
 fn node_refs_replace_and_find_dense_sparse_and_negative_ids() {
     use super::{NodeRefs, Reference};
     let named = |name: &str| Reference::named(name.into(), None);
@@ -800,6 +817,33 @@ fn node_refs_replace_and_find_dense_sparse_and_negative_ids() {
         .collect();
     assert_eq!(names(&collected, &ids), expected);
     assert_eq!(collected.values().count(), 4);
+}
+
+#[test]
+fn node_refs_share_references() {
+    use super::{NodeRefs, Reference};
+    let mut refs = NodeRefs::with_nodes(6);
+    let a = refs.push(Reference::named("a".into(), None));
+    refs.insert_shared(1, a);
+    refs.insert_shared(3, a);
+    refs.insert(2, Reference::named("b".into(), None));
+    // Replacing a shared reference leaves the other node's as it was.
+    refs.insert(3, Reference::named("c".into(), None));
+    let names: Vec<(i64, String)> = refs
+        .iter()
+        .map(|(id, r)| (id, r.name.to_string()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (1, "a".to_string()),
+            (3, "c".to_string()),
+            (2, "b".to_string())
+        ]
+    );
+    assert_eq!(refs.len(), 3);
+    assert_eq!(refs.values().count(), 3);
+    assert_eq!(refs[&1].name, "a");
 }
 
 /// Every expression text under an `expr` key of the JSON files in `dir`.

@@ -29,8 +29,9 @@ pub(crate) struct DeclaredFunction {
     /// Per call style (global, member): the type parameters of all its
     /// overloads, drawn by a call of an argument count no overload takes.
     unmatched_fresh: [usize; 2],
-    /// Per call style: the first overload considered.
-    first: [Option<Candidate>; 2],
+    /// Per call style: the first overload considered, for `_&&_` and `_||_`
+    /// (none for other functions).
+    logical_first: [Option<Candidate>; 2],
 }
 
 /// Overload ids as a checked call's reference holds them.
@@ -97,7 +98,9 @@ impl ResolutionMemo {
 
     /// The resolution (type, overload ids) recorded for the argument types
     /// `args` (compared exactly). Every call of the shape has as many
-    /// arguments.
+    /// arguments. Inlined into the checker's one call, which the memo is
+    /// there to make cheap.
+    #[inline(always)]
     pub(crate) fn find<'t, I>(&self, args: I) -> Option<(&Type, &OverloadIds)>
     where
         I: Iterator<Item = &'t Type> + Clone,
@@ -161,6 +164,7 @@ impl DeclaredFunction {
         let mut shapes: Vec<CallShape> = Vec::new();
         let mut unmatched_fresh = [0; 2];
         let mut first = [None, None];
+        let logical = matches!(function.name.as_str(), "_&&_" | "_||_");
         for member in [false, true] {
             let overloads = || {
                 function
@@ -171,11 +175,15 @@ impl DeclaredFunction {
             };
             unmatched_fresh[usize::from(member)] =
                 overloads().map(|(_, o)| o.type_params.len()).sum();
-            first[usize::from(member)] = overloads().next().map(|(i, o)| Candidate {
-                overload: i,
-                overload_ids: Arc::new([o.id.clone()]),
-                fresh_before: 0,
-            });
+            first[usize::from(member)] =
+                overloads()
+                    .next()
+                    .filter(|_| logical)
+                    .map(|(i, o)| Candidate {
+                        overload: i,
+                        overload_ids: Arc::new([o.id.clone()]),
+                        fresh_before: 0,
+                    });
             for (_, o) in overloads() {
                 let arity = o.params.len();
                 if shapes
@@ -217,7 +225,7 @@ impl DeclaredFunction {
             function,
             shapes,
             unmatched_fresh,
-            first,
+            logical_first: first,
         }
     }
 
@@ -255,10 +263,12 @@ impl DeclaredFunction {
         }
     }
 
-    /// The first overload of call style `member` considered (`_&&_` and
-    /// `_||_` check their arguments against it whatever their count).
-    pub(crate) fn first_of_style(&self, member: bool) -> Option<&Candidate> {
-        self.first[usize::from(member)].as_ref()
+    /// For `_&&_` and `_||_`, which check their arguments against it
+    /// whatever their count, the first overload of call style `member`
+    /// considered; `None` for other functions.
+    #[inline]
+    pub(crate) fn logical_first(&self, member: bool) -> Option<&Candidate> {
+        self.logical_first[usize::from(member)].as_ref()
     }
 }
 

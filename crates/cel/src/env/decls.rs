@@ -43,11 +43,11 @@ pub(crate) struct EnvInner {
     pub(crate) variables: NameMap<String, Type>,
     pub(crate) type_provider: Option<Arc<dyn TypeProvider>>,
     /// The first segments of the dotted names (`a` of `a.b`) declared as
-    /// variables or type identifiers; `None` when a type provider may declare
-    /// any name. The checker looks a dotted name up only when its first segment
-    /// is here or is `google` (the built-in `google.protobuf.*` types): most
-    /// dotted names are field selections (`self.spec`).
-    pub(crate) dotted_roots: Option<NameSet<String>>,
+    /// variables or type identifiers, and `google` (the built-in
+    /// `google.protobuf.*` types); `None` when a type provider may declare
+    /// any name. The checker looks a dotted name up only when its first
+    /// segment is here: most dotted names are field selections (`self.spec`).
+    pub(crate) dotted_roots: Option<RootSet>,
     /// The global names the checker resolved in this environment.
     pub(crate) idents: IdentMemo,
 }
@@ -84,16 +84,105 @@ impl IdentMemo {
     }
 }
 
+/// How many names a [`FunctionMemo`] holds at most (a power of two).
+const FUNCTION_MEMO_SLOTS: usize = 64;
+
+/// The functions the checker resolved (cel-go's `Env.LookupFunction`) by the
+/// name a call spells (`_<=_`, `size`): a pure function of the name, the
+/// container and the declared functions, which the environments derived
+/// from one another share and which do not change. Each name has one slot,
+/// picked by a hash of its length and first and last two bytes, and keeps
+/// it once written ([`OnceSlots::insert_at`]): a name whose slot another took is
+/// resolved by hashing, as without the memo. Entries are read without
+/// locking, so checks on many threads share it.
+#[derive(Default)]
+pub(crate) struct FunctionMemo {
+    entries: OnceSlots<(Name, Arc<DeclaredFunction>), FUNCTION_MEMO_SLOTS>,
+}
+
+/// A hash of a name's length and first and last two bytes (`_<=_` and
+/// `_>=_` differ in the second).
+#[inline]
+fn short_hash(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let n = b.len();
+    let byte = |i: usize| u64::from(b.get(i).copied().unwrap_or(0));
+    let x = byte(0)
+        | byte(1) << 8
+        | byte(n.wrapping_sub(2)) << 16
+        | byte(n.wrapping_sub(1)) << 24
+        | (n as u64) << 32;
+    x.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+impl FunctionMemo {
+    /// The slot of `name`.
+    #[inline]
+    fn slot(name: &str) -> usize {
+        (short_hash(name) >> 58) as usize
+    }
+
+    /// The function recorded for `name`.
+    #[inline]
+    pub(crate) fn find(&self, name: &str) -> Option<&DeclaredFunction> {
+        let (n, f) = self.entries.get_at(Self::slot(name))?;
+        same_text(n, name).then_some(&**f)
+    }
+
+    /// Records that `name` resolves to `f`, if its slot is free.
+    pub(crate) fn insert(&self, name: &str, f: &Arc<DeclaredFunction>) {
+        self.entries
+            .insert_at(Self::slot(name), (Name::from(name), f.clone()));
+    }
+}
+
+/// The first segments of dotted names (`a` of `a.b`), with a 64-bit filter
+/// of their hashes ([`short_hash`]) that settles most names absent without
+/// looking them up: the checker asks about the root of every selection
+/// chain and member call (`self` of `self.spec`), which is rarely one.
+#[derive(Default)]
+pub(crate) struct RootSet {
+    names: NameSet<String>,
+    filter: u64,
+}
+
+impl RootSet {
+    /// The filter's bit of `name`.
+    #[inline]
+    fn bit(name: &str) -> u64 {
+        1 << (short_hash(name) >> 58)
+    }
+
+    /// Whether `name` is one of the roots.
+    #[inline]
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.filter & Self::bit(name) != 0 && self.names.contains(name)
+    }
+}
+
+impl FromIterator<String> for RootSet {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Self {
+        let mut roots = RootSet::default();
+        for name in iter {
+            roots.filter |= Self::bit(&name);
+            roots.names.insert(name);
+        }
+        roots
+    }
+}
+
 /// The library part of an environment: options, functions and cost settings.
 pub(crate) struct SharedDecls {
     pub(crate) options: EnvOptions,
     /// The filter of `options.parser.macros`' names.
     pub(crate) macro_names: crate::syntax::MacroNames,
-    pub(crate) functions: NameMap<String, DeclaredFunction>,
+    pub(crate) functions: NameMap<String, Arc<DeclaredFunction>>,
+    /// The functions the checker resolved by the names calls spell.
+    pub(crate) function_memo: FunctionMemo,
     /// The first segments of the dotted function names (`strings` of
     /// `strings.quote`): the checker tries a member call `a.b.f(x)` as the
     /// namespaced function `a.b.f` only when its root `a` is here.
-    pub(crate) function_roots: NameSet<String>,
+    pub(crate) function_roots: RootSet,
     pub(crate) overload_costs: NameMap<String, OverloadCostFn>,
     pub(crate) cost_hook: Option<RuntimeCostHook>,
     pub(crate) overload_estimators: NameMap<String, OverloadEstimateFn>,
@@ -110,14 +199,16 @@ impl EnvInner {
         variables: &NameMap<String, Type>,
         shared: &SharedDecls,
         type_provider: Option<&Arc<dyn TypeProvider>>,
-    ) -> Option<NameSet<String>> {
+    ) -> Option<RootSet> {
         if type_provider.is_some() {
             return None;
         }
         let names = variables.keys().chain(shared.type_identifiers.keys());
+        // `google` for the built-in `google.protobuf.*` types.
         Some(
             names
                 .filter_map(|n| Some(n.split_once('.')?.0.to_string()))
+                .chain(["google".to_string()])
                 .collect(),
         )
     }
@@ -161,8 +252,13 @@ impl Env {
     }
 
     /// The function declared as `name`, with its overloads by call shape.
-    pub(crate) fn declared_function(&self, name: &str) -> Option<&DeclaredFunction> {
+    pub(crate) fn declared_function(&self, name: &str) -> Option<&Arc<DeclaredFunction>> {
         self.inner.shared.functions.get(name)
+    }
+
+    /// The functions the checker resolved by the names calls spell.
+    pub(crate) fn function_memo(&self) -> &FunctionMemo {
+        &self.inner.shared.function_memo
     }
 
     /// Whether a function whose dotted name starts with segment `root` is
@@ -203,11 +299,12 @@ impl Env {
     }
 
     /// Whether a dotted name whose first segment is `root` may be declared.
+    #[inline]
     pub(crate) fn may_declare_under(&self, root: &str) -> bool {
         self.inner
             .dotted_roots
             .as_ref()
-            .is_none_or(|roots| root == "google" || (!roots.is_empty() && roots.contains(root)))
+            .is_none_or(|roots| roots.contains(root))
     }
 
     /// The host's object types, if any.

@@ -39,13 +39,14 @@ impl EnvBuilder {
         let functions = self
             .functions
             .into_iter()
-            .map(|(n, f)| (n, DeclaredFunction::new(f, cross_type_numeric)))
+            .map(|(n, f)| (n, Arc::new(DeclaredFunction::new(f, cross_type_numeric))))
             .collect();
         let macro_names = syntax::MacroNames::of(&self.options.parser.macros);
         let shared = Arc::new(SharedDecls {
             macro_names,
             options: self.options,
             functions,
+            function_memo: Default::default(),
             function_roots,
             overload_costs: self.overload_costs,
             cost_hook: self.cost_hook,

@@ -1,12 +1,13 @@
-//! A bounded table whose entries are written once and read without locking:
-//! the environment's memos of what its checks resolved (`IdentMemo` in
-//! `decls.rs`, `ResolutionMemo` in `call_shapes.rs`), which checks on many
-//! threads fill and share.
+//! Bounded tables whose entries are written once and read without locking:
+//! the environment's memos of what its checks resolved (`IdentMemo` and
+//! `FunctionMemo` in `decls.rs`, `ResolutionMemo` in `call_shapes.rs`), which
+//! checks on many threads fill and share.
 
 use std::sync::OnceLock;
 
-/// Up to `N` entries, filled in order (an empty slot ends them); the slots
-/// are allocated when the first entry is recorded.
+/// Up to `N` entries, filled in order (an empty slot ends them), or each in
+/// the slot its key's hash picks (`get_at`, `insert_at`); the slots are
+/// allocated when the first entry is recorded.
 pub(crate) struct OnceSlots<T, const N: usize> {
     slots: OnceLock<Box<[OnceLock<T>; N]>>,
 }
@@ -53,6 +54,25 @@ impl<T, const N: usize> OnceSlots<T, N> {
         }
         None
     }
+
+    /// The entry in the slot of `hash` (`hash % N`), whatever its key: for
+    /// a table whose entries are each in the slot their key's hash picks
+    /// ([`OnceSlots::insert_at`]), which [`OnceSlots::find`] and
+    /// [`OnceSlots::insert`] do not read.
+    #[inline]
+    pub(crate) fn get_at(&self, hash: usize) -> Option<&T> {
+        self.slots.get()?[hash % N].get()
+    }
+
+    /// Records `entry` in the slot of `hash` (`hash % N`), unless the slot
+    /// is taken (by another key, or by this one on another thread): such a
+    /// key is not kept.
+    pub(crate) fn insert_at(&self, hash: usize, entry: T) {
+        let slots = self
+            .slots
+            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())));
+        let _ = slots[hash % N].set(entry);
+    }
 }
 
 #[cfg(test)]
@@ -71,6 +91,20 @@ mod tests {
         assert_eq!(table.insert((3, "d"), |e| e.0 == 3), None);
         assert_eq!(table.find(|e| e.0 == 2), Some(&(2, "c")));
         assert!(table.find(|e| e.0 == 3).is_none());
+    }
+
+    #[test]
+    fn hashed_slots_keep_the_first_entry_of_each_slot() {
+        let table: OnceSlots<(u8, &str), 4> = OnceSlots::default();
+        assert!(table.get_at(1).is_none());
+        table.insert_at(1, (1, "a"));
+        // Slot 5 is slot 1: taken.
+        table.insert_at(5, (5, "b"));
+        assert_eq!(table.get_at(1), Some(&(1, "a")));
+        assert_eq!(table.get_at(5), Some(&(1, "a")));
+        table.insert_at(2, (2, "c"));
+        assert_eq!(table.get_at(2), Some(&(2, "c")));
+        assert!(table.get_at(3).is_none());
     }
 
     #[test]
