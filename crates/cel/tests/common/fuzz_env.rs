@@ -73,10 +73,12 @@ impl CallCostEstimator for FuzzHooks {
                 let size = cel::cost::size_of(self, target?);
                 Some(CallEstimate::cost(CostEstimate::new(1, size.max / 10 + 1)))
             }
+            // A valid estimate has min <= max whatever the receiver's size
+            // (an empty literal receiver is 0..0).
             "upperAscii" | "lowerAscii" => {
                 let size = cel::cost::size_of(self, target?);
                 Some(CallEstimate {
-                    cost: CostEstimate::new(1, size.max),
+                    cost: CostEstimate::new(1, size.max.max(1)),
                     result_size: Some(size),
                 })
             }
