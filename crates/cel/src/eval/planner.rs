@@ -305,42 +305,6 @@ impl<'a> Planner<'a> {
     /// other selection.
     fn plan_checked_chain(&mut self, e: &Expr) -> Option<Node> {
         self.checked?;
-        if let ExprKind::Select(s) = &e.kind
-            && let ExprKind::Ident(name) = &s.operand.kind
-        {
-            // `v.f`, the common chain: the attribute is built with its
-            // qualifier, no chain to walk.
-            if s.test_only || self.reference_name(e.id).is_some() {
-                return None;
-            }
-            let r = self.reference_name(s.operand.id)?;
-            let hint = std::mem::take(&mut self.quals_hint);
-            let qual = Qual {
-                id: e.id,
-                kind: QualKind::Field((&s.field).into()),
-                optional: s.optional,
-            };
-            if let Some(l) = self.local(name) {
-                return Some(add_qualifier(local_attr(s.operand.id, l), qual));
-            }
-            return Some(match self.resolved_var(r) {
-                Ok(var) => {
-                    let quals = if hint == 0 {
-                        smallvec::smallvec![qual]
-                    } else {
-                        let mut quals = Quals::with_capacity(hint);
-                        quals.push(qual);
-                        quals
-                    };
-                    Node::Attr(Box::new(Attr {
-                        id: s.operand.id,
-                        base: Base::Vars(SmallVec::from_buf([var])),
-                        quals,
-                    }))
-                }
-                Err(constant) => add_qualifier(constant, qual),
-            });
-        }
         let mut chain: SmallVec<[(ExprId, &crate::syntax::Select); 4]> = SmallVec::new();
         let mut at = e;
         while let ExprKind::Select(s) = &at.kind {
@@ -408,21 +372,8 @@ impl<'a> Planner<'a> {
     /// A name the checker resolved: a constant, a type, or a variable (an
     /// attribute with room for `quals` qualifiers).
     fn resolved_name(&mut self, id: ExprId, r: &crate::checker::Reference, quals: usize) -> Node {
-        match self.resolved_var(r) {
-            Ok(var) => Node::Attr(Box::new(Attr {
-                id,
-                base: Base::Vars(SmallVec::from_buf([var])),
-                quals: Quals::with_capacity(quals),
-            })),
-            Err(constant) => constant,
-        }
-    }
-
-    /// A name the checker resolved: a variable, or the node of a constant or
-    /// a type.
-    fn resolved_var(&mut self, r: &crate::checker::Reference) -> Result<VarRef, Node> {
         if let Some(v) = &r.value {
-            return Err(Node::Const(v.clone()));
+            return Node::Const(v.clone());
         }
         let seen = self.var_names.iter().position(|n| *n == r.name);
         let var = if let Some(cache) = seen
@@ -442,11 +393,15 @@ impl<'a> Planner<'a> {
             }
             var
         } else if let Some(t) = self.type_ident(&r.name) {
-            return Err(Node::Const(Value::type_value(t)));
+            return Node::Const(Value::type_value(t));
         } else {
             self.var_ref_at(seen, &r.name, 0)
         };
-        Ok(var)
+        Node::Attr(Box::new(Attr {
+            id,
+            base: Base::Vars(smallvec::smallvec![var]),
+            quals: Quals::with_capacity(quals),
+        }))
     }
 
     fn type_ident(&self, name: &str) -> Option<Type> {

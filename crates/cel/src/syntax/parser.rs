@@ -1028,15 +1028,8 @@ impl<'a> Parser<'a> {
         if self.too_deep(depth) {
             return (self.error_node(0), 0);
         }
-        let call = Box::write(
-            Box::new_uninit(),
-            Call {
-                target: None,
-                function: op.name.clone(),
-                args: CallArgs::from_buf([lhs, rhs]),
-            },
-        );
-        (Expr::new(id, ExprKind::Call(call)), depth)
+        let call = call_node(id, None, op.name.clone(), CallArgs::from_buf([lhs, rhs]));
+        (call, depth)
     }
 
     /// The fast path of `expr` for a lone literal or identifier that ends the
@@ -1890,15 +1883,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.set_vdepth(id, depth);
-        let call = Box::write(
-            Box::new_uninit(),
-            Call {
-                target,
-                function: function.into(),
-                args,
-            },
-        );
-        Expr::new(id, ExprKind::Call(call))
+        call_node(id, target, function.into(), args)
     }
 
     /// [`Parser::call_or_macro`] of an operator: the macros are searched
@@ -1912,15 +1897,7 @@ impl<'a> Parser<'a> {
             return self.error_node(0);
         }
         self.set_vdepth(id, depth);
-        let call = Box::write(
-            Box::new_uninit(),
-            Call {
-                target: None,
-                function: op.name.clone(),
-                args,
-            },
-        );
-        Expr::new(id, ExprKind::Call(call))
+        call_node(id, None, op.name.clone(), args)
     }
 
     /// The filter of the macros' names (built at the first call when the
@@ -1940,6 +1917,21 @@ impl<'a> Parser<'a> {
             *o = -1;
         }
     }
+}
+
+/// The call `function(args)` (on `target`, if any) with id `id`, written
+/// into its box (not built on the stack and copied).
+#[inline(always)]
+fn call_node(id: ExprId, target: Option<Expr>, function: Name, args: CallArgs) -> Expr {
+    let call = Box::write(
+        Box::new_uninit(),
+        Call {
+            target,
+            function,
+            args,
+        },
+    );
+    Expr::new(id, ExprKind::Call(call))
 }
 
 /// The selection `operand.field` (no presence test, not optional) with id

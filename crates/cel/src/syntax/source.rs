@@ -29,8 +29,13 @@ enum Text {
 }
 
 impl Text {
+    /// Whether `text` is held inline.
+    fn is_short(text: &str) -> bool {
+        text.len() <= std::mem::size_of::<compact_str::CompactString>()
+    }
+
     fn of(text: &str) -> Self {
-        if text.len() <= std::mem::size_of::<compact_str::CompactString>() {
+        if Self::is_short(text) {
             Text::Short(text.into())
         } else {
             Text::Long(text.into())
@@ -38,7 +43,7 @@ impl Text {
     }
 
     fn owned(text: String) -> Self {
-        if text.len() <= std::mem::size_of::<compact_str::CompactString>() {
+        if Self::is_short(&text) {
             Text::Short(text.as_str().into())
         } else {
             Text::Long(text.into_boxed_str())
